@@ -1,0 +1,10 @@
+//! Checkpoint/restart of mpcrs processes (DESIGN.md section 7).
+//!
+//! Owns: the image format, the fork-based in-process dumper, the restorer, dirty
+//! page tracking (userfaultfd write-protect + PAGEMAP_SCAN), storage levels and the
+//! helper ULTs that post-process checkpoints, and the application-level API.
+//!
+//! Must not touch: MPI. This crate knows nothing of ranks, communicators or
+//! messages; the runtime drives it at a point where communication is quiesced.
+//!
+//! State now: empty; it is filled by the checkpoint/restart work.

@@ -1,0 +1,16 @@
+//! Network rails of mpcrs (DESIGN.md section 5, seed 002 section 5.2.1).
+//!
+//! Owns: rail drivers (shared memory between processes of a node, tcp through
+//! socket2, ibverbs behind a cargo feature), endpoints, gates (minsize, maxsize,
+//! boolean, probabilistic, msgtype), the per-remote-process endpoint list sorted by
+//! priority, endpoint election and on-demand endpoint creation, and the parsing of
+//! config/rails.xml.
+//!
+//! Must not touch: MPI matching or any MPI object (the runtime hands it bytes and
+//! process numbers), checkpoint images, or the scheduler's internals (it only
+//! registers progress hooks and wakes workers through the scheduler's public API).
+//!
+//! Ranks of the same process never reach this crate: they copy directly.
+//!
+//! State now: the crate holds no driver yet; ranks of one process are all the
+//! runtime runs so far (multi-process jobs are the next step of the layout).

@@ -1,0 +1,77 @@
+//! Idle policy: a worker with nothing to run spins for a short, bounded time, then
+//! sleeps in the kernel on a futex until another thread hands it work or its next
+//! timer is due.
+
+use std::sync::atomic::{fence, AtomicU32, Ordering};
+use std::time::Duration;
+
+const AWAKE: u32 = 0;
+const SLEEPING: u32 = 1;
+
+/// One per worker: the futex word other threads use to wake it.
+#[derive(Default)]
+pub(crate) struct Sleeper {
+    state: AtomicU32,
+}
+
+impl Sleeper {
+    /// Sleeps unless `has_work` says otherwise once the sleeping flag is visible.
+    /// Returns early on a wake-up, a timeout or a spurious futex return.
+    pub(crate) fn sleep(&self, timeout: Option<Duration>, has_work: impl Fn() -> bool) {
+        self.state.store(SLEEPING, Ordering::SeqCst);
+        // Pairs with the fence in `wake`: either the waker sees SLEEPING, or we see
+        // the work it published before calling `wake`.
+        fence(Ordering::SeqCst);
+        if !has_work() {
+            futex_wait(&self.state, SLEEPING, timeout);
+        }
+        self.state.store(AWAKE, Ordering::SeqCst);
+    }
+
+    /// Called after publishing work for this worker.
+    pub(crate) fn wake(&self) {
+        fence(Ordering::SeqCst);
+        if self.state.load(Ordering::SeqCst) == SLEEPING
+            && self.state.swap(AWAKE, Ordering::SeqCst) == SLEEPING
+        {
+            futex_wake(&self.state);
+        }
+    }
+}
+
+fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
+    let ts = timeout.map(|d| libc::timespec {
+        tv_sec: d.as_secs().min(i64::MAX as u64) as libc::time_t,
+        tv_nsec: d.subsec_nanos() as libc::c_long,
+    });
+    let ts_ptr = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: `word` is a valid, aligned u32 for the duration of the call; the
+    // timespec (if any) lives on this stack frame. FUTEX_WAIT only reads both.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+            expected,
+            ts_ptr,
+        );
+    }
+}
+
+fn futex_wake(word: &AtomicU32) {
+    // SAFETY: `word` is a valid, aligned u32; FUTEX_WAKE does not access memory
+    // beyond identifying the futex by its address.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            1,
+        );
+    }
+}
+
+/// How long an idle worker spins before sleeping.
+pub(crate) const DEFAULT_IDLE_SPIN: Duration = Duration::from_micros(50);

@@ -1,0 +1,43 @@
+//! MxN scheduler of user-level threads (ULTs) for the mpcrs MPI runtime.
+//!
+//! Owns: the worker OS threads (one per allowed CPU, pinned), their run queues,
+//! the ULT stacks (corosensei), park/unpark, timers, the ULT-aware synchronisation
+//! primitives, the blocking-call offload pool, the progress hooks that the network
+//! layer registers and the idle policy that puts workers to sleep in the kernel.
+//!
+//! Must not touch: MPI semantics, the network, checkpoint images. Those crates build
+//! on this one (scheduler ← net ← runtime, scheduler ← cr ← runtime), never the
+//! reverse.
+//!
+//! Rules every user of this crate relies on:
+//! - A ULT stays on the worker it started on. Thread-local storage therefore stays
+//!   valid across switches (errno, Rust std TLS).
+//! - No ULT switch happens while a `thread_local!` borrow or a std lock is held by
+//!   this crate; callers must respect the same rule around [`park`] and [`yield_now`].
+//! - Every primitive here also works on a plain OS thread (it parks the thread), so
+//!   the main thread can wait on ULTs with the same types.
+
+mod blocking;
+mod idle;
+mod park;
+mod progress;
+mod queue;
+mod scheduler;
+pub mod sync;
+mod task;
+mod timer;
+pub mod topology;
+mod worker;
+
+pub use blocking::{blocking_threads, run_blocking};
+pub use park::{current, in_ult, park, park_timeout, unpark_all, yield_now, Unparker};
+pub use progress::Progress;
+pub use scheduler::{Builder, Handle, Scheduler};
+pub use task::JoinHandle;
+pub use timer::sleep;
+pub use topology::{CpuPlace, Topology};
+pub use worker::{current_worker, has_ready_ults, spawn_local};
+
+/// Default ULT stack size. Stacks are reserved, not committed: an idle rank costs
+/// only the pages it touched.
+pub const DEFAULT_STACK_SIZE: usize = 1 << 20;

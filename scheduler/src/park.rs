@@ -1,0 +1,114 @@
+//! Park and unpark for whoever is running: a ULT, or a plain OS thread.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::task::{Suspend, Task};
+use crate::worker;
+
+/// Wakes one parked execution context (a ULT, or a plain OS thread blocked in
+/// [`park`]). Cloneable and sendable to any thread.
+#[derive(Clone)]
+pub struct Unparker(Target);
+
+#[derive(Clone)]
+enum Target {
+    /// Waking queues the ULT on its home worker.
+    Ult(Arc<Task>),
+    Thread(std::thread::Thread),
+}
+
+impl Unparker {
+    pub fn unpark(&self) {
+        match &self.0 {
+            Target::Ult(task) => task.unpark(),
+            Target::Thread(thread) => thread.unpark(),
+        }
+    }
+
+    /// Whether two unparkers wake the same context.
+    pub fn same_as(&self, other: &Unparker) -> bool {
+        match (&self.0, &other.0) {
+            (Target::Ult(a), Target::Ult(b)) => Arc::ptr_eq(a, b),
+            (Target::Thread(a), Target::Thread(b)) => a.id() == b.id(),
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Debug for Unparker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Target::Ult(t) => write!(f, "Unparker(ULT on worker {})", t.home),
+            Target::Thread(t) => write!(f, "Unparker(thread {:?})", t.id()),
+        }
+    }
+}
+
+/// The unparker of the caller.
+pub fn current() -> Unparker {
+    match worker::current_task() {
+        Some(task) => Unparker(Target::Ult(task)),
+        None => Unparker(Target::Thread(std::thread::current())),
+    }
+}
+
+/// True when called from inside a ULT.
+pub fn in_ult() -> bool {
+    worker::current_task_ptr().is_some()
+}
+
+/// Blocks the caller until its unparker is used. As with `std::thread::park`, a
+/// wake-up that came before the park is not lost, and spurious returns are possible:
+/// callers re-check their condition in a loop.
+pub fn park() {
+    match worker::current_task_ptr() {
+        // SAFETY: the pointer comes from the worker's `current` slot, which holds a
+        // live reference to the task for as long as it runs on this worker.
+        Some(task) => unsafe { park_ult(&*task) },
+        None => std::thread::park(),
+    }
+}
+
+/// Like [`park`], but returns after `timeout` at the latest.
+pub fn park_timeout(timeout: Duration) {
+    match worker::current_task() {
+        Some(task) => {
+            worker::add_timer(std::time::Instant::now() + timeout, task.clone());
+            park_ult(&task);
+        }
+        None => std::thread::park_timeout(timeout),
+    }
+}
+
+fn park_ult(task: &Task) {
+    if task.take_token() {
+        return;
+    }
+    suspend(task, Suspend::Park);
+}
+
+/// Lets the other ready ULTs of this worker run. Outside a ULT, yields the thread.
+pub fn yield_now() {
+    match worker::current_task_ptr() {
+        // SAFETY: as in `park`.
+        Some(task) => suspend(unsafe { &*task }, Suspend::Yield),
+        None => std::thread::yield_now(),
+    }
+}
+
+fn suspend(task: &Task, why: Suspend) {
+    let yielder = task.yielder.get();
+    debug_assert!(!yielder.is_null());
+    // SAFETY: `yielder` was stored by the coroutine's entry closure and points into
+    // this coroutine's own stack, which is live while the coroutine runs; we are
+    // running inside it, on its home worker.
+    unsafe { (*yielder).suspend(why) };
+}
+
+/// Wakes every unparker of the list.
+pub fn unpark_all(list: impl IntoIterator<Item = Unparker>) {
+    for u in list {
+        u.unpark();
+    }
+}

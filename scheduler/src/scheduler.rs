@@ -1,0 +1,270 @@
+//! The scheduler object: configuration, worker start-up and shutdown, spawning.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use crate::idle::{Sleeper, DEFAULT_IDLE_SPIN};
+use crate::progress::Progress;
+use crate::queue::Inbox;
+use crate::sync::Event;
+use crate::task::{JoinSlot, Task};
+use crate::topology::{CpuPlace, Topology};
+use crate::worker::{self, WorkerCtx};
+use crate::JoinHandle;
+
+pub(crate) struct Config {
+    pub(crate) stack_size: usize,
+    pub(crate) idle_spin: Duration,
+}
+
+/// What other threads may touch of a worker.
+pub(crate) struct WorkerShared {
+    pub(crate) inbox: Inbox,
+    pub(crate) sleeper: Sleeper,
+}
+
+pub(crate) struct Shared {
+    pub(crate) workers: Vec<WorkerShared>,
+    pub(crate) config: Config,
+    pub(crate) shutdown: AtomicBool,
+    /// ULTs spawned and not yet finished.
+    pub(crate) live: AtomicUsize,
+    hooks: RwLock<Vec<Arc<dyn Progress>>>,
+    has_hooks: AtomicBool,
+    next_worker: AtomicUsize,
+}
+
+impl Shared {
+    pub(crate) fn has_progress_hooks(&self) -> bool {
+        self.has_hooks.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn poll_progress(&self, worker: usize) -> bool {
+        if !self.has_progress_hooks() {
+            return false;
+        }
+        let hooks = self.hooks.read().unwrap().clone();
+        let mut any = false;
+        for h in hooks {
+            any |= h.poll(worker);
+        }
+        any
+    }
+}
+
+/// Configures and starts a [`Scheduler`].
+pub struct Builder {
+    workers: Option<usize>,
+    stack_size: usize,
+    pin: bool,
+    idle_spin: Duration,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            workers: None,
+            stack_size: crate::DEFAULT_STACK_SIZE,
+            pin: true,
+            idle_spin: DEFAULT_IDLE_SPIN,
+        }
+    }
+}
+
+impl Builder {
+    /// Number of worker threads; default: one per CPU of the process's cpuset.
+    pub fn workers(mut self, n: usize) -> Self {
+        self.workers = Some(n.max(1));
+        self
+    }
+
+    /// Stack size of ULTs spawned without an explicit size.
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = bytes;
+        self
+    }
+
+    /// Pin each worker to its CPU (default true).
+    pub fn pin(mut self, pin: bool) -> Self {
+        self.pin = pin;
+        self
+    }
+
+    /// How long an idle worker spins before sleeping in the kernel.
+    pub fn idle_spin(mut self, d: Duration) -> Self {
+        self.idle_spin = d;
+        self
+    }
+
+    pub fn build(self) -> std::io::Result<Scheduler> {
+        let topology = Topology::detect();
+        let places = topology.worker_places(self.workers);
+        let shared = Arc::new(Shared {
+            workers: places
+                .iter()
+                .map(|_| WorkerShared {
+                    inbox: Inbox::new(),
+                    sleeper: Sleeper::default(),
+                })
+                .collect(),
+            config: Config {
+                stack_size: self.stack_size,
+                idle_spin: self.idle_spin,
+            },
+            shutdown: AtomicBool::new(false),
+            live: AtomicUsize::new(0),
+            hooks: RwLock::new(Vec::new()),
+            has_hooks: AtomicBool::new(false),
+            next_worker: AtomicUsize::new(0),
+        });
+        let mut threads = Vec::with_capacity(places.len());
+        for (index, place) in places.iter().enumerate() {
+            let shared = shared.clone();
+            let cpu = place.cpu;
+            let pin = self.pin;
+            let t = std::thread::Builder::new()
+                .name(format!("mpcrs-worker-{index}"))
+                .spawn(move || {
+                    if pin {
+                        core_affinity::set_for_current(core_affinity::CoreId { id: cpu });
+                    }
+                    WorkerCtx::new(index, shared).run();
+                })?;
+            threads.push(t);
+        }
+        Ok(Scheduler {
+            shared,
+            threads: Mutex::new(threads),
+            places,
+            topology,
+        })
+    }
+}
+
+/// A running set of workers. Dropping it shuts the workers down once their queues
+/// are empty; ULTs still parked then are abandoned.
+pub struct Scheduler {
+    shared: Arc<Shared>,
+    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    places: Vec<CpuPlace>,
+    topology: Topology,
+}
+
+impl Scheduler {
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// A scheduler with default settings.
+    pub fn new() -> std::io::Result<Scheduler> {
+        Builder::default().build()
+    }
+
+    pub fn handle(&self) -> Handle {
+        Handle {
+            shared: self.shared.clone(),
+        }
+    }
+
+    pub fn workers(&self) -> usize {
+        self.shared.workers.len()
+    }
+
+    /// Where each worker runs (CPU, core, package, NUMA node).
+    pub fn places(&self) -> &[CpuPlace] {
+        &self.places
+    }
+
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// Stops the workers after their queues drain and waits for them.
+    pub fn shutdown(&self) {
+        self.shared.shutdown.store(true, Ordering::Release);
+        for w in &self.shared.workers {
+            w.sleeper.wake();
+        }
+        let threads = std::mem::take(&mut *self.threads.lock().unwrap());
+        for t in threads {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Scheduler {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// A cloneable reference to a scheduler, usable from any thread.
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl Handle {
+    pub fn workers(&self) -> usize {
+        self.shared.workers.len()
+    }
+
+    /// ULTs spawned and not finished yet.
+    pub fn live_ults(&self) -> usize {
+        self.shared.live.load(Ordering::Acquire)
+    }
+
+    /// Spawns a ULT on the next worker in round-robin order.
+    pub fn spawn<T, F>(&self, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let w = self.shared.next_worker.fetch_add(1, Ordering::Relaxed) % self.workers();
+        self.spawn_on(w, f)
+    }
+
+    /// Spawns a ULT on `worker` with the default stack size; it never leaves it.
+    pub fn spawn_on<T, F>(&self, worker: usize, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.spawn_with_stack(worker, self.shared.config.stack_size, f)
+    }
+
+    /// Spawns a ULT on `worker` with a stack of `stack_size` bytes.
+    pub fn spawn_with_stack<T, F>(&self, worker: usize, stack_size: usize, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        assert!(worker < self.workers(), "worker {worker} out of range");
+        let slot = Arc::new(JoinSlot {
+            result: Mutex::new(None),
+            done: Event::new(),
+        });
+        let out = slot.clone();
+        let body = Box::new(move || {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+            *out.result.lock().unwrap() = Some(r);
+            out.done.set();
+        });
+        self.shared.live.fetch_add(1, Ordering::AcqRel);
+        let task = Task::new(self.shared.clone(), worker, body, stack_size);
+        worker::schedule(task);
+        JoinHandle { slot }
+    }
+
+    /// Registers a progress hook polled by every worker.
+    pub fn add_progress_hook(&self, hook: Arc<dyn Progress>) {
+        self.shared.hooks.write().unwrap().push(hook);
+        self.shared.has_hooks.store(true, Ordering::Release);
+    }
+
+    /// Wakes a worker that may be sleeping (used by drivers when an event arrives).
+    pub fn wake_worker(&self, worker: usize) {
+        self.shared.workers[worker].sleeper.wake();
+    }
+}

@@ -1,0 +1,158 @@
+//! A ULT: its park state, its coroutine and the handle its spawner joins on.
+
+use std::cell::{Cell, UnsafeCell};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, Yielder};
+
+use crate::sync::Event;
+
+/// Why a ULT handed control back to its worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Suspend {
+    /// Still runnable: go to the back of the run queue.
+    Yield,
+    /// Wants to sleep until [`Task::unpark`]; the worker finishes the transition.
+    Park,
+}
+
+pub(crate) type Ult = Coroutine<(), Suspend, (), DefaultStack>;
+pub(crate) type UltYielder = Yielder<(), Suspend>;
+
+/// Park states. The transition to `PARKED` is made by the worker *after* the ULT's
+/// stack is switched out, so an unparker can never resume a ULT that is still running.
+const RUNNING: u8 = 0;
+const NOTIFIED: u8 = 1;
+const PARKED: u8 = 2;
+
+pub(crate) enum Body {
+    New {
+        func: Box<dyn FnOnce() + Send>,
+        stack_size: usize,
+    },
+    Running(Ult),
+    Finished,
+}
+
+pub(crate) struct Task {
+    state: AtomicU8,
+    pub(crate) home: usize,
+    pub(crate) body: UnsafeCell<Body>,
+    pub(crate) yielder: Cell<*const UltYielder>,
+    pub(crate) scheduler: Arc<crate::scheduler::Shared>,
+}
+
+// SAFETY: `body` and `yielder` are only touched on the home worker's OS thread (the
+// worker resumes the coroutine, and `yielder` is read only by code running inside
+// that coroutine). Every other thread only uses the atomic `state` and `home`.
+unsafe impl Send for Task {}
+// SAFETY: see `Send` above.
+unsafe impl Sync for Task {}
+
+impl Task {
+    pub(crate) fn new(
+        scheduler: Arc<crate::scheduler::Shared>,
+        home: usize,
+        func: Box<dyn FnOnce() + Send>,
+        stack_size: usize,
+    ) -> Arc<Task> {
+        Arc::new(Task {
+            state: AtomicU8::new(RUNNING),
+            home,
+            body: UnsafeCell::new(Body::New { func, stack_size }),
+            yielder: Cell::new(std::ptr::null()),
+            scheduler,
+        })
+    }
+
+    /// Consumes a pending wake-up token, if any. Called by the ULT itself.
+    pub(crate) fn take_token(&self) -> bool {
+        self.state
+            .compare_exchange(NOTIFIED, RUNNING, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// Called by the home worker once a ULT suspended with [`Suspend::Park`].
+    /// Returns false if a wake-up arrived meanwhile and the ULT must run again.
+    pub(crate) fn finish_park(&self) -> bool {
+        match self
+            .state
+            .compare_exchange(RUNNING, PARKED, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => true,
+            Err(_) => {
+                // NOTIFIED: the token is consumed by running again.
+                self.state.store(RUNNING, Ordering::Release);
+                false
+            }
+        }
+    }
+
+    /// Wakes the ULT: leaves a token if it is running, or queues it on its home worker.
+    pub(crate) fn unpark(self: &Arc<Self>) {
+        let mut s = self.state.load(Ordering::Acquire);
+        loop {
+            let next = match s {
+                RUNNING => NOTIFIED,
+                NOTIFIED => return,
+                _ => RUNNING,
+            };
+            match self
+                .state
+                .compare_exchange_weak(s, next, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => {
+                    if s == PARKED {
+                        crate::worker::schedule(self.clone());
+                    }
+                    return;
+                }
+                Err(actual) => s = actual,
+            }
+        }
+    }
+}
+
+impl Drop for Task {
+    fn drop(&mut self) {
+        // A ULT dropped while suspended (a deadlocked rank at shutdown) cannot be
+        // unwound here: unwinding would run its frames on whatever thread drops the
+        // last reference. Its stack is leaked instead.
+        if let Body::Running(ult) = std::mem::replace(self.body.get_mut(), Body::Finished) {
+            if !ult.done() {
+                std::mem::forget(ult);
+            }
+        }
+    }
+}
+
+/// Result slot shared by a spawned ULT and its [`JoinHandle`].
+pub(crate) struct JoinSlot<T> {
+    pub(crate) result: Mutex<Option<std::thread::Result<T>>>,
+    pub(crate) done: Event,
+}
+
+/// Waits for a ULT's result, from another ULT or from any OS thread.
+pub struct JoinHandle<T> {
+    pub(crate) slot: Arc<JoinSlot<T>>,
+}
+
+impl<T> JoinHandle<T> {
+    /// Blocks (parks) until the ULT finished; `Err` carries its panic payload.
+    pub fn join(self) -> std::thread::Result<T> {
+        self.slot.done.wait();
+        self.slot
+            .result
+            .lock()
+            .unwrap()
+            .take()
+            .expect("ULT result taken twice")
+    }
+
+    /// True once the ULT returned or panicked.
+    pub fn is_finished(&self) -> bool {
+        self.slot.done.is_set()
+    }
+}

@@ -1,0 +1,259 @@
+//! A worker: one pinned OS thread running ULTs from its local queue, polling progress
+//! hooks between them, and sleeping when everything it owns is parked.
+
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use corosensei::stack::DefaultStack;
+use corosensei::CoroutineResult;
+
+use crate::queue::LocalQueue;
+use crate::scheduler::Shared;
+use crate::task::{Body, Suspend, Task, Ult};
+use crate::timer::Timers;
+
+/// Stacks kept per worker for reuse by later ULTs of the default size.
+const STACK_POOL_MAX: usize = 256;
+/// ULT runs between two polls of the progress hooks when the queue is busy.
+const RUNS_PER_POLL: u32 = 16;
+
+/// State only the worker's own thread touches.
+pub(crate) struct WorkerCtx {
+    pub(crate) index: usize,
+    pub(crate) shared: Arc<Shared>,
+    queue: LocalQueue,
+    stacks: RefCell<Vec<DefaultStack>>,
+    timers: RefCell<Timers>,
+    /// The ULT being resumed; null between ULTs.
+    current: Cell<*const Task>,
+}
+
+thread_local! {
+    static WORKER: Cell<*const WorkerCtx> = const { Cell::new(std::ptr::null()) };
+}
+
+fn with_ctx<R>(f: impl FnOnce(&WorkerCtx) -> R) -> Option<R> {
+    let ptr = WORKER.with(|w| w.get());
+    if ptr.is_null() {
+        None
+    } else {
+        // SAFETY: the pointer is set by `WorkerCtx::run` to a context living on the
+        // worker thread's stack for the whole loop, and cleared before it is dropped.
+        Some(f(unsafe { &*ptr }))
+    }
+}
+
+pub(crate) fn current_task_ptr() -> Option<*const Task> {
+    with_ctx(|ctx| ctx.current.get()).filter(|p| !p.is_null())
+}
+
+pub(crate) fn current_task() -> Option<Arc<Task>> {
+    current_task_ptr().map(|p| {
+        // SAFETY: `p` is the task the worker is resuming; the worker holds an `Arc`
+        // to it for the duration of the resume, so the count is at least 1.
+        unsafe {
+            Arc::increment_strong_count(p);
+            Arc::from_raw(p)
+        }
+    })
+}
+
+/// Index of the worker running the caller, if the caller is on a worker thread.
+pub fn current_worker() -> Option<usize> {
+    with_ctx(|ctx| ctx.index)
+}
+
+/// True if another ULT of the caller's worker is ready to run (used by polling loops
+/// to decide between yielding and spinning).
+pub fn has_ready_ults() -> bool {
+    with_ctx(|ctx| !ctx.queue.is_empty() || !ctx.shared.workers[ctx.index].inbox.is_empty())
+        .unwrap_or(false)
+}
+
+/// Spawns a ULT on the caller's own worker (or worker 0 outside a worker).
+pub fn spawn_local<T, F>(f: F) -> crate::JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let (shared, index) = with_ctx(|ctx| (ctx.shared.clone(), ctx.index))
+        .expect("spawn_local called outside a scheduler worker");
+    crate::Handle { shared }.spawn_on(index, f)
+}
+
+pub(crate) fn add_timer(deadline: Instant, task: Arc<Task>) {
+    with_ctx(|ctx| ctx.timers.borrow_mut().add(deadline, task))
+        .expect("timer registered outside a worker");
+}
+
+/// Makes a woken or new ULT runnable on its home worker.
+pub(crate) fn schedule(task: Arc<Task>) {
+    let home = task.home;
+    let local = with_ctx(|ctx| {
+        if ctx.index == home && Arc::ptr_eq(&ctx.shared, &task.scheduler) {
+            ctx.queue.push(task.clone());
+            true
+        } else {
+            false
+        }
+    })
+    .unwrap_or(false);
+    if !local {
+        let worker = &task.scheduler.workers[home];
+        worker.inbox.push(task.clone());
+        worker.sleeper.wake();
+    }
+}
+
+impl WorkerCtx {
+    pub(crate) fn new(index: usize, shared: Arc<Shared>) -> WorkerCtx {
+        WorkerCtx {
+            index,
+            shared,
+            queue: LocalQueue::default(),
+            stacks: RefCell::new(Vec::new()),
+            timers: RefCell::new(Timers::default()),
+            current: Cell::new(std::ptr::null()),
+        }
+    }
+
+    /// The worker loop. Returns once the scheduler shuts down and nothing is runnable.
+    pub(crate) fn run(&self) {
+        WORKER.with(|w| w.set(self as *const WorkerCtx));
+        let me = &self.shared.workers[self.index];
+        let spin = self.shared.config.idle_spin;
+        let mut runs_since_poll = 0u32;
+        let mut idle_since: Option<Instant> = None;
+        loop {
+            self.queue.drain(&me.inbox);
+            self.fire_timers();
+            if let Some(task) = self.queue.pop() {
+                idle_since = None;
+                self.resume(task);
+                runs_since_poll += 1;
+                if runs_since_poll >= RUNS_PER_POLL {
+                    runs_since_poll = 0;
+                    self.poll_progress();
+                }
+                continue;
+            }
+            runs_since_poll = 0;
+            if self.poll_progress() {
+                idle_since = None;
+                continue;
+            }
+            if self.shared.shutdown.load(Ordering::Acquire) && me.inbox.is_empty() {
+                break;
+            }
+            let now = Instant::now();
+            let since = *idle_since.get_or_insert(now);
+            if now - since < spin {
+                std::hint::spin_loop();
+                continue;
+            }
+            let timeout = self.sleep_timeout(now);
+            me.sleeper.sleep(timeout, || {
+                !me.inbox.is_empty() || self.shared.shutdown.load(Ordering::Acquire)
+            });
+            idle_since = None;
+        }
+        WORKER.with(|w| w.set(std::ptr::null()));
+    }
+
+    fn sleep_timeout(&self, now: Instant) -> Option<Duration> {
+        let timer = self
+            .timers
+            .borrow()
+            .next_deadline()
+            .map(|d| d.saturating_duration_since(now));
+        // Drivers without a way to wake us are polled at least every millisecond.
+        let progress_cap = if self.shared.has_progress_hooks() {
+            Some(Duration::from_millis(1))
+        } else {
+            None
+        };
+        match (timer, progress_cap) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn fire_timers(&self) {
+        if self.timers.borrow().is_empty() {
+            return;
+        }
+        let due = self.timers.borrow_mut().expired(Instant::now());
+        for task in due {
+            task.unpark();
+        }
+    }
+
+    fn poll_progress(&self) -> bool {
+        self.shared.poll_progress(self.index)
+    }
+
+    fn resume(&self, task: Arc<Task>) {
+        // SAFETY: only the home worker touches `body`; we are that worker (tasks are
+        // only queued on their home worker) and no other reference to `body` exists.
+        let body = unsafe { &mut *task.body.get() };
+        if let Body::New { .. } = body {
+            let Body::New { func, stack_size } = std::mem::replace(body, Body::Finished) else {
+                unreachable!()
+            };
+            *body = Body::Running(self.new_ult(&task, func, stack_size));
+        }
+        let Body::Running(ult) = body else {
+            return;
+        };
+        self.current.set(Arc::as_ptr(&task));
+        let result = ult.resume(());
+        self.current.set(std::ptr::null());
+        match result {
+            CoroutineResult::Yield(Suspend::Yield) => self.queue.push(task),
+            CoroutineResult::Yield(Suspend::Park) => {
+                if !task.finish_park() {
+                    self.queue.push(task);
+                }
+            }
+            CoroutineResult::Return(()) => {
+                let Body::Running(ult) = std::mem::replace(body, Body::Finished) else {
+                    unreachable!()
+                };
+                let stack = ult.into_stack();
+                let mut stacks = self.stacks.borrow_mut();
+                if stacks.len() < STACK_POOL_MAX && self.is_default_stack(&stack) {
+                    stacks.push(stack);
+                }
+                self.shared.live.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+    }
+
+    fn is_default_stack(&self, stack: &DefaultStack) -> bool {
+        use corosensei::stack::Stack;
+        let size = stack.base().get() - stack.limit().get();
+        size >= self.shared.config.stack_size && size < self.shared.config.stack_size + 2 * 4096
+    }
+
+    fn new_ult(&self, task: &Arc<Task>, func: Box<dyn FnOnce() + Send>, stack_size: usize) -> Ult {
+        let pooled = if stack_size == self.shared.config.stack_size {
+            self.stacks.borrow_mut().pop()
+        } else {
+            None
+        };
+        let stack = match pooled {
+            Some(s) => s,
+            None => DefaultStack::new(stack_size)
+                .unwrap_or_else(|e| panic!("cannot map a ULT stack of {stack_size} bytes: {e}")),
+        };
+        let task_ptr = Arc::as_ptr(task);
+        Ult::with_stack(stack, move |yielder, ()| {
+            // SAFETY: the worker holds an `Arc` to the task while resuming it, and
+            // this closure only runs inside such a resume.
+            unsafe { (*task_ptr).yielder.set(yielder as *const _) };
+            func();
+        })
+    }
+}

@@ -1,0 +1,294 @@
+//! Behaviour of the scheduler seen from its public API.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mpcrs_scheduler::sync::{Barrier, Condvar, Event, Mutex};
+use mpcrs_scheduler::{Progress, Scheduler};
+
+fn sched(workers: usize) -> Scheduler {
+    Scheduler::builder().workers(workers).build().unwrap()
+}
+
+#[test]
+fn spawn_and_join_return_values_and_panics() {
+    let s = sched(2);
+    let h = s.handle();
+    let ok = h.spawn_on(1, || 6 * 7);
+    let bad = h.spawn_on(0, || -> u32 { panic!("boom") });
+    assert_eq!(ok.join().unwrap(), 42);
+    let err = bad.join().unwrap_err();
+    assert_eq!(err.downcast_ref::<&str>(), Some(&"boom"));
+}
+
+#[test]
+fn ults_stay_on_their_worker_across_yields_and_parks() {
+    let s = sched(2);
+    let h = s.handle();
+    let handles: Vec<_> = (0..64)
+        .map(|i| {
+            h.spawn_on(i % 2, move || {
+                for _ in 0..100 {
+                    assert_eq!(mpcrs_scheduler::current_worker(), Some(i % 2));
+                    mpcrs_scheduler::yield_now();
+                    mpcrs_scheduler::sleep(Duration::from_micros(10));
+                }
+            })
+        })
+        .collect();
+    for j in handles {
+        j.join().unwrap();
+    }
+}
+
+#[test]
+fn yield_round_robins_ults_of_one_worker() {
+    let s = sched(1);
+    let h = s.handle();
+    let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let start = Arc::new(Event::new());
+    let hs: Vec<_> = (0..3)
+        .map(|id| {
+            let log = log.clone();
+            let start = start.clone();
+            h.spawn_on(0, move || {
+                start.wait();
+                for _ in 0..3 {
+                    log.lock().unwrap().push(id);
+                    mpcrs_scheduler::yield_now();
+                }
+            })
+        })
+        .collect();
+    // Let all three reach `start.wait()` and park before releasing them together.
+    while h.live_ults() != 3 {
+        std::thread::yield_now();
+    }
+    std::thread::sleep(Duration::from_millis(20));
+    start.set();
+    for j in hs {
+        j.join().unwrap();
+    }
+    let log = log.lock().unwrap().clone();
+    assert_eq!(log.len(), 9);
+    // Every round runs each ULT once before any runs again.
+    for round in log.chunks(3) {
+        let mut r = round.to_vec();
+        r.sort();
+        assert_eq!(r, vec![0, 1, 2], "log {log:?}");
+    }
+}
+
+#[test]
+fn unpark_from_another_worker_and_from_a_thread() {
+    let s = sched(2);
+    let h = s.handle();
+    let flag = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let f2 = flag.clone();
+    let parked = h.spawn_on(0, move || {
+        tx.send(mpcrs_scheduler::current()).unwrap();
+        while !f2.load(Ordering::Acquire) {
+            mpcrs_scheduler::park();
+        }
+        7
+    });
+    let me = rx.recv().unwrap();
+    // From a ULT on worker 1.
+    let f3 = flag.clone();
+    let me2 = me.clone();
+    h.spawn_on(1, move || {
+        me2.unpark(); // spurious for the parked ULT: it must park again
+        mpcrs_scheduler::sleep(Duration::from_millis(5));
+        f3.store(true, Ordering::Release);
+        me2.unpark();
+    })
+    .join()
+    .unwrap();
+    assert_eq!(parked.join().unwrap(), 7);
+    // A token left before the park is not lost.
+    let t = h.spawn_on(1, || {
+        mpcrs_scheduler::current().unpark();
+        mpcrs_scheduler::park(); // returns at once
+        1
+    });
+    assert_eq!(t.join().unwrap(), 1);
+    drop(me);
+}
+
+#[test]
+fn timers_wake_sleeping_ults_in_deadline_order() {
+    let s = sched(1);
+    let h = s.handle();
+    let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let start = Instant::now();
+    let hs: Vec<_> = [30u64, 10, 20]
+        .into_iter()
+        .map(|ms| {
+            let order = order.clone();
+            h.spawn_on(0, move || {
+                mpcrs_scheduler::sleep(Duration::from_millis(ms));
+                order.lock().unwrap().push(ms);
+            })
+        })
+        .collect();
+    for j in hs {
+        j.join().unwrap();
+    }
+    assert!(start.elapsed() >= Duration::from_millis(30));
+    assert_eq!(*order.lock().unwrap(), vec![10, 20, 30]);
+}
+
+#[test]
+fn mutex_and_condvar_under_contention() {
+    let s = sched(2);
+    let h = s.handle();
+    let state = Arc::new((Mutex::new(0u64), Condvar::new()));
+    let n = 200;
+    let hs: Vec<_> = (0..n)
+        .map(|i| {
+            let state = state.clone();
+            h.spawn_on(i % 2, move || {
+                for _ in 0..100 {
+                    let mut g = state.0.lock();
+                    let v = *g;
+                    mpcrs_scheduler::yield_now(); // hold the lock across a switch
+                    *g = v + 1;
+                }
+                state.1.notify_all();
+            })
+        })
+        .collect();
+    let waiter = {
+        let state = state.clone();
+        h.spawn_on(0, move || {
+            let g = state.0.lock();
+            let g = state.1.wait_while(g, |v| *v < (n as u64) * 100);
+            *g
+        })
+    };
+    for j in hs {
+        j.join().unwrap();
+    }
+    assert_eq!(waiter.join().unwrap(), n as u64 * 100);
+}
+
+#[test]
+fn barrier_has_one_leader_per_round() {
+    let s = sched(2);
+    let h = s.handle();
+    let parties = 33;
+    let barrier = Arc::new(Barrier::new(parties));
+    let leaders = Arc::new(AtomicUsize::new(0));
+    let phase = Arc::new(AtomicUsize::new(0));
+    let hs: Vec<_> = (0..parties)
+        .map(|i| {
+            let (b, l, p) = (barrier.clone(), leaders.clone(), phase.clone());
+            h.spawn_on(i % 2, move || {
+                for round in 0..50 {
+                    assert_eq!(p.load(Ordering::SeqCst) / parties, round);
+                    p.fetch_add(1, Ordering::SeqCst);
+                    if b.wait().is_leader() {
+                        l.fetch_add(1, Ordering::SeqCst);
+                    }
+                    b.wait();
+                }
+            })
+        })
+        .collect();
+    for j in hs {
+        j.join().unwrap();
+    }
+    assert_eq!(leaders.load(Ordering::SeqCst), 50);
+}
+
+#[test]
+fn blocking_calls_run_off_the_worker() {
+    let s = sched(1);
+    let h = s.handle();
+    let ticks = Arc::new(AtomicUsize::new(0));
+    let t2 = ticks.clone();
+    let ticker = h.spawn_on(0, move || {
+        for _ in 0..20 {
+            t2.fetch_add(1, Ordering::SeqCst);
+            mpcrs_scheduler::sleep(Duration::from_millis(2));
+        }
+    });
+    let t3 = ticks.clone();
+    let io = h.spawn_on(0, move || {
+        let before = t3.load(Ordering::SeqCst);
+        // A blocking 100 ms sleep: the ticker must keep running meanwhile.
+        let worker_thread = std::thread::current().id();
+        let ran_on = mpcrs_scheduler::run_blocking(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            std::thread::current().id()
+        });
+        assert_ne!(ran_on, worker_thread);
+        t3.load(Ordering::SeqCst) - before
+    });
+    let progressed = io.join().unwrap();
+    ticker.join().unwrap();
+    assert!(progressed >= 10, "ticker advanced only {progressed} times");
+}
+
+struct CountingHook {
+    polls: AtomicUsize,
+    pending: AtomicBool,
+    delivered: Event,
+}
+
+impl Progress for CountingHook {
+    fn poll(&self, _worker: usize) -> bool {
+        self.polls.fetch_add(1, Ordering::Relaxed);
+        if self.pending.swap(false, Ordering::AcqRel) {
+            self.delivered.set();
+            return true;
+        }
+        false
+    }
+}
+
+#[test]
+fn progress_hooks_are_polled_and_wake_waiters() {
+    let s = sched(2);
+    let h = s.handle();
+    let hook = Arc::new(CountingHook {
+        polls: AtomicUsize::new(0),
+        pending: AtomicBool::new(false),
+        delivered: Event::new(),
+    });
+    h.add_progress_hook(hook.clone());
+    let hk = hook.clone();
+    let waiter = h.spawn_on(0, move || hk.delivered.wait());
+    std::thread::sleep(Duration::from_millis(5));
+    hook.pending.store(true, Ordering::Release);
+    waiter.join().unwrap();
+    assert!(hook.polls.load(Ordering::Relaxed) > 0);
+}
+
+#[test]
+fn stacks_are_reused_across_many_short_ults() {
+    let s = sched(2);
+    let h = s.handle();
+    for batch in 0..20 {
+        let hs: Vec<_> = (0..500).map(|i| h.spawn(move || i * batch)).collect();
+        let sum: usize = hs.into_iter().map(|j| j.join().unwrap()).sum();
+        assert_eq!(sum, batch * 499 * 500 / 2);
+    }
+    assert_eq!(h.live_ults(), 0);
+}
+
+#[test]
+fn custom_stack_size_holds_deep_frames() {
+    let s = sched(1);
+    let h = s.handle();
+    let j = h.spawn_with_stack(0, 8 << 20, || {
+        let big = [1u8; 4 << 20];
+        std::hint::black_box(&big)
+            .iter()
+            .map(|&b| b as usize)
+            .sum::<usize>()
+    });
+    assert_eq!(j.join().unwrap(), 4 << 20);
+}

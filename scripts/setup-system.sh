@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the system packages mpcrs builds and tests against (Debian/Ubuntu).
+# Idempotent: does nothing when everything is present. Called by the README's
+# commands and by .ci/run; never needs to be run by hand.
+set -euo pipefail
+
+packages=(
+  pkg-config libhwloc-dev hwloc libclang-dev clang   # hwloc2 and bindgen
+  openmpi-bin libopenmpi-dev mpich libmpich-dev      # peers for side-by-side benchmarks
+  iproute2 procps                                    # netns hosts, /proc readers in tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "mpcrs setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
