@@ -1,1 +1,65 @@
-//! placeholder
+//! mpcrs: a thread-based MPI runtime. MPI ranks run as user-level threads of one
+//! process on the MxN scheduler; ranks of a process exchange data by copying
+//! directly between their buffers.
+//!
+//! Owns: MPI semantics (ranks, communicators, groups, matching, point-to-point,
+//! collectives, datatypes, reduction ops, error classes and handlers), the safe
+//! Rust API (`mpcrs::run`), and the launcher `mpcrs-run`.
+//!
+//! Must not touch: the scheduler's internals (it uses the public ULT, park and sync
+//! API only), rail drivers (the network crates), or checkpoint images (the cr crate,
+//! which it drives).
+//!
+//! ```no_run
+//! fn main() -> std::process::ExitCode {
+//!     mpcrs::run(|world| {
+//!         let mut sum = [0u64];
+//!         world.all_reduce(&[world.rank() as u64], &mut sum, &mpcrs::Op::Sum)?;
+//!         if world.rank() == 0 {
+//!             println!("sum of ranks: {}", sum[0]);
+//!         }
+//!         Ok::<(), mpcrs::Error>(())
+//!     })
+//! }
+//! ```
+
+mod coll;
+mod comm;
+pub mod consts;
+mod datatype;
+mod error;
+mod group;
+mod op;
+mod p2p;
+mod request;
+pub mod run;
+mod scope;
+mod universe;
+
+pub use coll::SMALL_LIMIT as COLLECTIVE_SMALL_LIMIT;
+pub use comm::Communicator;
+pub use consts::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED};
+pub use datatype::{bytes_of, bytes_of_mut, Equivalence, Kind, ValueIndex};
+pub use error::{Error, ErrorClass, ErrorHandler, Result, FATAL_EXIT_CODE};
+pub use group::{Comparison, Group};
+pub use op::Op;
+pub use p2p::EAGER_LIMIT;
+pub use request::Status;
+pub use run::{run, run_with, JobConfig, RankExit};
+pub use scope::{
+    scope, test_all, test_any, test_some, wait_all, wait_any, wait_some_of, Request, Scope,
+};
+pub use universe::{abort_job, current_rank};
+
+/// Seconds since an arbitrary point, as MPI_Wtime.
+pub fn wtime() -> f64 {
+    use std::sync::OnceLock;
+    use std::time::Instant;
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
+/// Resolution of [`wtime`] in seconds, as MPI_Wtick.
+pub fn wtick() -> f64 {
+    1e-9
+}

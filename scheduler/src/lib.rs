@@ -30,7 +30,9 @@ pub mod topology;
 mod worker;
 
 pub use blocking::{blocking_threads, run_blocking};
-pub use park::{current, in_ult, park, park_timeout, unpark_all, yield_now, Unparker};
+pub use park::{
+    current, in_ult, park, park_timeout, set_ult_local, ult_local, unpark_all, yield_now, Unparker,
+};
 pub use progress::Progress;
 pub use scheduler::{Builder, Handle, Scheduler};
 pub use task::JoinHandle;

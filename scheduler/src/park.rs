@@ -58,6 +58,24 @@ pub fn in_ult() -> bool {
     worker::current_task_ptr().is_some()
 }
 
+/// Sets the caller ULT's local word (no effect outside a ULT).
+pub fn set_ult_local(value: usize) {
+    if let Some(task) = worker::current_task_ptr() {
+        // SAFETY: the task is live while it runs, and `local` is only touched by the
+        // ULT itself on its home worker.
+        unsafe { (*task).local.set(value) }
+    }
+}
+
+/// The caller ULT's local word: 0 if never set or outside a ULT.
+pub fn ult_local() -> usize {
+    match worker::current_task_ptr() {
+        // SAFETY: as in `set_ult_local`.
+        Some(task) => unsafe { (*task).local.get() },
+        None => 0,
+    }
+}
+
 /// Blocks the caller until its unparker is used. As with `std::thread::park`, a
 /// wake-up that came before the park is not lost, and spurious returns are possible:
 /// callers re-check their condition in a loop.

@@ -41,12 +41,14 @@ pub(crate) struct Task {
     pub(crate) home: usize,
     pub(crate) body: UnsafeCell<Body>,
     pub(crate) yielder: Cell<*const UltYielder>,
+    /// One word of ULT-local storage (the runtime keeps its rank context there).
+    pub(crate) local: Cell<usize>,
     pub(crate) scheduler: Arc<crate::scheduler::Shared>,
 }
 
-// SAFETY: `body` and `yielder` are only touched on the home worker's OS thread (the
+// SAFETY: `body`, `yielder` and `local` are only touched on the home worker's OS thread (the
 // worker resumes the coroutine, and `yielder` is read only by code running inside
-// that coroutine). Every other thread only uses the atomic `state` and `home`.
+// that coroutine, and `local` only by that code). Every other thread only uses the atomic `state` and `home`.
 unsafe impl Send for Task {}
 // SAFETY: see `Send` above.
 unsafe impl Sync for Task {}
@@ -63,6 +65,7 @@ impl Task {
             home,
             body: UnsafeCell::new(Body::New { func, stack_size }),
             yielder: Cell::new(std::ptr::null()),
+            local: Cell::new(0),
             scheduler,
         })
     }

@@ -1,1 +1,98 @@
-fn main() {}
+//! mpcrs-run: starts an MPI job whose ranks run as user-level threads.
+//!
+//! `mpcrs-run -n N [-c C] PROGRAM [ARGS...]` runs PROGRAM (built on the mpcrs Rust
+//! API) with N ranks in one process on C worker threads, forwards its output and
+//! exits with the worst rank's status.
+
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, ExitCode};
+
+use clap::Parser;
+use mpcrs::run::env;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mpcrs-run",
+    version,
+    about = "Run an MPI job with ranks as user-level threads",
+    trailing_var_arg = true
+)]
+struct Args {
+    /// Number of MPI ranks.
+    #[arg(short = 'n', long = "np", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    ranks: u32,
+
+    /// Worker threads per process (default: one per CPU of the cpuset).
+    #[arg(short = 'c', long = "cores", value_parser = clap::value_parser!(u32).range(1..))]
+    workers: Option<u32>,
+
+    /// Stack size of each rank, in bytes (suffixes K, M, G accepted).
+    #[arg(long, value_parser = parse_size)]
+    stack_size: Option<u64>,
+
+    /// The program to run, and its arguments.
+    #[arg(required = true, value_name = "PROGRAM [ARGS]...")]
+    command: Vec<String>,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1 << 20),
+        Some('g' | 'G') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    num.parse::<u64>()
+        .ok()
+        .and_then(|v| v.checked_mul(mult))
+        .filter(|&v| v >= 64 << 10)
+        .ok_or_else(|| format!("{s:?} is not a size of at least 64K (e.g. 8M)"))
+}
+
+fn signal_name(sig: i32) -> String {
+    // SAFETY: strsignal returns a pointer to a static or thread-local string.
+    let p = unsafe { libc::strsignal(sig) };
+    if p.is_null() {
+        format!("signal {sig}")
+    } else {
+        // SAFETY: non-null NUL-terminated string from libc.
+        let s = unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy();
+        format!("signal {sig} ({s})")
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let program = &args.command[0];
+    let mut cmd = Command::new(program);
+    cmd.args(&args.command[1..]);
+    cmd.env(env::RANKS, args.ranks.to_string());
+    match args.workers {
+        Some(c) => cmd.env(env::WORKERS, c.to_string()),
+        None => cmd.env_remove(env::WORKERS),
+    };
+    if let Some(s) = args.stack_size {
+        cmd.env(env::STACK_SIZE, s.to_string());
+    }
+    let ranks = format!("ranks 0-{}", args.ranks - 1);
+    let status = match cmd.status() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("mpcrs-run: cannot execute {program}: {e}");
+            return ExitCode::from(127);
+        }
+    };
+    if let Some(code) = status.code() {
+        if code != 0 {
+            eprintln!("mpcrs-run: process 0 ({ranks}, {program}) exited with status {code}");
+        }
+        return ExitCode::from(code as u8);
+    }
+    let sig = status.signal().unwrap_or(0);
+    eprintln!(
+        "mpcrs-run: process 0 ({ranks}, {program}) was killed by {}",
+        signal_name(sig)
+    );
+    ExitCode::from((128 + sig).min(255) as u8)
+}

@@ -1,13 +1,14 @@
-//! ULT-aware barrier. The last arrival is the leader (the runtime's checkpoint uses
-//! it to pick the rank that drives the dumper).
+//! ULT-aware barrier. The last arrival is the leader: it may run an action that
+//! every other party observes once released (the runtime's collectives and the
+//! checkpoint use that to pick the rank that does the shared work).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::WaitList;
 
 pub struct Barrier {
     parties: usize,
-    arrived: std::sync::Mutex<usize>,
+    arrived: AtomicUsize,
     generation: AtomicU64,
     waiters: WaitList,
 }
@@ -16,12 +17,18 @@ pub struct Barrier {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BarrierWaitResult {
     leader: bool,
+    generation: u64,
 }
 
 impl BarrierWaitResult {
     /// True for exactly one party per round: the last one to arrive.
     pub fn is_leader(&self) -> bool {
         self.leader
+    }
+
+    /// The round this wait completed (0, 1, 2, ...), the same for every party.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 }
 
@@ -30,27 +37,42 @@ impl Barrier {
         assert!(parties > 0, "a barrier needs at least one party");
         Barrier {
             parties,
-            arrived: std::sync::Mutex::new(0),
+            arrived: AtomicUsize::new(0),
             generation: AtomicU64::new(0),
             waiters: WaitList::new(),
         }
     }
 
+    pub fn parties(&self) -> usize {
+        self.parties
+    }
+
     pub fn wait(&self) -> BarrierWaitResult {
-        let gen = {
-            let mut arrived = self.arrived.lock().unwrap();
-            *arrived += 1;
-            if *arrived == self.parties {
-                *arrived = 0;
-                self.generation.fetch_add(1, Ordering::SeqCst);
-                drop(arrived);
-                self.waiters.notify_all();
-                return BarrierWaitResult { leader: true };
-            }
-            self.generation.load(Ordering::SeqCst)
-        };
+        self.wait_with(|_| ())
+    }
+
+    /// Waits for every party; the last to arrive runs `leader_action` (given the
+    /// round's generation) before anyone is released, so its effects are visible to
+    /// all parties when they return.
+    pub fn wait_with(&self, leader_action: impl FnOnce(u64)) -> BarrierWaitResult {
+        // Read before arriving: the generation cannot move until we have arrived.
+        let gen = self.generation.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.parties {
+            leader_action(gen);
+            // Reset before releasing: nobody re-arrives before seeing the new generation.
+            self.arrived.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::Release);
+            self.waiters.notify_all();
+            return BarrierWaitResult {
+                leader: true,
+                generation: gen,
+            };
+        }
         self.waiters
             .wait_until(|| self.generation.load(Ordering::Acquire) != gen);
-        BarrierWaitResult { leader: false }
+        BarrierWaitResult {
+            leader: false,
+            generation: gen,
+        }
     }
 }

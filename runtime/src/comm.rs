@@ -1,0 +1,318 @@
+//! Communicators: the shared object (group, context, matching state, collective
+//! arena) and each rank's handle on it, with creation (dup, split, create) and
+//! comparison.
+
+use std::cell::{Cell, RefCell};
+use std::sync::Arc;
+
+use crate::coll::arena::{Arena, Slot};
+use crate::consts::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED};
+use crate::error::{Error, ErrorClass, ErrorHandler, Result};
+use crate::group::{Comparison, Group};
+use crate::p2p::mailbox::Mailbox;
+use crate::universe::Universe;
+
+/// What all ranks of a communicator share.
+pub(crate) struct CommShared {
+    pub(crate) context: u64,
+    pub(crate) group: Group,
+    /// Matching state, one per member, indexed by communicator rank.
+    pub(crate) mailboxes: Box<[Mailbox]>,
+    pub(crate) arena: Arena,
+    pub(crate) universe: Arc<Universe>,
+}
+
+impl CommShared {
+    pub(crate) fn new(universe: Arc<Universe>, context: u64, group: Group) -> Arc<CommShared> {
+        let n = group.size();
+        Arc::new(CommShared {
+            context,
+            mailboxes: (0..n).map(|_| Mailbox::default()).collect(),
+            arena: Arena::new(n),
+            group,
+            universe,
+        })
+    }
+}
+
+/// One rank's handle on a communicator (MPI_Comm). Not `Clone`: as in MPI, a
+/// second handle is made with [`Communicator::dup`].
+pub struct Communicator {
+    pub(crate) shared: Arc<CommShared>,
+    pub(crate) rank: i32,
+    pub(crate) world_rank: i32,
+    errhandler: Cell<ErrorHandler>,
+    name: RefCell<String>,
+}
+
+impl std::fmt::Debug for Communicator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Communicator({:?}, rank {} of {})",
+            self.name.borrow(),
+            self.rank,
+            self.size()
+        )
+    }
+}
+
+impl Communicator {
+    pub(crate) fn from_shared(
+        shared: Arc<CommShared>,
+        rank: i32,
+        world_rank: i32,
+        name: &str,
+    ) -> Communicator {
+        Communicator {
+            shared,
+            rank,
+            world_rank,
+            errhandler: Cell::new(ErrorHandler::default()),
+            name: RefCell::new(name.to_string()),
+        }
+    }
+
+    /// Rank of the caller in this communicator.
+    pub fn rank(&self) -> i32 {
+        self.rank
+    }
+
+    pub fn size(&self) -> i32 {
+        self.shared.group.size() as i32
+    }
+
+    /// Rank of the caller in MPI_COMM_WORLD.
+    pub fn world_rank(&self) -> i32 {
+        self.world_rank
+    }
+
+    /// MPI_Comm_group.
+    pub fn group(&self) -> Group {
+        self.shared.group.clone()
+    }
+
+    /// The context id separating this communicator's traffic from others'.
+    pub fn context_id(&self) -> u64 {
+        self.shared.context
+    }
+
+    pub fn name(&self) -> String {
+        self.name.borrow().clone()
+    }
+
+    pub fn set_name(&self, name: &str) {
+        *self.name.borrow_mut() = name.to_string();
+    }
+
+    pub fn error_handler(&self) -> ErrorHandler {
+        self.errhandler.get()
+    }
+
+    /// MPI_Comm_set_errhandler for this rank's handle.
+    pub fn set_error_handler(&self, h: ErrorHandler) {
+        self.errhandler.set(h);
+    }
+
+    /// Builds the error of `call` and passes it through the error handler.
+    pub(crate) fn fail<T>(
+        &self,
+        call: &'static str,
+        class: ErrorClass,
+        detail: impl Into<String>,
+    ) -> Result<T> {
+        self.errhandler
+            .get()
+            .handle(Err(Error::new(class, call, self.world_rank, detail)))
+    }
+
+    /// Passes an internal result through the error handler.
+    pub(crate) fn check<T>(&self, r: Result<T>) -> Result<T> {
+        self.errhandler.get().handle(r)
+    }
+
+    pub(crate) fn err(
+        &self,
+        call: &'static str,
+        class: ErrorClass,
+        detail: impl Into<String>,
+    ) -> Error {
+        Error::new(class, call, self.world_rank, detail)
+    }
+
+    pub(crate) fn my_mailbox(&self) -> &Mailbox {
+        &self.shared.mailboxes[self.rank as usize]
+    }
+
+    /// Validates a destination rank (PROC_NULL allowed).
+    pub(crate) fn check_dest(&self, call: &'static str, dest: i32) -> Result<()> {
+        if dest == PROC_NULL || (0..self.size()).contains(&dest) {
+            Ok(())
+        } else {
+            Err(self.err(
+                call,
+                ErrorClass::Rank,
+                format!(
+                    "destination rank {dest} is not in 0..{} (or MPI_PROC_NULL)",
+                    self.size()
+                ),
+            ))
+        }
+    }
+
+    /// Validates a source rank (ANY_SOURCE and PROC_NULL allowed).
+    pub(crate) fn check_source(&self, call: &'static str, source: i32) -> Result<()> {
+        if source == PROC_NULL || source == ANY_SOURCE || (0..self.size()).contains(&source) {
+            Ok(())
+        } else {
+            Err(self.err(
+                call,
+                ErrorClass::Rank,
+                format!(
+                    "source rank {source} is not in 0..{} (or MPI_ANY_SOURCE, MPI_PROC_NULL)",
+                    self.size()
+                ),
+            ))
+        }
+    }
+
+    /// Validates a tag; receives may use ANY_TAG.
+    pub(crate) fn check_tag(&self, call: &'static str, tag: i32, receiving: bool) -> Result<()> {
+        if (0..=TAG_UB).contains(&tag) || (receiving && tag == ANY_TAG) {
+            Ok(())
+        } else {
+            Err(self.err(
+                call,
+                ErrorClass::Tag,
+                format!(
+                    "tag {tag} is not in 0..={TAG_UB}{}",
+                    if receiving { " (or MPI_ANY_TAG)" } else { "" }
+                ),
+            ))
+        }
+    }
+
+    pub(crate) fn check_root(&self, call: &'static str, root: i32) -> Result<usize> {
+        if (0..self.size()).contains(&root) {
+            Ok(root as usize)
+        } else {
+            Err(self.err(
+                call,
+                ErrorClass::Root,
+                format!("root {root} is not in 0..{}", self.size()),
+            ))
+        }
+    }
+
+    /// MPI_Comm_compare.
+    pub fn compare(&self, other: &Communicator) -> Comparison {
+        if Arc::ptr_eq(&self.shared, &other.shared) {
+            return Comparison::Identical;
+        }
+        match self.shared.group.compare(&other.shared.group) {
+            Comparison::Identical => Comparison::Congruent,
+            c => c,
+        }
+    }
+
+    /// MPI_Comm_dup: same group, new context. Collective.
+    pub fn dup(&self) -> Result<Communicator> {
+        let mut out = self.split_impl("MPI_Comm_dup", 0, self.rank)?;
+        let c = out.take().expect("dup gives every rank a communicator");
+        c.errhandler.set(self.errhandler.get());
+        *c.name.borrow_mut() = String::new();
+        Ok(c)
+    }
+
+    /// MPI_Comm_split: ranks with the same `color` form a communicator, ordered by
+    /// `key` then by rank here. `color` UNDEFINED (or `None`) gives no communicator.
+    pub fn split(&self, color: Option<i32>, key: i32) -> Result<Option<Communicator>> {
+        let color = color.unwrap_or(UNDEFINED);
+        if color < 0 && color != UNDEFINED {
+            return self.fail(
+                "MPI_Comm_split",
+                ErrorClass::Arg,
+                format!("color {color} is negative"),
+            );
+        }
+        let r = self.split_impl("MPI_Comm_split", color, key);
+        self.check(r)
+    }
+
+    /// MPI_Comm_create: the members of `group` (a subset of this communicator's)
+    /// get a communicator in the group's order; others get `None`. Collective.
+    pub fn create(&self, group: &Group) -> Result<Option<Communicator>> {
+        let me_in = group.rank_of_world(self.world_rank);
+        let color = if me_in.is_some() { 0 } else { UNDEFINED };
+        for &w in group.members() {
+            if self.shared.group.rank_of_world(w).is_none() {
+                return self.fail(
+                    "MPI_Comm_create",
+                    ErrorClass::Group,
+                    format!("world rank {w} of the group is not in the communicator"),
+                );
+            }
+        }
+        let r = self.split_impl("MPI_Comm_create", color, me_in.map_or(0, |r| r as i32));
+        self.check(r)
+    }
+
+    /// MPI_COMM_SELF for the caller: a communicator holding only itself.
+    pub fn self_comm(&self) -> Communicator {
+        let u = self.shared.universe.clone();
+        let ctx = u.new_context();
+        let shared = CommShared::new(u, ctx, Group::from_world_ranks(vec![self.world_rank]));
+        Communicator::from_shared(shared, 0, self.world_rank, "MPI_COMM_SELF")
+    }
+
+    /// Common body of dup, split and create: exchange (color, key) in the arena; the
+    /// leader builds one shared communicator per colour and hands each rank its own.
+    fn split_impl(&self, call: &'static str, color: i32, key: i32) -> Result<Option<Communicator>> {
+        let me = self.rank as usize;
+        let arena = &self.shared.arena;
+        arena.publish(
+            me,
+            Slot {
+                a: color as i64,
+                b: key as i64,
+                ..Slot::default()
+            },
+        );
+        let universe = &self.shared.universe;
+        let group = &self.shared.group;
+        arena.barrier_with(|r| {
+            let n = r.size();
+            let mut members: Vec<(i64, i64, usize)> = (0..n)
+                .map(|i| (r.slot(i).a, r.slot(i).b, i))
+                .filter(|&(c, _, _)| c != UNDEFINED as i64)
+                .collect();
+            members.sort_unstable();
+            for i in 0..n {
+                // SAFETY: leader action.
+                unsafe { r.hand_out(i, None) };
+            }
+            for same_color in members.chunk_by(|x, y| x.0 == y.0) {
+                let g = Group::from_world_ranks(
+                    same_color
+                        .iter()
+                        .map(|&(_, _, i)| group.world_rank(i))
+                        .collect(),
+                );
+                let shared = CommShared::new(universe.clone(), universe.new_context(), g);
+                for &(_, _, i) in same_color {
+                    // SAFETY: leader action.
+                    unsafe { r.hand_out(i, Some(shared.clone())) };
+                }
+            }
+        });
+        let mine = arena.take_handout(me);
+        let _ = call;
+        Ok(mine.map(|shared| {
+            let rank = shared
+                .group
+                .rank_of_world(self.world_rank)
+                .expect("member of the group it was handed") as i32;
+            Communicator::from_shared(shared, rank, self.world_rank, "")
+        }))
+    }
+}

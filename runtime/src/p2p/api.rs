@@ -1,0 +1,224 @@
+//! Typed point-to-point calls of the Rust API.
+
+use std::marker::PhantomData;
+
+use super::SendMode;
+use crate::comm::Communicator;
+use crate::consts::PROC_NULL;
+use crate::datatype::{bytes_of, bytes_of_mut, Equivalence};
+use crate::error::{ErrorClass, Result};
+use crate::request::{Pending, Status};
+use crate::scope::{Request, Scope};
+
+impl Communicator {
+    fn status_result(&self, call: &'static str, st: Status) -> Result<Status> {
+        if st.error == ErrorClass::Success {
+            Ok(st)
+        } else {
+            self.fail(
+                call,
+                st.error,
+                format!(
+                    "message of {} bytes from rank {} (tag {}) did not fit the receive buffer",
+                    st.bytes, st.source, st.tag
+                ),
+            )
+        }
+    }
+
+    /// Starts a send; the caller keeps `buf` alive until the result is finished.
+    fn start_send(
+        &self,
+        call: &'static str,
+        buf: &[u8],
+        dest: i32,
+        tag: i32,
+        mode: SendMode,
+    ) -> Result<Pending> {
+        let r = self
+            .check_dest(call, dest)
+            .and_then(|_| self.check_tag(call, tag, false));
+        self.check(r)?;
+        if dest == PROC_NULL {
+            return Ok(Pending::Done(Status::empty()));
+        }
+        let to = &self.shared.mailboxes[dest as usize];
+        // SAFETY: callers keep `buf` borrowed until the operation finishes (blocking
+        // calls wait before returning; non-blocking ones borrow it for their scope).
+        Ok(unsafe { super::send(to, self.rank, tag, buf.as_ptr(), buf.len(), mode) })
+    }
+
+    /// Starts a receive; the caller keeps `buf` exclusively borrowed until finished.
+    fn start_recv(
+        &self,
+        call: &'static str,
+        buf: &mut [u8],
+        source: i32,
+        tag: i32,
+    ) -> Result<Pending> {
+        let r = self
+            .check_source(call, source)
+            .and_then(|_| self.check_tag(call, tag, true));
+        self.check(r)?;
+        if source == PROC_NULL {
+            return Ok(Pending::Done(Status::empty()));
+        }
+        // SAFETY: as in `start_send`, for exclusive access to `buf`.
+        Ok(unsafe { super::recv(self.my_mailbox(), source, tag, buf.as_mut_ptr(), buf.len()) })
+    }
+
+    /// MPI_Send: returns once `buf` may be reused.
+    pub fn send<T: Equivalence>(&self, buf: &[T], dest: i32, tag: i32) -> Result<()> {
+        self.start_send("MPI_Send", bytes_of(buf), dest, tag, SendMode::Standard)?
+            .wait();
+        Ok(())
+    }
+
+    /// MPI_Ssend: returns once the matching receive has started.
+    pub fn ssend<T: Equivalence>(&self, buf: &[T], dest: i32, tag: i32) -> Result<()> {
+        self.start_send("MPI_Ssend", bytes_of(buf), dest, tag, SendMode::Synchronous)?
+            .wait();
+        Ok(())
+    }
+
+    /// MPI_Recv into `buf`; the status says how many elements arrived.
+    pub fn recv<T: Equivalence>(&self, buf: &mut [T], source: i32, tag: i32) -> Result<Status> {
+        let st = self
+            .start_recv("MPI_Recv", bytes_of_mut(buf), source, tag)?
+            .wait();
+        self.status_result("MPI_Recv", st)
+    }
+
+    /// Receives a message of any length: probes, then receives into a new vector.
+    pub fn recv_vec<T: Equivalence>(&self, source: i32, tag: i32) -> Result<(Vec<T>, Status)> {
+        if source == PROC_NULL {
+            return Ok((Vec::new(), Status::empty()));
+        }
+        let st = self.probe(source, tag)?;
+        let n = st.bytes.div_ceil(std::mem::size_of::<T>());
+        let mut v: Vec<T> = Vec::with_capacity(n);
+        // SAFETY: `T: Equivalence` accepts any bits, so zeroed memory is a valid T.
+        unsafe {
+            std::ptr::write_bytes(v.as_mut_ptr(), 0, n);
+            v.set_len(n);
+        }
+        // Receive exactly the probed message: same source and tag, and nobody else
+        // receives on this rank's mailbox meanwhile (only this ULT does).
+        let st = self.recv(&mut v, st.source, st.tag)?;
+        v.truncate(st.count::<T>());
+        Ok((v, st))
+    }
+
+    /// MPI_Sendrecv.
+    pub fn sendrecv<T: Equivalence, U: Equivalence>(
+        &self,
+        send: &[T],
+        dest: i32,
+        send_tag: i32,
+        recv: &mut [U],
+        source: i32,
+        recv_tag: i32,
+    ) -> Result<Status> {
+        let r = self.start_recv("MPI_Sendrecv", bytes_of_mut(recv), source, recv_tag)?;
+        let s = self.start_send(
+            "MPI_Sendrecv",
+            bytes_of(send),
+            dest,
+            send_tag,
+            SendMode::Standard,
+        )?;
+        s.wait();
+        let st = r.wait();
+        self.status_result("MPI_Sendrecv", st)
+    }
+
+    /// MPI_Sendrecv_replace: sends `buf`, then receives into it.
+    pub fn sendrecv_replace<T: Equivalence>(
+        &self,
+        buf: &mut [T],
+        dest: i32,
+        send_tag: i32,
+        source: i32,
+        recv_tag: i32,
+    ) -> Result<Status> {
+        let copy = buf.to_vec();
+        self.sendrecv(&copy, dest, send_tag, buf, source, recv_tag)
+    }
+
+    /// MPI_Iprobe.
+    pub fn iprobe(&self, source: i32, tag: i32) -> Result<Option<Status>> {
+        let r = self
+            .check_source("MPI_Iprobe", source)
+            .and_then(|_| self.check_tag("MPI_Iprobe", tag, true));
+        self.check(r)?;
+        if source == PROC_NULL {
+            return Ok(Some(Status::empty()));
+        }
+        Ok(super::iprobe(self.my_mailbox(), source, tag))
+    }
+
+    /// MPI_Probe: waits for a matching message without receiving it.
+    pub fn probe(&self, source: i32, tag: i32) -> Result<Status> {
+        let r = self
+            .check_source("MPI_Probe", source)
+            .and_then(|_| self.check_tag("MPI_Probe", tag, true));
+        self.check(r)?;
+        if source == PROC_NULL {
+            return Ok(Status::empty());
+        }
+        Ok(super::probe(self.my_mailbox(), source, tag))
+    }
+
+    fn request<'s>(&self, scope: &Scope<'s, '_>, call: &'static str, p: Pending) -> Request<'s> {
+        scope.track(&p);
+        Request {
+            pending: p,
+            call,
+            world_rank: self.world_rank,
+            errhandler: self.error_handler(),
+            _buf: PhantomData,
+        }
+    }
+
+    /// MPI_Isend: `buf` stays borrowed until the scope ends.
+    pub fn isend<'s, T: Equivalence>(
+        &self,
+        scope: &Scope<'s, '_>,
+        buf: &'s [T],
+        dest: i32,
+        tag: i32,
+    ) -> Result<Request<'s>> {
+        let p = self.start_send("MPI_Isend", bytes_of(buf), dest, tag, SendMode::Standard)?;
+        Ok(self.request(scope, "MPI_Isend", p))
+    }
+
+    /// MPI_Issend.
+    pub fn issend<'s, T: Equivalence>(
+        &self,
+        scope: &Scope<'s, '_>,
+        buf: &'s [T],
+        dest: i32,
+        tag: i32,
+    ) -> Result<Request<'s>> {
+        let p = self.start_send(
+            "MPI_Issend",
+            bytes_of(buf),
+            dest,
+            tag,
+            SendMode::Synchronous,
+        )?;
+        Ok(self.request(scope, "MPI_Issend", p))
+    }
+
+    /// MPI_Irecv: `buf` stays exclusively borrowed until the scope ends.
+    pub fn irecv<'s, T: Equivalence>(
+        &self,
+        scope: &Scope<'s, '_>,
+        buf: &'s mut [T],
+        source: i32,
+        tag: i32,
+    ) -> Result<Request<'s>> {
+        let p = self.start_recv("MPI_Irecv", bytes_of_mut(buf), source, tag)?;
+        Ok(self.request(scope, "MPI_Irecv", p))
+    }
+}

@@ -1,0 +1,175 @@
+//! Point-to-point engine on bytes between ranks of this process: the sender or the
+//! receiver that arrives second does the one copy, straight between the two user
+//! buffers (small unexpected messages are staged in one eager copy).
+
+pub(crate) mod mailbox;
+
+use mailbox::{Mailbox, Payload, PostedRecv, Unexpected};
+
+use crate::error::ErrorClass;
+use crate::request::{Completion, Pending, Status};
+
+/// Unexpected messages up to this size are copied at send time so the sender is
+/// free at once; larger ones wait in the sender's buffer for a single copy.
+pub const EAGER_LIMIT: usize = 32 * 1024;
+
+/// How a send completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SendMode {
+    /// Completes when the data is delivered or staged.
+    Standard,
+    /// Completes only once a receive has matched (MPI_Ssend).
+    Synchronous,
+}
+
+/// Copies `len` bytes of a message into a receive buffer of `capacity` bytes and
+/// builds the receive's status (truncation is an error of the receive only).
+///
+/// # Safety
+/// `src` must be valid for `len` bytes and `dst` for `capacity` bytes, and the two
+/// ranges must not overlap.
+unsafe fn deliver(
+    src: *const u8,
+    len: usize,
+    dst: *mut u8,
+    capacity: usize,
+    source: i32,
+    tag: i32,
+) -> Status {
+    let n = len.min(capacity);
+    if n > 0 {
+        // SAFETY: guaranteed by the caller.
+        unsafe { std::ptr::copy_nonoverlapping(src, dst, n) };
+    }
+    let mut st = Status::ok(source, tag, n);
+    if len > capacity {
+        st.error = ErrorClass::Truncate;
+    }
+    st
+}
+
+/// Starts a send of `len` bytes at `buf` from communicator rank `source` to the
+/// mailbox `to`.
+///
+/// # Safety
+/// `buf` must stay valid and unmodified for `len` bytes until the returned
+/// operation is finished.
+pub(crate) unsafe fn send(
+    to: &Mailbox,
+    source: i32,
+    tag: i32,
+    buf: *const u8,
+    len: usize,
+    mode: SendMode,
+) -> Pending {
+    let mut q = to.lock();
+    if let Some(recv) = q.take_posted(source, tag) {
+        drop(q);
+        // SAFETY: the receive's buffer is valid for `capacity` until its completion is
+        // set (PostedRecv contract); ours is valid by this function's contract.
+        let st = unsafe { deliver(buf, len, recv.buf, recv.capacity, source, tag) };
+        recv.done.complete(st);
+        return Pending::Done(Status::empty());
+    }
+    if len <= EAGER_LIMIT && mode == SendMode::Standard {
+        // SAFETY: `buf` is valid for `len` bytes by contract.
+        let data = unsafe { std::slice::from_raw_parts(buf, len) }.to_vec();
+        q.unexpected.push_back(Unexpected {
+            source,
+            tag,
+            payload: Payload::Eager(data),
+        });
+        drop(q);
+        to.arrivals.notify_all();
+        return Pending::Done(Status::empty());
+    }
+    let done = Completion::new();
+    q.unexpected.push_back(Unexpected {
+        source,
+        tag,
+        payload: Payload::InPlace {
+            buf,
+            len,
+            done: done.clone(),
+        },
+    });
+    drop(q);
+    to.arrivals.notify_all();
+    Pending::Waiting(done)
+}
+
+/// Takes the message at `index` of the unexpected queue into a receive buffer.
+///
+/// # Safety
+/// `buf` must be valid for `capacity` bytes.
+unsafe fn consume(msg: Unexpected, buf: *mut u8, capacity: usize) -> Status {
+    match msg.payload {
+        // SAFETY: the vector holds `v.len()` bytes; `buf` is valid by contract.
+        Payload::Eager(v) => unsafe {
+            deliver(v.as_ptr(), v.len(), buf, capacity, msg.source, msg.tag)
+        },
+        Payload::InPlace {
+            buf: src,
+            len,
+            done,
+        } => {
+            // SAFETY: the sender keeps `src` valid until `done` is set (Payload contract).
+            let st = unsafe { deliver(src, len, buf, capacity, msg.source, msg.tag) };
+            done.complete(Status::empty());
+            st
+        }
+    }
+}
+
+/// Starts a receive into `capacity` bytes at `buf` from (source, tag) of the
+/// mailbox `mine`, which must be the receiver's own.
+///
+/// # Safety
+/// `buf` must stay valid for `capacity` bytes, and not be accessed by anyone else,
+/// until the returned operation is finished.
+pub(crate) unsafe fn recv(
+    mine: &Mailbox,
+    source: i32,
+    tag: i32,
+    buf: *mut u8,
+    capacity: usize,
+) -> Pending {
+    let mut q = mine.lock();
+    if let Some(i) = q.find_unexpected(source, tag) {
+        let msg = q.unexpected.remove(i).expect("index from find_unexpected");
+        drop(q);
+        // SAFETY: forwarded from this function's contract.
+        return Pending::Done(unsafe { consume(msg, buf, capacity) });
+    }
+    let done = Completion::new();
+    q.posted.push_back(PostedRecv {
+        source,
+        tag,
+        buf,
+        capacity,
+        done: done.clone(),
+    });
+    Pending::Waiting(done)
+}
+
+/// MPI_Iprobe on the caller's own mailbox: the status of the first matching
+/// unexpected message, left in place.
+pub(crate) fn iprobe(mine: &Mailbox, source: i32, tag: i32) -> Option<Status> {
+    let q = mine.lock();
+    q.find_unexpected(source, tag).map(|i| {
+        let m = &q.unexpected[i];
+        Status::ok(m.source, m.tag, m.payload.len())
+    })
+}
+
+/// MPI_Probe: waits until a matching message is there.
+pub(crate) fn probe(mine: &Mailbox, source: i32, tag: i32) -> Status {
+    let mut found = None;
+    mine.arrivals.wait_until(|| {
+        found = iprobe(mine, source, tag);
+        found.is_some()
+    });
+    found.expect("wait_until returned without a message")
+}
+
+mod api;

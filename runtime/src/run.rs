@@ -1,0 +1,192 @@
+//! Starting a job in this process: read the launcher's settings, start the
+//! scheduler, run every rank as a ULT, and turn the ranks' results into the
+//! process's exit status.
+
+use std::fmt::Display;
+use std::process::ExitCode;
+use std::sync::{Arc, Once};
+
+use mpcrs_scheduler::Scheduler;
+
+use crate::comm::{CommShared, Communicator};
+use crate::group::Group;
+use crate::universe::{abort_job, current_rank, set_current_rank, worker_of_rank, Universe};
+
+/// Environment variables through which `mpcrs-run` configures a job.
+pub mod env {
+    /// Number of ranks (`-n`).
+    pub const RANKS: &str = "MPCRS_RANKS";
+    /// Worker threads per process (`-c`).
+    pub const WORKERS: &str = "MPCRS_WORKERS";
+    /// ULT stack size in bytes (`--stack-size`).
+    pub const STACK_SIZE: &str = "MPCRS_STACK_SIZE";
+}
+
+/// Exit status of a job in which a rank panicked.
+pub const PANIC_EXIT_CODE: i32 = 101;
+
+/// Settings of a job, normally read from the environment `mpcrs-run` sets.
+#[derive(Debug, Clone)]
+pub struct JobConfig {
+    pub ranks: usize,
+    /// `None`: one worker per CPU of the process's cpuset.
+    pub workers: Option<usize>,
+    pub stack_size: usize,
+}
+
+impl JobConfig {
+    /// Reads the job's settings; a program started without `mpcrs-run` is a job of
+    /// one rank (as an MPI singleton).
+    pub fn from_env() -> Result<JobConfig, String> {
+        fn read(name: &str) -> Result<Option<usize>, String> {
+            match std::env::var(name) {
+                Ok(v) => v
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&x| x > 0)
+                    .map(Some)
+                    .ok_or_else(|| format!("{name}={v:?} is not a positive integer")),
+                Err(_) => Ok(None),
+            }
+        }
+        Ok(JobConfig {
+            ranks: read(env::RANKS)?.unwrap_or(1),
+            workers: read(env::WORKERS)?,
+            stack_size: read(env::STACK_SIZE)?.unwrap_or(mpcrs_scheduler::DEFAULT_STACK_SIZE),
+        })
+    }
+}
+
+/// What a rank's function may return: its exit status.
+pub trait RankExit {
+    fn exit_code(self, rank: i32) -> i32;
+}
+
+impl RankExit for () {
+    fn exit_code(self, _rank: i32) -> i32 {
+        0
+    }
+}
+
+impl RankExit for i32 {
+    fn exit_code(self, _rank: i32) -> i32 {
+        self
+    }
+}
+
+impl<T: RankExit, E: Display> RankExit for Result<T, E> {
+    fn exit_code(self, rank: i32) -> i32 {
+        match self {
+            Ok(v) => v.exit_code(rank),
+            Err(e) => {
+                eprintln!("mpcrs: rank {rank} failed: {e}");
+                1
+            }
+        }
+    }
+}
+
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| match current_rank() {
+            Some(rank) => {
+                let msg = info
+                    .payload()
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "(non-string panic payload)".into());
+                let at = info
+                    .location()
+                    .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                    .unwrap_or_default();
+                eprintln!("mpcrs: rank {rank} panicked{at}: {msg}");
+            }
+            None => default(info),
+        }));
+    });
+}
+
+/// Runs `f` once per rank of the job, each rank a ULT with its own
+/// `MPI_COMM_WORLD` handle, and returns the worst rank's exit status. A rank that
+/// panics ends the whole job (status 101), as a failed MPI process does.
+pub fn run<F, R>(f: F) -> ExitCode
+where
+    F: Fn(Communicator) -> R + Sync,
+    R: RankExit,
+{
+    let cfg = match JobConfig::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mpcrs: bad job settings: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = run_with(&cfg, f);
+    ExitCode::from(code.clamp(0, 255) as u8)
+}
+
+/// [`run`] with explicit settings; returns the worst rank's exit status.
+pub fn run_with<F, R>(cfg: &JobConfig, f: F) -> i32
+where
+    F: Fn(Communicator) -> R + Sync,
+    R: RankExit,
+{
+    install_panic_hook();
+    let mut builder = Scheduler::builder().stack_size(cfg.stack_size);
+    if let Some(w) = cfg.workers {
+        builder = builder.workers(w);
+    }
+    let sched = match builder.build() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("mpcrs: cannot start worker threads: {e}");
+            return 1;
+        }
+    };
+    let n = cfg.ranks;
+    let universe = Arc::new(Universe::new());
+    let world = CommShared::new(
+        universe,
+        0,
+        Group::from_world_ranks((0..n as i32).collect()),
+    );
+    let body = move |comm: Communicator| -> i32 {
+        let rank = comm.world_rank();
+        f(comm).exit_code(rank)
+    };
+    let body: &(dyn Fn(Communicator) -> i32 + Sync) = &body;
+    // SAFETY: the ULTs below are the only users of `body`, and this function does
+    // not return before every one of them finished: it joins them all, and a rank
+    // that panics ends the process without unwinding this frame.
+    let body: &'static (dyn Fn(Communicator) -> i32 + Sync) = unsafe { std::mem::transmute(body) };
+    let handle = sched.handle();
+    let workers = handle.workers();
+    let ranks: Vec<_> = (0..n)
+        .map(|r| {
+            let world = world.clone();
+            handle.spawn_on(worker_of_rank(r, n, workers), move || {
+                set_current_rank(r as i32);
+                let comm = Communicator::from_shared(world, r as i32, r as i32, "MPI_COMM_WORLD");
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(comm))) {
+                    Ok(code) => code,
+                    Err(_) => {
+                        eprintln!("mpcrs: rank {r} failed; ending the job");
+                        abort_job(PANIC_EXIT_CODE)
+                    }
+                }
+            })
+        })
+        .collect();
+    drop(world);
+    let worst = ranks
+        .into_iter()
+        .map(|j| j.join().unwrap_or(PANIC_EXIT_CODE))
+        .max()
+        .unwrap_or(0);
+    sched.shutdown();
+    worst
+}
