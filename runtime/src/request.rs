@@ -1,7 +1,7 @@
 //! Completion state shared by an operation in flight and whoever waits for it.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use mpcrs_scheduler::sync::{poll_until, WaitList, DEFAULT_POLL};
@@ -44,14 +44,46 @@ impl Status {
 }
 
 /// One operation's completion: set once by whoever finishes the operation.
+///
+/// It also carries the copy of a large message while it is in flight, so that the
+/// side waiting for it copies part of the chunks while the matching side copies the
+/// rest: two cores move the data instead of one. Chunks are claimed from the front
+/// by a ULT on an even worker and from the back by one on an odd worker, so in
+/// steady exchanges each core keeps copying the same half of a buffer, which stays
+/// in its cache.
 pub(crate) struct Completion {
     done: AtomicBool,
     status: UnsafeCell<Status>,
     waiters: WaitList,
+    copy: UnsafeCell<CopyJob>,
+    /// Number of chunks of the copy in flight; 0 while there is none.
+    copy_chunks: AtomicUsize,
+    /// Next chunk to claim from the front (low 32 bits) and one past the next chunk
+    /// to claim from the back (high 32 bits).
+    copy_cursors: AtomicU64,
+    copy_finished: AtomicUsize,
 }
 
+#[derive(Clone, Copy)]
+struct CopyJob {
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+}
+
+/// Messages at least this large are copied by both sides at once.
+pub(crate) const SHARED_COPY_MIN: usize = 128 * 1024;
+/// Chunk size of a shared copy: a fixed number of chunks per message, so that
+/// in steady exchanges each side's share (and cache footprint) stays the same.
+fn chunk_size(len: usize) -> usize {
+    len.div_ceil(COPY_CHUNKS).next_multiple_of(64)
+}
+const COPY_CHUNKS: usize = 4;
+
 // SAFETY: `status` is written once, before `done` is set with Release, by the single
-// completer; readers read it only after observing `done` with Acquire.
+// completer; readers read it only after observing `done` with Acquire. `copy` is
+// written once by the copier before `copy_chunks` is published with Release, and
+// read by helpers only after observing it with Acquire.
 unsafe impl Sync for Completion {}
 // SAFETY: see `Sync`.
 unsafe impl Send for Completion {}
@@ -62,7 +94,59 @@ impl Completion {
             done: AtomicBool::new(false),
             status: UnsafeCell::new(Status::empty()),
             waiters: WaitList::new(),
+            copy: UnsafeCell::new(CopyJob {
+                src: std::ptr::null(),
+                dst: std::ptr::null_mut(),
+                len: 0,
+            }),
+            copy_chunks: AtomicUsize::new(0),
+            copy_cursors: AtomicU64::new(0),
+            copy_finished: AtomicUsize::new(0),
         })
+    }
+
+    /// Copies `len` bytes for the operation this completion belongs to, letting its
+    /// waiter take chunks meanwhile. Returns when every byte is in place. Called at
+    /// most once per completion, by the side that matched the operation.
+    ///
+    /// # Safety
+    /// `src` and `dst` valid for `len` bytes, not overlapping, until return.
+    pub(crate) unsafe fn copy_shared(&self, src: *const u8, dst: *mut u8, len: usize) {
+        if len < SHARED_COPY_MIN {
+            // SAFETY: forwarded to the caller.
+            unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+            return;
+        }
+        // SAFETY: nobody reads `copy` before `copy_chunks` is published below.
+        unsafe { *self.copy.get() = CopyJob { src, dst, len } };
+        let chunks = len.div_ceil(chunk_size(len));
+        self.copy_cursors
+            .store((chunks as u64) << 32, Ordering::Relaxed);
+        self.copy_chunks.store(chunks, Ordering::Release);
+        self.help_copy();
+        while self.copy_finished.load(Ordering::Acquire) < chunks {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// Takes chunks of the copy in flight, if any; returns once none is left to take.
+    fn help_copy(&self) {
+        let chunks = self.copy_chunks.load(Ordering::Acquire);
+        if chunks == 0 {
+            return;
+        }
+        // SAFETY: published before `copy_chunks` (Release/Acquire above).
+        let job = unsafe { *self.copy.get() };
+        let from_back = mpcrs_scheduler::current_worker().unwrap_or(0) % 2 == 1;
+        while let Some(i) = self.claim_chunk(from_back) {
+            let size = chunk_size(job.len);
+            let lo = i * size;
+            let n = size.min(job.len - lo);
+            // SAFETY: the copier keeps both buffers valid until every chunk is
+            // finished, and chunk `i` is copied by whoever took index `i` only.
+            unsafe { std::ptr::copy_nonoverlapping(job.src.add(lo), job.dst.add(lo), n) };
+            self.copy_finished.fetch_add(1, Ordering::Release);
+        }
     }
 
     pub(crate) fn complete(&self, status: Status) {
@@ -71,6 +155,31 @@ impl Completion {
         unsafe { *self.status.get() = status };
         self.done.store(true, Ordering::Release);
         self.waiters.notify_all();
+    }
+
+    /// Claims the next chunk from the front or the back; `None` once they met.
+    fn claim_chunk(&self, from_back: bool) -> Option<usize> {
+        let mut cur = self.copy_cursors.load(Ordering::Relaxed);
+        loop {
+            let (front, back) = (cur & 0xffff_ffff, cur >> 32);
+            if front >= back {
+                return None;
+            }
+            let (next, chunk) = if from_back {
+                (front | ((back - 1) << 32), back - 1)
+            } else {
+                ((front + 1) | (back << 32), front)
+            };
+            match self.copy_cursors.compare_exchange_weak(
+                cur,
+                next,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some(chunk as usize),
+                Err(actual) => cur = actual,
+            }
+        }
     }
 
     pub(crate) fn is_done(&self) -> bool {
@@ -85,8 +194,17 @@ impl Completion {
     }
 
     pub(crate) fn wait(&self) -> Status {
-        if !self.is_done() {
-            self.waiters.wait_until(|| self.is_done());
+        let mut helped = false;
+        while !self.is_done() {
+            // Wake for completion, or once to help with a copy in flight; the poll
+            // budget starts afresh after helping, which may take long.
+            self.waiters.wait_until(|| {
+                self.is_done() || (!helped && self.copy_chunks.load(Ordering::Acquire) > 0)
+            });
+            if !helped && !self.is_done() && self.copy_chunks.load(Ordering::Acquire) > 0 {
+                self.help_copy();
+                helped = true;
+            }
         }
         self.status()
     }

@@ -83,9 +83,18 @@ impl Communicator {
 
     /// MPI_Recv into `buf`; the status says how many elements arrived.
     pub fn recv<T: Equivalence>(&self, buf: &mut [T], source: i32, tag: i32) -> Result<Status> {
-        let st = self
-            .start_recv("MPI_Recv", bytes_of_mut(buf), source, tag)?
-            .wait();
+        let r = self
+            .check_source("MPI_Recv", source)
+            .and_then(|_| self.check_tag("MPI_Recv", tag, true));
+        self.check(r)?;
+        if source == PROC_NULL {
+            return Ok(Status::empty());
+        }
+        let b = bytes_of_mut(buf);
+        // SAFETY: `b` is exclusively borrowed until the receive completes here.
+        let st = unsafe {
+            super::recv_blocking(self.my_mailbox(), source, tag, b.as_mut_ptr(), b.len())
+        };
         self.status_result("MPI_Recv", st)
     }
 

@@ -63,11 +63,31 @@ pub(crate) unsafe fn send(
     mode: SendMode,
 ) -> Pending {
     let mut q = to.lock();
+    if let Some(fast) = q.fast.as_ref() {
+        if mailbox::matches(fast.source, fast.tag, source, tag) {
+            let fast = q.fast.take().expect("checked above");
+            // Small by construction (FastRecv capacity <= EAGER_LIMIT): copy under the
+            // lock, so the receiver's whole hand-off stays in the mailbox's cache line.
+            // SAFETY: the receiver keeps its buffer valid until the status is published.
+            let st = unsafe { deliver(buf, len, fast.buf, fast.capacity, source, tag) };
+            to.publish_fast(st);
+            drop(q);
+            if let Some(w) = fast.waiter {
+                w.unpark();
+            }
+            return Pending::Done(Status::empty());
+        }
+    }
     if let Some(recv) = q.take_posted(source, tag) {
         drop(q);
+        let n = len.min(recv.capacity);
         // SAFETY: the receive's buffer is valid for `capacity` until its completion is
         // set (PostedRecv contract); ours is valid by this function's contract.
-        let st = unsafe { deliver(buf, len, recv.buf, recv.capacity, source, tag) };
+        unsafe { recv.done.copy_shared(buf, recv.buf, n) };
+        let mut st = Status::ok(source, tag, n);
+        if len > recv.capacity {
+            st.error = ErrorClass::Truncate;
+        }
         recv.done.complete(st);
         return Pending::Done(Status::empty());
     }
@@ -113,9 +133,15 @@ unsafe fn consume(msg: Unexpected, buf: *mut u8, capacity: usize) -> Status {
             len,
             done,
         } => {
-            // SAFETY: the sender keeps `src` valid until `done` is set (Payload contract).
-            let st = unsafe { deliver(src, len, buf, capacity, msg.source, msg.tag) };
+            let n = len.min(capacity);
+            // SAFETY: the sender keeps `src` valid until `done` is set (Payload
+            // contract); `buf` is valid by this function's contract.
+            unsafe { done.copy_shared(src, buf, n) };
             done.complete(Status::empty());
+            let mut st = Status::ok(msg.source, msg.tag, n);
+            if len > capacity {
+                st.error = ErrorClass::Truncate;
+            }
             st
         }
     }
@@ -150,6 +176,43 @@ pub(crate) unsafe fn recv(
         done: done.clone(),
     });
     Pending::Waiting(done)
+}
+
+/// A blocking receive. Small receives posted when nothing else is pending wait in
+/// the mailbox's inline slot: the sender completes them without allocation, and
+/// the hand-off costs one round trip of one cache line.
+///
+/// # Safety
+/// `buf` valid for `capacity` bytes and not accessed by anyone else until return.
+pub(crate) unsafe fn recv_blocking(
+    mine: &Mailbox,
+    source: i32,
+    tag: i32,
+    buf: *mut u8,
+    capacity: usize,
+) -> Status {
+    let mut q = mine.lock();
+    if q.fast.is_some() || !q.posted.is_empty() || capacity > EAGER_LIMIT {
+        drop(q);
+        // SAFETY: forwarded from this function's contract.
+        return unsafe { recv(mine, source, tag, buf, capacity) }.wait();
+    }
+    if let Some(i) = q.find_unexpected(source, tag) {
+        let msg = q.unexpected.remove(i).expect("index from find_unexpected");
+        drop(q);
+        // SAFETY: forwarded from this function's contract.
+        return unsafe { consume(msg, buf, capacity) };
+    }
+    mine.arm_fast();
+    q.fast = Some(mailbox::FastRecv {
+        source,
+        tag,
+        buf,
+        capacity,
+        waiter: None,
+    });
+    drop(q);
+    mine.wait_fast()
 }
 
 /// MPI_Iprobe on the caller's own mailbox: the status of the first matching
