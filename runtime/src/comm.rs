@@ -244,8 +244,10 @@ impl Communicator {
     pub fn create(&self, group: &Group) -> Result<Option<Communicator>> {
         let me_in = group.rank_of_world(self.world_rank);
         let color = if me_in.is_some() { 0 } else { UNDEFINED };
+        let members: std::collections::HashSet<i32> =
+            self.shared.group.members().iter().copied().collect();
         for &w in group.members() {
-            if self.shared.group.rank_of_world(w).is_none() {
+            if !members.contains(&w) {
                 return self.fail(
                     "MPI_Comm_create",
                     ErrorClass::Group,

@@ -50,6 +50,11 @@ equivalence!(
 #[cfg(target_pointer_width = "64")]
 equivalence!(isize => I64, usize => U64);
 
+// SAFETY: an array of plain data is plain data with the element's kind, element-wise.
+unsafe impl<T: Equivalence, const N: usize> Equivalence for [T; N] {
+    const KIND: Kind = T::KIND;
+}
+
 /// A (value, index) pair for [`crate::Op::MaxLoc`] and [`crate::Op::MinLoc`], laid
 /// out like C's `struct { T value; int index; }`.
 #[repr(C)]

@@ -51,6 +51,16 @@ pub use scope::{
 };
 pub use universe::{abort_job, current_rank};
 
+/// Lets the other ranks of the caller's worker run (sched_yield for ranks).
+pub fn yield_now() {
+    mpcrs_scheduler::yield_now()
+}
+
+/// Suspends the calling rank for `d`; the other ranks of its worker keep running.
+pub fn sleep(d: std::time::Duration) {
+    mpcrs_scheduler::sleep(d)
+}
+
 /// Seconds since an arbitrary point, as MPI_Wtime.
 pub fn wtime() -> f64 {
     use std::sync::OnceLock;

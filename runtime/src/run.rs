@@ -111,8 +111,9 @@ fn install_panic_hook() {
 }
 
 /// Runs `f` once per rank of the job, each rank a ULT with its own
-/// `MPI_COMM_WORLD` handle, and returns the worst rank's exit status. A rank that
-/// panics ends the whole job (status 101), as a failed MPI process does.
+/// `MPI_COMM_WORLD` handle, and returns the job's exit status. A rank that fails
+/// (returns a non-zero status or an error) or panics (status 101) ends the whole
+/// job at once, as a failed MPI process does under mpirun.
 pub fn run<F, R>(f: F) -> ExitCode
 where
     F: Fn(Communicator) -> R + Sync,
@@ -172,7 +173,13 @@ where
                 set_current_rank(r as i32);
                 let comm = Communicator::from_shared(world, r as i32, r as i32, "MPI_COMM_WORLD");
                 match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(comm))) {
-                    Ok(code) => code,
+                    Ok(0) => 0,
+                    // The other ranks may be waiting for this one: like mpirun when a
+                    // process exits with an error, end the whole job.
+                    Ok(code) => {
+                        eprintln!("mpcrs: rank {r} exited with status {code}; ending the job");
+                        abort_job(code)
+                    }
                     Err(_) => {
                         eprintln!("mpcrs: rank {r} failed; ending the job");
                         abort_job(PANIC_EXIT_CODE)

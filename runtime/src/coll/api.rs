@@ -3,7 +3,7 @@
 
 use super::{Layout, Pattern, Reduction};
 use crate::comm::Communicator;
-use crate::datatype::{bytes_of, bytes_of_mut, kind_size, Equivalence, Kind};
+use crate::datatype::{bytes_of, bytes_of_mut, Equivalence};
 use crate::error::{ErrorClass, Result};
 use crate::op::Op;
 
@@ -28,15 +28,11 @@ impl Communicator {
         if let Err((class, detail)) = op.check(T::KIND) {
             return self.fail(call, class, detail);
         }
-        let elem = if T::KIND == Kind::Opaque {
-            std::mem::size_of::<T>()
-        } else {
-            kind_size(T::KIND)
-        };
+        // Whole elements of T: chunks of a parallel reduction never split one.
         Ok(Reduction {
             op,
             kind: T::KIND,
-            elem,
+            elem: std::mem::size_of::<T>(),
         })
     }
 

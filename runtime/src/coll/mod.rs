@@ -181,6 +181,9 @@ pub(crate) unsafe fn reduce(
             ..Slot::default()
         },
     );
+    // Slots may be rewritten by faster ranks once the last barrier is passed:
+    // whatever is needed afterwards is read before it.
+    let mut common = 0;
     let receivers = |r: &Round<'_>| -> Vec<*mut u8> {
         match root {
             Some(root) => vec![r.slot(root).recv],
@@ -204,11 +207,11 @@ pub(crate) unsafe fn reduce(
             true
         },
         |r| {
-            let m = min_len(r);
-            for (owner, range) in chunks(m, red.elem, n) {
+            common = min_len(r);
+            for (owner, range) in chunks(common, red.elem, n) {
                 if owner == me {
                     // SAFETY: chunks are disjoint ranges of the scratch the leader
-                    // sized to `m`; sources stay live until the second barrier.
+                    // sized to `common`; sources stay live until the second barrier.
                     unsafe { fold_range(r, red, range.clone(), r.scratch().add(range.start)) };
                 }
             }
@@ -217,7 +220,7 @@ pub(crate) unsafe fn reduce(
     if !finished && (root.is_none() || root == Some(me)) {
         // SAFETY: the scratch of round r1 is complete and is not reused before every
         // rank reached the next collective.
-        unsafe { copy(r1.scratch(), recv, min_len(&r1)) };
+        unsafe { copy(r1.scratch(), recv, common) };
     }
     arena.take_truncated(me)
 }
@@ -261,6 +264,8 @@ pub(crate) unsafe fn reduce_scatter(
             ..Slot::default()
         },
     );
+    // Read before the last barrier (see `reduce`).
+    let mut mine = 0..0;
     let block_of = |r: &Round<'_>, i: usize, m: usize| -> Range<usize> {
         let lo = displs[i].min(m);
         lo..(displs[i] + r.slot(i).recv_len).min(m)
@@ -284,16 +289,15 @@ pub(crate) unsafe fn reduce_scatter(
         },
         |r| {
             // Each rank folds its own block; blocks are disjoint.
-            let b = block_of(r, me, min_len(r));
+            mine = block_of(r, me, min_len(r));
             // SAFETY: disjoint range of the scratch sized by the leader; sources live
             // until the second barrier.
-            unsafe { fold_range(r, red, b.clone(), r.scratch().add(b.start)) };
+            unsafe { fold_range(r, red, mine.clone(), r.scratch().add(mine.start)) };
         },
     );
     if !finished {
-        let b = block_of(&r1, me, min_len(&r1));
         // SAFETY: our block of the round's scratch is complete.
-        unsafe { copy(r1.scratch().add(b.start), recv, b.len()) };
+        unsafe { copy(r1.scratch().add(mine.start), recv, mine.len()) };
     }
     arena.take_truncated(me)
 }
