@@ -90,8 +90,16 @@ fn main() -> std::process::ExitCode {
         )?;
         if rank == 0 {
             println!("ranks {size} rows_per_rank {rows} iterations {iters} seconds {elapsed:.3}");
-            println!("checksum {:.12e}", sum[0]);
+            println!("checksum {}", c_exp(sum[0]));
         }
         Ok(())
     })
+}
+
+/// Formats like C's `%.12e` (two-digit signed exponent), so outputs compare as text.
+fn c_exp(x: f64) -> String {
+    let s = format!("{x:.12e}");
+    let (mantissa, exp) = s.split_once('e').expect("exponent");
+    let e: i32 = exp.parse().expect("exponent digits");
+    format!("{mantissa}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
 }

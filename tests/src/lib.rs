@@ -1,1 +1,114 @@
+//! Helpers of the end-to-end tests: where the built programs are, and running them
+//! through `mpcrs-run` with a time limit.
+//!
+//! The programs run by the tests are this package's binaries (src/bin) and the
+//! runtime's examples; `mpcrs-run` comes from the runtime package. All are built by
+//! the workspace test command (`cargo nextest run --workspace`, see README.md).
 
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The cargo profile directory (target/debug or target/release) of the test binary.
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    // target/<profile>/deps/<test>-<hash>
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test binary lives in target/<profile>/deps")
+        .to_path_buf()
+}
+
+fn must_exist(p: PathBuf) -> PathBuf {
+    assert!(
+        p.exists(),
+        "{} is not built: run the workspace test command from README.md \
+         (cargo nextest run --workspace --release), which builds every binary and example",
+        p.display()
+    );
+    p
+}
+
+/// Path of `mpcrs-run`.
+pub fn mpcrs_run() -> PathBuf {
+    must_exist(profile_dir().join("mpcrs-run"))
+}
+
+/// Path of a test program of this package.
+pub fn program(name: &str) -> PathBuf {
+    must_exist(profile_dir().join(name))
+}
+
+/// Path of an example of the runtime package.
+pub fn example(name: &str) -> PathBuf {
+    must_exist(profile_dir().join("examples").join(name))
+}
+
+/// Runs `mpcrs-run ARGS` and returns its output; panics if it runs longer than
+/// `limit` (the process is killed first).
+pub fn run_job(args: &[&str], limit: Duration) -> Output {
+    run_command(Command::new(mpcrs_run()).args(args), limit)
+}
+
+/// Runs a command with a time limit and collects its output.
+pub fn run_command(cmd: &mut Command, limit: Duration) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+    // Drain the pipes on threads so a chatty child never blocks on a full pipe.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut v).ok();
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut v).ok();
+        v
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > limit {
+            // mpcrs-run's child is in our process group only through it: kill both.
+            let _ = Command::new("pkill")
+                .args(["-KILL", "-P", &child.id().to_string()])
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} ran longer than {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Output {
+        status,
+        stdout: t_out.join().unwrap(),
+        stderr: t_err.join().unwrap(),
+    }
+}
+
+/// Stdout and stderr as text, for assertion messages.
+pub fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Asserts the job succeeded, showing its output otherwise; returns stdout.
+pub fn expect_success(o: &Output, what: &str) -> String {
+    let (out, err) = text(o);
+    assert!(
+        o.status.success(),
+        "{what} failed with {}\nstdout:\n{out}\nstderr:\n{err}",
+        o.status
+    );
+    out
+}

@@ -1,0 +1,90 @@
+//! The Rust heat example against the C benchmark it mirrors, run with Open MPI:
+//! the same size and iteration count must give the same checksum.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use mpcrs_tests::{example, expect_success, profile_dir, run_command, run_job};
+
+fn checksum(out: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix("checksum "))
+        .unwrap_or_else(|| panic!("no checksum line in:\n{out}"))
+        .trim()
+        .to_string()
+}
+
+fn shared_bench() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::env::var_os("MPCRS_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared"))
+        .join("bench")
+}
+
+fn openmpi_checksum(ranks: usize, kib: &str, iters: &str) -> String {
+    let src = shared_bench().join("heat.c");
+    assert!(
+        src.exists(),
+        "{} is missing (../shared beside the repository)",
+        src.display()
+    );
+    let bin = profile_dir().join("heat-openmpi");
+    let o = run_command(
+        Command::new("mpicc.openmpi").args([
+            "-O2",
+            src.to_str().unwrap(),
+            "-o",
+            bin.to_str().unwrap(),
+            "-lm",
+        ]),
+        Duration::from_secs(120),
+    );
+    expect_success(
+        &o,
+        "mpicc.openmpi heat.c (installed by scripts/setup-system.sh)",
+    );
+    let o = run_command(
+        Command::new("mpirun.openmpi")
+            .args([
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-n",
+                &ranks.to_string(),
+            ])
+            .arg(&bin)
+            .args([kib, iters]),
+        Duration::from_secs(300),
+    );
+    checksum(&expect_success(&o, "heat under Open MPI"))
+}
+
+fn heat_matches_open_mpi(ranks: usize) {
+    let (kib, iters) = ("64", "60");
+    let o = run_job(
+        &[
+            "-n",
+            &ranks.to_string(),
+            "-c",
+            "2",
+            example("heat").to_str().unwrap(),
+            kib,
+            iters,
+        ],
+        Duration::from_secs(120),
+    );
+    let ours = checksum(&expect_success(&o, "heat under mpcrs"));
+    let theirs = openmpi_checksum(ranks, kib, iters);
+    assert_eq!(ours, theirs, "checksums differ at -n {ranks}");
+}
+
+#[test]
+fn heat_checksum_equals_open_mpi_at_4_ranks() {
+    heat_matches_open_mpi(4);
+}
+
+#[test]
+fn heat_checksum_equals_open_mpi_at_16_ranks() {
+    heat_matches_open_mpi(16);
+}

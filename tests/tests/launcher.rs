@@ -1,0 +1,140 @@
+//! mpcrs-run and job-level behaviour: exit statuses, fatal errors, failed ranks,
+//! bad command lines, and the examples.
+
+use std::process::Command;
+use std::time::Duration;
+
+use mpcrs_tests::{example, expect_success, mpcrs_run, program, run_command, run_job, text};
+
+fn errors(scenario: &str) -> (i32, String, String) {
+    let prog = program("errors");
+    let o = run_job(
+        &["-n", "4", prog.to_str().unwrap(), scenario],
+        Duration::from_secs(60),
+    );
+    let (out, err) = text(&o);
+    (o.status.code().unwrap_or(-1), out, err)
+}
+
+#[test]
+fn fatal_error_names_call_rank_and_class() {
+    let (code, _, err) = errors("fatal-rank");
+    assert_eq!(code, mpcrs::FATAL_EXIT_CODE, "{err}");
+    assert!(
+        err.contains("fatal error in MPI_Send on rank 0: MPI_ERR_RANK"),
+        "stderr: {err}"
+    );
+    let (code, _, err) = errors("fatal-root");
+    assert_eq!(code, mpcrs::FATAL_EXIT_CODE);
+    assert!(
+        err.contains("MPI_Bcast") && err.contains("MPI_ERR_ROOT"),
+        "stderr: {err}"
+    );
+}
+
+#[test]
+fn errors_return_the_standard_classes() {
+    let (code, out, err) = errors("returned");
+    assert_eq!(code, 0, "stderr: {err}");
+    assert!(out.contains("returned ok"));
+}
+
+#[test]
+fn a_panicking_rank_ends_the_job() {
+    let (code, _, err) = errors("panic");
+    assert_eq!(code, 101, "stderr: {err}");
+    assert!(
+        err.contains("rank 1 panicked") && err.contains("deliberate failure"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_failing_rank_ends_the_job_with_its_status() {
+    let (code, _, err) = errors("exit-status");
+    assert_eq!(code, 3, "stderr: {err}");
+    assert!(err.contains("rank 2 exited with status 3"), "{err}");
+}
+
+#[test]
+fn bad_command_lines_are_refused_clearly() {
+    let o = run_job(&["-n", "0", "true"], Duration::from_secs(10));
+    assert!(!o.status.success());
+    assert!(text(&o).1.contains("-n"), "{}", text(&o).1);
+    let o = run_job(
+        &["-n", "2", "/nonexistent/program"],
+        Duration::from_secs(10),
+    );
+    assert_eq!(o.status.code(), Some(127));
+    assert!(text(&o).1.contains("cannot execute /nonexistent/program"));
+    let o = run_job(&["-n", "2"], Duration::from_secs(10));
+    assert!(!o.status.success());
+}
+
+#[test]
+fn a_program_killed_by_a_signal_is_reported() {
+    let o = run_command(
+        Command::new(mpcrs_run()).args(["-n", "3", "sh", "-c", "kill -SEGV $$"]),
+        Duration::from_secs(10),
+    );
+    assert_eq!(o.status.code(), Some(128 + 11));
+    let err = text(&o).1;
+    assert!(
+        err.contains("ranks 0-2") && err.contains("signal 11"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hello_prints_every_rank_in_order() {
+    let o = run_job(
+        &["-n", "5", example("hello").to_str().unwrap()],
+        Duration::from_secs(30),
+    );
+    let out = expect_success(&o, "hello");
+    let lines: Vec<&str> = out.lines().collect();
+    let expected: Vec<String> = (0..5)
+        .map(|r| format!("hello from rank {r} of 5"))
+        .collect();
+    assert_eq!(lines, expected);
+}
+
+#[test]
+fn ring_and_allreduce_examples_are_correct() {
+    let o = run_job(
+        &[
+            "-n",
+            "33",
+            "-c",
+            "2",
+            example("ring").to_str().unwrap(),
+            "10",
+        ],
+        Duration::from_secs(30),
+    );
+    assert!(expect_success(&o, "ring").contains("token after 10 laps of 33 ranks: 330"));
+    let o = run_job(
+        &[
+            "-n",
+            "64",
+            example("allreduce").to_str().unwrap(),
+            "4",
+            "200",
+        ],
+        Duration::from_secs(30),
+    );
+    let out = expect_success(&o, "allreduce");
+    assert!(
+        out.starts_with("64 4 ") && out.trim_end().ends_with("ok"),
+        "{out}"
+    );
+}
+
+#[test]
+fn program_run_without_launcher_is_a_singleton() {
+    let o = run_command(&mut Command::new(example("hello")), Duration::from_secs(10));
+    assert_eq!(
+        expect_success(&o, "singleton hello").trim(),
+        "hello from rank 0 of 1"
+    );
+}

@@ -1,0 +1,73 @@
+//! Scale and load: a 4096-rank ring with its memory per idle rank, the
+//! 100,000-message stress, and idle CPU use of blocked ranks.
+
+use std::time::Duration;
+
+use mpcrs_tests::{expect_success, program, run_job};
+
+fn rss_kib(ranks: usize) -> u64 {
+    let n = ranks.to_string();
+    let prog = program("ring_mem");
+    let o = run_job(
+        &["-n", &n, "-c", "2", prog.to_str().unwrap()],
+        Duration::from_secs(120),
+    );
+    let out = expect_success(&o, &format!("ring of {ranks} ranks"));
+    out.split_whitespace()
+        .skip_while(|w| *w != "rss_kib")
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no rss_kib in output: {out}"))
+}
+
+#[test]
+fn ring_of_4096_ranks_and_memory_per_idle_rank() {
+    let one = rss_kib(1);
+    let many = rss_kib(4096);
+    let per_rank = (many.saturating_sub(one)) as f64 / 4095.0;
+    println!("resident memory: {one} KiB with 1 rank, {many} KiB with 4096: {per_rank:.1} KiB per idle rank");
+    // An idle rank costs its touched stack pages and matching state, not a stack.
+    assert!(per_rank < 64.0, "{per_rank:.1} KiB per idle rank");
+}
+
+#[test]
+fn stress_100000_messages_64_ranks() {
+    let prog = program("stress");
+    let o = run_job(
+        &[
+            "-n",
+            "64",
+            "-c",
+            "2",
+            prog.to_str().unwrap(),
+            "100000",
+            "1048576",
+            "7",
+        ],
+        Duration::from_secs(600),
+    );
+    let out = expect_success(&o, "stress");
+    assert!(out.contains("stress ok: 100000 messages"), "{out}");
+    println!("{out}");
+}
+
+#[test]
+fn blocked_ranks_leave_the_cpu_idle() {
+    let prog = program("idle_wait");
+    let o = run_job(
+        &["-n", "64", "-c", "2", prog.to_str().unwrap(), "2"],
+        Duration::from_secs(60),
+    );
+    let out = expect_success(&o, "idle job");
+    let share: f64 = out
+        .split_whitespace()
+        .nth(3)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected output: {out}"));
+    println!("{out}");
+    assert!(
+        share < 0.05,
+        "blocked job used {:.1}% of a core",
+        share * 100.0
+    );
+}
