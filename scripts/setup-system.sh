@@ -10,6 +10,9 @@ packages=(
   iproute2 procps                                    # netns hosts, /proc readers in tests
 )
 
+# Rust toolchain: the machine's own (rustup); nothing to install here.
+command -v cargo >/dev/null || { echo "mpcrs setup: cargo is required (rustup.rs)" >&2; exit 1; }
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

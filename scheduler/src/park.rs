@@ -104,6 +104,7 @@ fn park_ult(task: &Task) {
         return;
     }
     suspend(task, Suspend::Park);
+    task.after_park();
 }
 
 /// Lets the other ready ULTs of this worker run. Outside a ULT, yields the thread.

@@ -77,43 +77,29 @@ impl Task {
             .is_ok()
     }
 
-    /// Called by the home worker once a ULT suspended with [`Suspend::Park`].
-    /// Returns false if a wake-up arrived meanwhile and the ULT must run again.
-    pub(crate) fn finish_park(&self) -> bool {
-        match self
-            .state
-            .compare_exchange(RUNNING, PARKED, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) => true,
-            Err(_) => {
-                // NOTIFIED: the token is consumed by running again.
-                self.state.store(RUNNING, Ordering::Release);
-                false
-            }
-        }
+    /// Called by the ULT when it resumes after a park: consumes the token that woke
+    /// it (and any that arrived since). A read-modify-write, so it acquires every
+    /// unparker's writes.
+    pub(crate) fn after_park(&self) {
+        self.state.swap(RUNNING, Ordering::AcqRel);
     }
 
-    /// Wakes the ULT: leaves a token if it is running, or queues it on its home worker.
+    /// Called by the home worker once a ULT suspended with [`Suspend::Park`].
+    /// Returns false if a wake-up arrived meanwhile and the ULT must run again (it
+    /// consumes the token itself in [`Task::after_park`]).
+    pub(crate) fn finish_park(&self) -> bool {
+        self.state
+            .compare_exchange(RUNNING, PARKED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// Wakes the ULT: leaves a token if it is running, or queues it on its home
+    /// worker if it is parked. Always a read-modify-write on the state: a plain load
+    /// that saw a token already there could let the waker's earlier writes stay
+    /// invisible to a ULT consuming that older token (store-load reordering).
     pub(crate) fn unpark(self: &Arc<Self>) {
-        let mut s = self.state.load(Ordering::Acquire);
-        loop {
-            let next = match s {
-                RUNNING => NOTIFIED,
-                NOTIFIED => return,
-                _ => RUNNING,
-            };
-            match self
-                .state
-                .compare_exchange_weak(s, next, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => {
-                    if s == PARKED {
-                        crate::worker::schedule(self.clone());
-                    }
-                    return;
-                }
-                Err(actual) => s = actual,
-            }
+        if self.state.swap(NOTIFIED, Ordering::AcqRel) == PARKED {
+            crate::worker::schedule(self.clone());
         }
     }
 }

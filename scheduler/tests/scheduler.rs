@@ -292,3 +292,46 @@ fn custom_stack_size_holds_deep_frames() {
     });
     assert_eq!(j.join().unwrap(), 4 << 20);
 }
+
+#[test]
+fn park_unpark_ping_pong_across_workers() {
+    let s = sched(2);
+    // Many short and long rounds: a lost wake-up shows up as a hang (the test's
+    // time limit), which an earlier version of `unpark` did about once per million.
+    for round in 0..40 {
+        for iters in [1usize, 2, 3, 10, 100, 1000, 20_000] {
+            ping_pong(&s.handle(), iters + round);
+        }
+    }
+}
+
+fn ping_pong(h: &mpcrs_scheduler::Handle, iters: usize) {
+    let turn = Arc::new(AtomicUsize::new(0));
+    let slots: Arc<[std::sync::Mutex<Option<mpcrs_scheduler::Unparker>>; 2]> =
+        Arc::new([std::sync::Mutex::new(None), std::sync::Mutex::new(None)]);
+    let registered = Arc::new(AtomicUsize::new(0));
+    let player = |me: usize| {
+        let (turn, slots, registered) = (turn.clone(), slots.clone(), registered.clone());
+        h.spawn_on(me, move || {
+            *slots[me].lock().unwrap() = Some(mpcrs_scheduler::current());
+            registered.fetch_add(1, Ordering::SeqCst);
+            while registered.load(Ordering::SeqCst) < 2 {
+                mpcrs_scheduler::yield_now();
+            }
+            let other = slots[1 - me].lock().unwrap().clone().unwrap();
+            for i in 0..iters {
+                let mine = 2 * i + me;
+                while turn.load(Ordering::Acquire) != mine {
+                    mpcrs_scheduler::park();
+                }
+                turn.store(mine + 1, Ordering::Release);
+                other.unpark();
+            }
+        })
+    };
+    let a = player(0);
+    let b = player(1);
+    a.join().unwrap();
+    b.join().unwrap();
+    assert_eq!(turn.load(Ordering::SeqCst), 2 * iters);
+}

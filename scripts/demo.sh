@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Demo: builds mpcrs and runs example jobs with many ranks per process on the
+# machine's cores: a 2-D heat diffusion at 64 ranks (its checksum is the one Open
+# MPI and MPICH print for ../shared/bench/heat.c), ping-pong between two ranks, and
+# allreduce at 64 ranks.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/setup-system.sh
+cargo build --release --workspace --bins --examples
+R=target/release
+export PATH="$PWD/$R:$PATH"
+
+echo "== heat diffusion, 64 ranks as user-level threads in one process"
+mpcrs-run -n 64 $R/examples/heat 256 200
+echo
+echo "== ping-pong between two ranks on two workers (one-way latency, bandwidth)"
+mpcrs-run -n 2 $R/examples/pingpong 4194304 | awk 'NR==1 || $1==0 || $1==4194304'
+echo
+echo "== allreduce of one double at 64 ranks (ranks count us_per_call)"
+mpcrs-run -n 64 $R/examples/allreduce 1 2000
