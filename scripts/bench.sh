@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Side-by-side benchmarks of the shared C programs (pingpong, allreduce, heat)
-# under Open MPI and MPICH, as the reference numbers for mpcrs.
+# Side-by-side benchmarks: mpcrs, Open MPI and MPICH in one session, on the
+# programs of ../shared/bench (pingpong, allreduce, heat). mpcrs runs the Rust
+# ports of the same programs (runtime/examples: same arguments, same output).
 #
-# Usage: scripts/bench-peers.sh [quick]
+# Usage: scripts/bench.sh [quick]
 #   quick          fewer iterations, for a smoke run of the script itself
 # Environment:
-#   OUT            output dir (default target/peer-bench; relative paths are
+#   OUT            output dir (default target/bench; relative paths are
 #                  taken from the repo root); binaries go to $OUT/<impl>/, run
-#                  logs to $OUT/<impl>/logs/, the table to $OUT/peers.txt
+#                  logs to $OUT/<impl>/logs/, the table to $OUT/results.txt
 #   MPCRS_SHARED   the shared dir holding bench/ (default ../shared next to the repo)
 #
 # Every MPI run is wrapped in `timeout`; a run that hangs shows "timeout" in the
@@ -17,7 +18,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SHARED=${MPCRS_SHARED:-$ROOT/../shared}
 BENCH_SRC=$SHARED/bench
-OUT=${OUT:-target/peer-bench}
+OUT=${OUT:-target/bench}
 case $OUT in /*) ;; *) OUT=$ROOT/$OUT ;; esac
 
 MODE=${1:-full}
@@ -126,20 +127,39 @@ measure_heat() {
   done
 }
 
-# bench IMPL MPICC LAUNCHER: builds and runs everything for one implementation.
-# Adding an implementation (e.g. mpcrs) is one more call to this.
+# measure_all IMPL BINDIR LAUNCHER: every measurement of one implementation.
+measure_all() {
+  local m
+  IMPLS+=("$1")
+  for m in pingpong allreduce heat; do
+    echo "== $1: $m" >&2
+    "measure_$m" "$1" "$2" "$3"
+  done
+}
+
+# bench IMPL MPICC LAUNCHER: builds the C programs and runs everything.
 bench() {
   local impl=$1 cc=$2 launcher=$3
   echo "== $impl: building with $cc" >&2
   build "$impl" "$cc"
-  IMPLS+=("$impl")
-  local m
-  for m in pingpong allreduce heat; do
-    echo "== $impl: $m" >&2
-    "measure_$m" "$impl" "$OUT/$impl" "$launcher"
-  done
+  measure_all "$impl" "$OUT/$impl" "$launcher"
 }
 
+# mpcrs: the Rust ports, built by cargo, run through mpcrs-run. Its allreduce is
+# fast enough for ten times the iterations (less timer noise).
+bench_mpcrs() {
+  echo "== mpcrs: building with cargo" >&2
+  (cd "$ROOT" && cargo build --release -q --bins --examples)
+  local dir=$OUT/mpcrs
+  mkdir -p "$dir/logs"
+  cp "$ROOT"/target/release/examples/{pingpong,allreduce,heat} "$dir/"
+  local saved=("${AR_ITERS[@]}")
+  AR_ITERS=("${AR_ITERS[@]/%/0}")
+  measure_all mpcrs "$dir" "$ROOT/target/release/mpcrs-run"
+  AR_ITERS=("${saved[@]}")
+}
+
+bench_mpcrs
 # Open MPI refuses to start as root without --allow-run-as-root, and refuses
 # more ranks than cores without --oversubscribe (it then also yields when idle).
 bench openmpi mpicc.openmpi "mpirun.openmpi --allow-run-as-root --oversubscribe"
@@ -184,4 +204,4 @@ print_table() {
 }
 
 mkdir -p "$OUT"
-print_table | tee "$OUT/peers.txt"
+print_table | tee "$OUT/results.txt"
