@@ -18,6 +18,31 @@ pub struct Scope<'scope, 'env: 'scope> {
 }
 
 /// Runs `f` with a [`Scope`]; returns after every operation started in it finished.
+///
+/// A buffer lent to a request cannot be touched until the scope ends:
+///
+/// ```compile_fail
+/// mpcrs::run(|world| {
+///     let mut buf = [0u8; 4];
+///     mpcrs::scope(|s| {
+///         let r = world.irecv(s, &mut buf, 0, 0).unwrap();
+///         buf[0] = 1; // error: `buf` is mutably borrowed by the receive
+///         r.wait().unwrap();
+///     });
+/// });
+/// ```
+///
+/// while reading it after the scope is fine:
+///
+/// ```no_run
+/// mpcrs::run(|world| {
+///     let mut buf = [0u8; 4];
+///     mpcrs::scope(|s| {
+///         let _r = world.irecv(s, &mut buf, 0, 0).unwrap();
+///     });
+///     println!("{buf:?}");
+/// });
+/// ```
 pub fn scope<'env, F, T>(f: F) -> T
 where
     F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> T,
@@ -38,19 +63,9 @@ where
         }
     }
     let guard = WaitOnExit(&s);
-    // SAFETY-free: `f` only sees the scope through a shared reference whose lifetime
-    // is tied to this stack frame.
-    let out = f(unsafe_scope_ref(&s));
+    let out = f(&s);
     drop(guard);
     out
-}
-
-/// Extends the borrow of the scope to the `'scope` that `f` is generic over; the
-/// scope lives on `scope`'s frame until every operation finished.
-fn unsafe_scope_ref<'a, 's, 'e>(s: &'a Scope<'s, 'e>) -> &'s Scope<'s, 'e> {
-    // SAFETY: `s` lives until the end of `scope()`, after `f` returned and every
-    // operation finished; `'s` is only used to bound the buffers' borrows.
-    unsafe { &*(s as *const Scope<'s, 'e>) }
 }
 
 impl<'scope> Scope<'scope, '_> {

@@ -127,9 +127,95 @@ fn os_thread_ping_pong(c: &mut Criterion) {
     });
 }
 
+/// Latency from unpark to the ULT running again when its worker sleeps in the kernel.
+fn wake_sleeping_worker(c: &mut Criterion) {
+    let s = Scheduler::builder().workers(2).build().unwrap();
+    let h = s.handle();
+    c.bench_function("wake a ULT whose worker sleeps (unpark to running)", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let woken_at = Arc::new(Mutex::new(None::<Instant>));
+                let flag = Arc::new(AtomicBool::new(false));
+                let (w2, f2) = (woken_at.clone(), flag.clone());
+                let (tx, rx) = std::sync::mpsc::channel();
+                let j = h.spawn_on(1, move || {
+                    tx.send(mpcrs_scheduler::current()).unwrap();
+                    while !f2.load(Ordering::Acquire) {
+                        mpcrs_scheduler::park();
+                    }
+                    *w2.lock().unwrap() = Some(Instant::now());
+                });
+                let u = rx.recv().unwrap();
+                // Past the idle spin: the worker is asleep on its futex.
+                std::thread::sleep(Duration::from_micros(300));
+                let t0 = Instant::now();
+                flag.store(true, Ordering::Release);
+                u.unpark();
+                j.join().unwrap();
+                total += woken_at.lock().unwrap().unwrap() - t0;
+            }
+            total
+        })
+    });
+}
+
+/// The same for a long-lived OS thread asleep in `std::thread::park`, pinned like a
+/// worker to the other CPU: the kernel's and the machine's share of the wake-up
+/// cost (on a VM, waking a halted virtual CPU dominates).
+fn wake_sleeping_os_thread(c: &mut Criterion) {
+    let cpus = core_affinity::get_core_ids().unwrap();
+    let (home, other) = (cpus[0], *cpus.last().unwrap());
+    let generation = Arc::new(AtomicU64::new(0));
+    let woken: Arc<Mutex<(u64, Option<Instant>)>> = Arc::new(Mutex::new((0, None)));
+    let (g2, w2) = (generation.clone(), woken.clone());
+    let sleeper = std::thread::spawn(move || {
+        core_affinity::set_for_current(other);
+        let mut seen = 0;
+        loop {
+            while g2.load(Ordering::Acquire) == seen {
+                std::thread::park();
+            }
+            seen = g2.load(Ordering::Acquire);
+            if seen == u64::MAX {
+                return;
+            }
+            *w2.lock().unwrap() = (seen, Some(Instant::now()));
+        }
+    });
+    core_affinity::set_for_current(home);
+    c.bench_function(
+        "wake an OS thread asleep in park (unpark to running)",
+        |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    std::thread::sleep(Duration::from_micros(300));
+                    let g = generation.load(Ordering::Relaxed) + 1;
+                    let t0 = Instant::now();
+                    generation.store(g, Ordering::Release);
+                    sleeper.thread().unpark();
+                    let at = loop {
+                        let w = *woken.lock().unwrap();
+                        if w.0 == g {
+                            break w.1.unwrap();
+                        }
+                        std::hint::spin_loop();
+                    };
+                    total += at - t0;
+                }
+                total
+            })
+        },
+    );
+    generation.store(u64::MAX, Ordering::Release);
+    sleeper.thread().unpark();
+    sleeper.join().unwrap();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    targets = ult_switch, spawn_join, park_unpark_across_workers, os_thread_ping_pong
+    targets = ult_switch, spawn_join, park_unpark_across_workers, os_thread_ping_pong, wake_sleeping_worker, wake_sleeping_os_thread
 }
 criterion_main!(benches);
