@@ -144,52 +144,46 @@ impl Communicator {
         &self.shared.mailboxes[self.rank as usize]
     }
 
-    /// Validates a destination rank (PROC_NULL allowed).
-    pub(crate) fn check_dest(&self, call: &'static str, dest: i32) -> Result<()> {
-        if dest == PROC_NULL || (0..self.size()).contains(&dest) {
-            Ok(())
-        } else {
-            Err(self.err(
+    /// Validates the peer rank and tag of a point-to-point call (through the error
+    /// handler). A receiving call may name ANY_SOURCE and ANY_TAG. Returns whether
+    /// the peer is PROC_NULL, for which the call completes at once.
+    pub(crate) fn check_peer(
+        &self,
+        call: &'static str,
+        peer: i32,
+        tag: i32,
+        receiving: bool,
+    ) -> Result<bool> {
+        let any = |what: &str| {
+            if receiving {
+                format!(" (or {what})")
+            } else {
+                String::new()
+            }
+        };
+        if !(peer == PROC_NULL
+            || (receiving && peer == ANY_SOURCE)
+            || (0..self.size()).contains(&peer))
+        {
+            let role = if receiving { "source" } else { "destination" };
+            let also = any("MPI_ANY_SOURCE");
+            return self.fail(
                 call,
                 ErrorClass::Rank,
                 format!(
-                    "destination rank {dest} is not in 0..{} (or MPI_PROC_NULL)",
+                    "{role} rank {peer} is not in 0..{} (or MPI_PROC_NULL){also}",
                     self.size()
                 ),
-            ))
+            );
         }
-    }
-
-    /// Validates a source rank (ANY_SOURCE and PROC_NULL allowed).
-    pub(crate) fn check_source(&self, call: &'static str, source: i32) -> Result<()> {
-        if source == PROC_NULL || source == ANY_SOURCE || (0..self.size()).contains(&source) {
-            Ok(())
-        } else {
-            Err(self.err(
-                call,
-                ErrorClass::Rank,
-                format!(
-                    "source rank {source} is not in 0..{} (or MPI_ANY_SOURCE, MPI_PROC_NULL)",
-                    self.size()
-                ),
-            ))
-        }
-    }
-
-    /// Validates a tag; receives may use ANY_TAG.
-    pub(crate) fn check_tag(&self, call: &'static str, tag: i32, receiving: bool) -> Result<()> {
-        if (0..=TAG_UB).contains(&tag) || (receiving && tag == ANY_TAG) {
-            Ok(())
-        } else {
-            Err(self.err(
+        if !((0..=TAG_UB).contains(&tag) || (receiving && tag == ANY_TAG)) {
+            return self.fail(
                 call,
                 ErrorClass::Tag,
-                format!(
-                    "tag {tag} is not in 0..={TAG_UB}{}",
-                    if receiving { " (or MPI_ANY_TAG)" } else { "" }
-                ),
-            ))
+                format!("tag {tag} is not in 0..={TAG_UB}{}", any("MPI_ANY_TAG")),
+            );
         }
+        Ok(peer == PROC_NULL)
     }
 
     pub(crate) fn check_root(&self, call: &'static str, root: i32) -> Result<usize> {

@@ -48,6 +48,14 @@ impl Communicator {
         }
     }
 
+    fn root_buffer_missing<T>(&self, call: &'static str, which: &str) -> Result<T> {
+        self.fail(
+            call,
+            ErrorClass::Buffer,
+            format!("the root needs a {which} buffer"),
+        )
+    }
+
     fn length_check(&self, call: &'static str, what: &str, have: usize, need: usize) -> Result<()> {
         if have < need {
             self.fail(
@@ -157,11 +165,7 @@ impl Communicator {
                 bytes_of_mut(r).as_mut_ptr()
             }
             None if self.me() == root => {
-                return self.fail(
-                    "MPI_Reduce",
-                    ErrorClass::Buffer,
-                    "the root needs a receive buffer",
-                );
+                return self.root_buffer_missing("MPI_Reduce", "receive");
             }
             None => std::ptr::null_mut(),
         };
@@ -338,13 +342,7 @@ impl Communicator {
                 )?;
                 (r.as_mut_ptr(), r.len() / self.n())
             }
-            None if self.me() == root => {
-                return self.fail(
-                    "MPI_Gather",
-                    ErrorClass::Buffer,
-                    "the root needs a receive buffer",
-                )
-            }
+            None if self.me() == root => return self.root_buffer_missing("MPI_Gather", "receive"),
             _ => (std::ptr::null_mut(), 0),
         };
         self.exchange_impl(
@@ -375,13 +373,7 @@ impl Communicator {
                 db = elems_to_bytes::<T>(displs);
                 r.as_mut_ptr()
             }
-            None if self.me() == root => {
-                return self.fail(
-                    "MPI_Gatherv",
-                    ErrorClass::Buffer,
-                    "the root needs a receive buffer",
-                )
-            }
+            None if self.me() == root => return self.root_buffer_missing("MPI_Gatherv", "receive"),
             _ => std::ptr::null_mut(),
         };
         let layout = if self.me() == root {
@@ -416,13 +408,7 @@ impl Communicator {
                 self.length_check("MPI_Scatter", "send buffer", s.len(), recv.len() * self.n())?;
                 (s, s.len() / self.n())
             }
-            None if self.me() == root => {
-                return self.fail(
-                    "MPI_Scatter",
-                    ErrorClass::Buffer,
-                    "the root needs a send buffer",
-                )
-            }
+            None if self.me() == root => return self.root_buffer_missing("MPI_Scatter", "send"),
             _ => (&[], 0),
         };
         let rl = recv.len() * sz;
@@ -453,13 +439,7 @@ impl Communicator {
                 db = elems_to_bytes::<T>(displs);
                 s
             }
-            None if self.me() == root => {
-                return self.fail(
-                    "MPI_Scatterv",
-                    ErrorClass::Buffer,
-                    "the root needs a send buffer",
-                )
-            }
+            None if self.me() == root => return self.root_buffer_missing("MPI_Scatterv", "send"),
             _ => &[],
         };
         let layout = if self.me() == root {

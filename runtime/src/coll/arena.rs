@@ -49,9 +49,35 @@ impl Default for Slot {
     }
 }
 
+impl Slot {
+    /// The slot of a reduction: `len` bytes in, the same out.
+    pub(crate) fn reduction(send: *const u8, recv: *mut u8, len: usize) -> Slot {
+        Slot {
+            send,
+            recv,
+            send_len: len,
+            ..Slot::default()
+        }
+    }
+}
+
+/// Bytes of data a rank can publish by value (see [`Arena::publish_inline`]).
+pub(crate) const INLINE_MAX: usize = 56;
+
+/// Data published by value, with its length, in one cache line.
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+pub(crate) struct Inline {
+    pub(crate) len: usize,
+    pub(crate) bytes: [u8; INLINE_MAX],
+}
+
 /// Each slot on its own cache lines: ranks on different workers write neighbours.
 #[repr(align(128))]
 struct SlotCell {
+    /// Small contributions by value, one per round parity: a rank may publish
+    /// round g+1's while others still read its round g, never round g+2's.
+    inline: [UnsafeCell<Inline>; 2],
     slot: UnsafeCell<Slot>,
     /// Set when this rank's part of the round did not fit (truncation); read and
     /// cleared by the rank itself after the round.
@@ -201,6 +227,16 @@ impl Arena {
             barrier: Barrier::new(size),
             slots: (0..size)
                 .map(|_| SlotCell {
+                    inline: [
+                        UnsafeCell::new(Inline {
+                            len: 0,
+                            bytes: [0; INLINE_MAX],
+                        }),
+                        UnsafeCell::new(Inline {
+                            len: 0,
+                            bytes: [0; INLINE_MAX],
+                        }),
+                    ],
                     slot: UnsafeCell::new(Slot::default()),
                     truncated: AtomicBool::new(false),
                     handout: UnsafeCell::new(None),
@@ -219,6 +255,29 @@ impl Arena {
         // SAFETY: only `rank` writes its own slot, and only between the barrier that
         // ended the previous round (after which nobody reads it) and the next one.
         unsafe { *self.slots[rank].slot.get() = slot };
+    }
+
+    /// Copies `data` (at most [`INLINE_MAX`] bytes) into the caller's slot for the
+    /// round it is about to join; returns that round's generation.
+    pub(crate) fn publish_inline(&self, rank: usize, data: &[u8]) -> u64 {
+        let generation = self.barrier.generation();
+        let cell = &self.slots[rank].inline[(generation % 2) as usize];
+        // SAFETY: only `rank` writes its own inline data, for the round it has not yet
+        // arrived at; the buffer of that parity was last read in round g-2, which
+        // every rank left before anyone could arrive at round g-1.
+        unsafe {
+            let inline = &mut *cell.get();
+            inline.len = data.len();
+            inline.bytes[..data.len()].copy_from_slice(data);
+        }
+        generation
+    }
+
+    /// Rank `rank`'s inline data of the round `generation`, read after its barrier.
+    pub(crate) fn inline(&self, rank: usize, generation: u64) -> &Inline {
+        // SAFETY: written before the round's barrier, not rewritten before every rank
+        // arrived at the next round (see `publish_inline`).
+        unsafe { &*self.slots[rank].inline[(generation % 2) as usize].get() }
     }
 
     /// Takes what the leader of the last round handed the caller.

@@ -10,7 +10,7 @@ pub(crate) mod arena;
 
 use std::ops::Range;
 
-use arena::{Arena, Round, Slot};
+use arena::{Arena, Round, Slot, INLINE_MAX};
 
 use crate::datatype::Kind;
 use crate::op::Op;
@@ -172,24 +172,14 @@ pub(crate) unsafe fn reduce(
     red: Reduction<'_>,
 ) -> bool {
     let n = arena.size();
-    arena.publish(
-        me,
-        Slot {
-            send,
-            recv,
-            send_len: len,
-            ..Slot::default()
-        },
-    );
+    if len <= INLINE_MAX && n <= INLINE_RANKS {
+        // SAFETY: forwarded from this function's contract.
+        return unsafe { reduce_inline(arena, me, root, send, recv, len, red) };
+    }
+    arena.publish(me, Slot::reduction(send, recv, len));
     // Slots may be rewritten by faster ranks once the last barrier is passed:
     // whatever is needed afterwards is read before it.
     let mut common = 0;
-    let receivers = |r: &Round<'_>| -> Vec<*mut u8> {
-        match root {
-            Some(root) => vec![r.slot(root).recv],
-            None => (0..r.size()).map(|i| r.slot(i).recv).collect(),
-        }
-    };
     let (r1, finished) = arena.run(
         |r| {
             let m = common_len(r, |s| s.send_len);
@@ -200,9 +190,6 @@ pub(crate) unsafe fn reduce(
                     return false;
                 }
                 fold_range(r, red, 0..m, acc);
-                for dst in receivers(r) {
-                    copy(acc, dst, m);
-                }
             }
             true
         },
@@ -217,13 +204,56 @@ pub(crate) unsafe fn reduce(
             }
         },
     );
-    if !finished && (root.is_none() || root == Some(me)) {
+    let truncated = arena.take_truncated(me);
+    // Every receiver copies the result out of the scratch itself: its buffer stays
+    // in its own cache. A rank whose length differed gets only the error.
+    if !truncated && (root.is_none() || root == Some(me)) {
+        let len = if finished { len } else { common };
         // SAFETY: the scratch of round r1 is complete and is not reused before every
-        // rank reached the next collective.
-        unsafe { copy(r1.scratch(), recv, common) };
+        // rank reached the next collective of the same parity.
+        unsafe { copy(r1.scratch(), recv, len) };
     }
-    arena.take_truncated(me)
+    truncated
 }
+
+/// Tiny reductions among few ranks: every rank publishes its contribution by value
+/// and each receiver folds them itself after one barrier, so no rank reads another's
+/// buffers and nobody waits for a leader's work.
+///
+/// # Safety
+/// As [`reduce`].
+unsafe fn reduce_inline(
+    arena: &Arena,
+    me: usize,
+    root: Option<usize>,
+    send: *const u8,
+    recv: *mut u8,
+    len: usize,
+    red: Reduction<'_>,
+) -> bool {
+    // SAFETY: `send` is valid for `len` bytes by contract.
+    let generation = arena.publish_inline(me, unsafe { std::slice::from_raw_parts(send, len) });
+    arena.barrier();
+    let n = arena.size();
+    let mismatch = (0..n).any(|i| arena.inline(i, generation).len != len);
+    if mismatch || !(root.is_none() || root == Some(me)) {
+        return mismatch;
+    }
+    let mut acc = [0u128; INLINE_MAX.div_ceil(16)];
+    // SAFETY: `acc` holds INLINE_MAX >= len bytes, 16-byte aligned.
+    let acc = unsafe { std::slice::from_raw_parts_mut(acc.as_mut_ptr().cast::<u8>(), len) };
+    acc.copy_from_slice(&arena.inline(n - 1, generation).bytes[..len]);
+    for i in (0..n - 1).rev() {
+        red.op
+            .apply(red.kind, &arena.inline(i, generation).bytes[..len], acc);
+    }
+    // SAFETY: `recv` is valid for `len` bytes by contract.
+    unsafe { copy(acc.as_ptr(), recv, len) };
+    false
+}
+
+/// Up to this many ranks, tiny reductions use [`reduce_inline`].
+const INLINE_RANKS: usize = 16;
 
 /// The common send length of a reduction round.
 fn min_len(r: &Round<'_>) -> usize {
@@ -317,15 +347,7 @@ pub(crate) unsafe fn scan(
     exclusive: bool,
 ) -> bool {
     let n = arena.size();
-    arena.publish(
-        me,
-        Slot {
-            send,
-            recv,
-            send_len: len,
-            ..Slot::default()
-        },
-    );
+    arena.publish(me, Slot::reduction(send, recv, len));
     // One executor computes the prefixes of a byte range for every rank, reading
     // rank i's input before writing rank i's output (they may be the same memory).
     let scan_range = |r: &Round<'_>, range: Range<usize>| {

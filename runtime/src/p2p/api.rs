@@ -35,11 +35,7 @@ impl Communicator {
         tag: i32,
         mode: SendMode,
     ) -> Result<Pending> {
-        let r = self
-            .check_dest(call, dest)
-            .and_then(|_| self.check_tag(call, tag, false));
-        self.check(r)?;
-        if dest == PROC_NULL {
+        if self.check_peer(call, dest, tag, false)? {
             return Ok(Pending::Done(Status::empty()));
         }
         let to = &self.shared.mailboxes[dest as usize];
@@ -56,11 +52,7 @@ impl Communicator {
         source: i32,
         tag: i32,
     ) -> Result<Pending> {
-        let r = self
-            .check_source(call, source)
-            .and_then(|_| self.check_tag(call, tag, true));
-        self.check(r)?;
-        if source == PROC_NULL {
+        if self.check_peer(call, source, tag, true)? {
             return Ok(Pending::Done(Status::empty()));
         }
         // SAFETY: as in `start_send`, for exclusive access to `buf`.
@@ -83,11 +75,7 @@ impl Communicator {
 
     /// MPI_Recv into `buf`; the status says how many elements arrived.
     pub fn recv<T: Equivalence>(&self, buf: &mut [T], source: i32, tag: i32) -> Result<Status> {
-        let r = self
-            .check_source("MPI_Recv", source)
-            .and_then(|_| self.check_tag("MPI_Recv", tag, true));
-        self.check(r)?;
-        if source == PROC_NULL {
+        if self.check_peer("MPI_Recv", source, tag, true)? {
             return Ok(Status::empty());
         }
         let b = bytes_of_mut(buf);
@@ -156,11 +144,7 @@ impl Communicator {
 
     /// MPI_Iprobe.
     pub fn iprobe(&self, source: i32, tag: i32) -> Result<Option<Status>> {
-        let r = self
-            .check_source("MPI_Iprobe", source)
-            .and_then(|_| self.check_tag("MPI_Iprobe", tag, true));
-        self.check(r)?;
-        if source == PROC_NULL {
+        if self.check_peer("MPI_Iprobe", source, tag, true)? {
             return Ok(Some(Status::empty()));
         }
         Ok(super::iprobe(self.my_mailbox(), source, tag))
@@ -168,11 +152,7 @@ impl Communicator {
 
     /// MPI_Probe: waits for a matching message without receiving it.
     pub fn probe(&self, source: i32, tag: i32) -> Result<Status> {
-        let r = self
-            .check_source("MPI_Probe", source)
-            .and_then(|_| self.check_tag("MPI_Probe", tag, true));
-        self.check(r)?;
-        if source == PROC_NULL {
+        if self.check_peer("MPI_Probe", source, tag, true)? {
             return Ok(Status::empty());
         }
         Ok(super::probe(self.my_mailbox(), source, tag))

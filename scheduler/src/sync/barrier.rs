@@ -47,6 +47,12 @@ impl Barrier {
         self.parties
     }
 
+    /// The round a party arriving now will take part in (it cannot change before
+    /// the caller has arrived).
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
     pub fn wait(&self) -> BarrierWaitResult {
         self.wait_with(|_| ())
     }
