@@ -253,6 +253,10 @@ impl Communicator {
         self.check(r)
     }
 
+    /// MPI_Comm_free: releases this rank's handle (dropping it does the same). The
+    /// shared state goes when the last rank's handle does.
+    pub fn free(self) {}
+
     /// MPI_COMM_SELF for the caller: a communicator holding only itself.
     pub fn self_comm(&self) -> Communicator {
         let u = self.shared.universe.clone();

@@ -5,8 +5,17 @@ use std::time::{Duration, Instant};
 /// How long a blocking call polls before it parks.
 pub const DEFAULT_POLL: Duration = Duration::from_micros(20);
 
-/// Polls `cond` for at most `budget`, yielding to other ready ULTs of this worker
-/// between tries (spinning when there are none). Returns whether `cond` became true.
+/// Rounds through the worker's ready ULTs a poller may make past its budget.
+const MIN_ROUNDS: u32 = 3;
+
+/// Polls `cond` for `budget`, yielding to other ready ULTs of this worker between
+/// tries (spinning when there are none). Returns whether `cond` became true.
+///
+/// A poller that yields gets at least [`MIN_ROUNDS`] turns through the ready queue
+/// even when they take longer than the budget: with hundreds of ranks per worker,
+/// one round alone can exceed it, and what they wait for (the last arrival at a
+/// barrier) is usually among them. The rounds are bounded, so a worker whose ULTs
+/// all wait for something outside still goes idle.
 #[inline]
 pub fn poll_until(mut cond: impl FnMut() -> bool, budget: Duration) -> bool {
     if cond() {
@@ -15,9 +24,11 @@ pub fn poll_until(mut cond: impl FnMut() -> bool, budget: Duration) -> bool {
     let start = Instant::now();
     let in_ult = crate::in_ult();
     let mut tries = 0u32;
+    let mut rounds = 0u32;
     loop {
         if in_ult && crate::has_ready_ults() {
             crate::yield_now();
+            rounds += 1;
         } else {
             for _ in 0..8 {
                 std::hint::spin_loop();
@@ -28,7 +39,7 @@ pub fn poll_until(mut cond: impl FnMut() -> bool, budget: Duration) -> bool {
         }
         tries += 1;
         // Reading the clock costs ~20 ns: do it every few tries only.
-        if tries % 16 == 0 && start.elapsed() >= budget {
+        if tries % 16 == 0 && start.elapsed() >= budget && (rounds == 0 || rounds >= MIN_ROUNDS) {
             return false;
         }
     }
