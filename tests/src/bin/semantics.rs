@@ -206,21 +206,24 @@ fn p2p(c: &Communicator) -> Check {
         );
     }
 
-    // Synchronous send: completes only once the receive has matched.
+    // Synchronous send: completes only once the receive has matched. The receiver
+    // posts late and tells the sender when; the sender's return must come after.
     if n > 1 && me < 2 {
-        let flag = [me];
         if me == 0 {
-            let t0 = mpcrs::wtime();
-            mpi(c.ssend(&flag, 1, 10))?;
-            let waited = mpcrs::wtime() - t0;
+            mpi(c.ssend(&[0u8], 1, 10))?;
+            let returned = mpcrs::wtime();
+            let mut posted = [0f64];
+            mpi(c.recv(&mut posted, 1, 12))?;
             ensure!(
-                waited >= 0.004,
-                "ssend returned after {waited} s, before the receive was posted"
+                returned >= posted[0],
+                "ssend returned before the receive was posted"
             );
         } else {
             mpcrs_sleep_ms(5);
-            let mut v = [0];
+            let posted = mpcrs::wtime();
+            let mut v = [0u8];
             mpi(c.recv(&mut v, 0, 10))?;
+            mpi(c.send(&[posted], 0, 12))?;
         }
     }
 
