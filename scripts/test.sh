@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: system packages, a release build of every crate, binary and
-# example, then every test through cargo-nextest (which prints the summary), then
-# the doc tests. Usage: scripts/test.sh [extra nextest arguments]
+# example, the doc tests, then every other test through cargo-nextest, whose
+# summary closes the output. Usage: scripts/test.sh [extra nextest arguments]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -12,5 +12,5 @@ fi
 
 cargo fmt --all -- --check
 cargo build --release --workspace --all-targets
-cargo nextest run --workspace --release --no-fail-fast "$@"
 cargo test --release --workspace --doc
+cargo nextest run --workspace --release --no-fail-fast "$@"
