@@ -8,6 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/setup-system.sh
 cargo build --release --workspace --bins --examples
+cargo build --release -p mpcrs-abi   # libmpi.so, for C programs
 R=target/release
 export PATH="$PWD/$R:$PATH"
 

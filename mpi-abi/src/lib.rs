@@ -1,10 +1,22 @@
-//! C ABI of mpcrs (DESIGN.md sections 2 and 6).
+//! C ABI of mpcrs (DESIGN.md sections 2 and 6): libmpi.so for C and C++ programs.
 //!
-//! Owns: include/mpi.h (ABI-compatible with MPICH 4.x), the libmpi cdylib exporting
-//! `MPI_*` and `PMPI_*`, the compiler wrappers (mpcrs-cc, mpcrs-cxx), and the loader
-//! that privatizes a C program's globals by loading one copy of its image per rank.
+//! Owns: include/mpi.h (ABI-compatible with MPICH 4.x), the exported `MPI_*` and
+//! `PMPI_*` functions, the translation of integer handles to the runtime's objects
+//! (per rank), the privatizing loader that runs one copy of a program's image per
+//! rank (`mpcrs_abi_main`, started by `mpcrs-exec`), and the compiler wrapper
+//! `mpcrs-cc`.
 //!
-//! Must not touch: MPI semantics themselves (it translates handles and calls into
-//! the runtime crate), the scheduler, the network.
-//!
-//! State now: empty; C programs are the next step after the Rust API.
+//! Must not touch: MPI semantics themselves (it calls the runtime's byte-level
+//! `mpcrs::raw` API and the typed API), the scheduler, the network.
+
+mod coll;
+mod comm;
+mod datatype;
+mod env;
+mod export;
+mod handles;
+mod loader;
+mod p2p;
+
+pub use handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Status};
+pub use loader::mpcrs_abi_main;

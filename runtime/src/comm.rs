@@ -2,8 +2,9 @@
 //! arena) and each rank's handle on it, with creation (dup, split, create) and
 //! comparison.
 
-use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
+use std::sync::Mutex;
 
 use crate::coll::arena::{Arena, Slot};
 use crate::consts::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED};
@@ -41,8 +42,9 @@ pub struct Communicator {
     pub(crate) shared: Arc<CommShared>,
     pub(crate) rank: i32,
     pub(crate) world_rank: i32,
-    errhandler: Cell<ErrorHandler>,
-    name: RefCell<String>,
+    /// 0: ERRORS_ARE_FATAL, 1: ERRORS_RETURN (atomic so handles can be shared).
+    errhandler: AtomicU8,
+    name: Mutex<String>,
 }
 
 impl std::fmt::Debug for Communicator {
@@ -50,7 +52,7 @@ impl std::fmt::Debug for Communicator {
         write!(
             f,
             "Communicator({:?}, rank {} of {})",
-            self.name.borrow(),
+            self.name(),
             self.rank,
             self.size()
         )
@@ -68,8 +70,8 @@ impl Communicator {
             shared,
             rank,
             world_rank,
-            errhandler: Cell::new(ErrorHandler::default()),
-            name: RefCell::new(name.to_string()),
+            errhandler: AtomicU8::new(0),
+            name: Mutex::new(name.to_string()),
         }
     }
 
@@ -98,20 +100,27 @@ impl Communicator {
     }
 
     pub fn name(&self) -> String {
-        self.name.borrow().clone()
+        self.name.lock().unwrap().clone()
     }
 
     pub fn set_name(&self, name: &str) {
-        *self.name.borrow_mut() = name.to_string();
+        *self.name.lock().unwrap() = name.to_string();
     }
 
     pub fn error_handler(&self) -> ErrorHandler {
-        self.errhandler.get()
+        match self.errhandler.load(Ordering::Relaxed) {
+            0 => ErrorHandler::Fatal,
+            _ => ErrorHandler::Return,
+        }
     }
 
     /// MPI_Comm_set_errhandler for this rank's handle.
     pub fn set_error_handler(&self, h: ErrorHandler) {
-        self.errhandler.set(h);
+        let v = match h {
+            ErrorHandler::Fatal => 0,
+            ErrorHandler::Return => 1,
+        };
+        self.errhandler.store(v, Ordering::Relaxed);
     }
 
     /// Builds the error of `call` and passes it through the error handler.
@@ -121,14 +130,13 @@ impl Communicator {
         class: ErrorClass,
         detail: impl Into<String>,
     ) -> Result<T> {
-        self.errhandler
-            .get()
+        self.error_handler()
             .handle(Err(Error::new(class, call, self.world_rank, detail)))
     }
 
     /// Passes an internal result through the error handler.
     pub(crate) fn check<T>(&self, r: Result<T>) -> Result<T> {
-        self.errhandler.get().handle(r)
+        self.error_handler().handle(r)
     }
 
     pub(crate) fn err(
@@ -213,8 +221,7 @@ impl Communicator {
     pub fn dup(&self) -> Result<Communicator> {
         let mut out = self.split_impl("MPI_Comm_dup", 0, self.rank)?;
         let c = out.take().expect("dup gives every rank a communicator");
-        c.errhandler.set(self.errhandler.get());
-        *c.name.borrow_mut() = String::new();
+        c.set_error_handler(self.error_handler());
         Ok(c)
     }
 

@@ -50,6 +50,18 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?} is not a size of at least 64K (e.g. 8M)"))
 }
 
+/// The file `program` names, as the shell would find it (a path, or a name on PATH).
+fn resolve_program(program: &str) -> Option<std::path::PathBuf> {
+    if program.contains('/') {
+        return Some(std::path::PathBuf::from(program));
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
 fn signal_name(sig: i32) -> String {
     // SAFETY: strsignal returns a pointer to a static or thread-local string.
     let p = unsafe { libc::strsignal(sig) };
@@ -65,7 +77,26 @@ fn signal_name(sig: i32) -> String {
 fn main() -> ExitCode {
     let args = Args::parse();
     let program = &args.command[0];
-    let mut cmd = Command::new(program);
+    let here = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.to_path_buf()));
+    let mut cmd = match (resolve_program(program), &here) {
+        // A C/C++ program linked against libmpi (ours or MPICH's): its ranks run as
+        // threads of mpcrs-exec, which loads one copy of the program per rank.
+        (Some(path), Some(dir)) if mpcrs::elf::links_mpi_library(&path) => {
+            let mut c = Command::new(dir.join("mpcrs-exec"));
+            c.arg(&path);
+            let old = std::env::var_os("LD_LIBRARY_PATH").unwrap_or_default();
+            let mut paths = vec![dir.clone()];
+            paths.extend(std::env::split_paths(&old));
+            c.env(
+                "LD_LIBRARY_PATH",
+                std::env::join_paths(paths).expect("library path"),
+            );
+            c
+        }
+        _ => Command::new(program),
+    };
     cmd.args(&args.command[1..]);
     cmd.env(env::RANKS, args.ranks.to_string());
     match args.workers {

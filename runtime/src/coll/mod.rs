@@ -408,7 +408,7 @@ pub(crate) unsafe fn scan(
 /// Block layout of one side of a data-movement collective: where block `j` of a
 /// rank's buffer starts and how long it is.
 #[derive(Clone, Copy)]
-pub(crate) enum Layout<'a> {
+pub enum Layout<'a> {
     /// `len` bytes per block, block j at j*len.
     Uniform(usize),
     /// Per-block lengths and displacements in bytes.
@@ -448,7 +448,7 @@ unsafe fn block(
 /// Which blocks a data-movement collective moves: (from rank, its send block) to
 /// (to rank, its receive block).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Pattern {
+pub enum Pattern {
     /// Rank i's send (one block) to block i of root's receive.
     Gather { root: usize },
     /// Block i of root's send to rank i's receive (one block).

@@ -1,0 +1,250 @@
+/*
+ * mpi.h of mpcrs, a thread-based MPI runtime.
+ *
+ * ABI-compatible with MPICH 4.x (libmpich.so.12): handles are ints, and every
+ * constant below has the value MPICH gives it, so programs built against either
+ * header run with either library. MPI_Status has MPICH's layout.
+ *
+ * The Rust side of the library (mpi-abi/src) is checked against this file by a
+ * test, so the two cannot drift.
+ */
+#ifndef MPCRS_MPI_H
+#define MPCRS_MPI_H
+
+#include <stddef.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define MPCRS 1
+
+/* ---- Versions ---------------------------------------------------------- */
+#define MPI_VERSION    4
+#define MPI_SUBVERSION 0
+
+/* ---- Scalar types ------------------------------------------------------ */
+typedef long MPI_Aint;
+typedef int MPI_Fint;
+typedef long MPI_Count;
+typedef long MPI_Offset;
+
+/* ---- Handles ----------------------------------------------------------- */
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef int MPI_Info;
+typedef int MPI_Message;
+
+#define MPI_COMM_NULL       ((MPI_Comm)0x04000000)
+#define MPI_COMM_WORLD      ((MPI_Comm)0x44000000)
+#define MPI_COMM_SELF       ((MPI_Comm)0x44000001)
+#define MPI_GROUP_NULL      ((MPI_Group)0x08000000)
+#define MPI_GROUP_EMPTY     ((MPI_Group)0x48000000)
+#define MPI_DATATYPE_NULL   ((MPI_Datatype)0x0c000000)
+#define MPI_OP_NULL         ((MPI_Op)0x18000000)
+#define MPI_REQUEST_NULL    ((MPI_Request)0x2c000000)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
+#define MPI_INFO_NULL       ((MPI_Info)0x1c000000)
+#define MPI_MESSAGE_NULL    ((MPI_Message)0x2c000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
+
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x54000001)
+#define MPI_ERRORS_ABORT     ((MPI_Errhandler)0x54000003)
+
+/* ---- Predefined datatypes (0x4c00SSII: SS = size in bytes) -------------- */
+#define MPI_CHAR               ((MPI_Datatype)0x4c000101)
+#define MPI_SIGNED_CHAR        ((MPI_Datatype)0x4c000118)
+#define MPI_UNSIGNED_CHAR      ((MPI_Datatype)0x4c000102)
+#define MPI_BYTE               ((MPI_Datatype)0x4c00010d)
+#define MPI_WCHAR              ((MPI_Datatype)0x4c00040e)
+#define MPI_SHORT              ((MPI_Datatype)0x4c000203)
+#define MPI_UNSIGNED_SHORT     ((MPI_Datatype)0x4c000204)
+#define MPI_INT                ((MPI_Datatype)0x4c000405)
+#define MPI_UNSIGNED           ((MPI_Datatype)0x4c000406)
+#define MPI_LONG               ((MPI_Datatype)0x4c000807)
+#define MPI_UNSIGNED_LONG      ((MPI_Datatype)0x4c000808)
+#define MPI_FLOAT              ((MPI_Datatype)0x4c00040a)
+#define MPI_DOUBLE             ((MPI_Datatype)0x4c00080b)
+#define MPI_LONG_DOUBLE        ((MPI_Datatype)0x4c00100c)
+#define MPI_LONG_LONG_INT      ((MPI_Datatype)0x4c000809)
+#define MPI_LONG_LONG          MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x4c000819)
+#define MPI_PACKED             ((MPI_Datatype)0x4c00010f)
+#define MPI_INT8_T             ((MPI_Datatype)0x4c000137)
+#define MPI_INT16_T            ((MPI_Datatype)0x4c000238)
+#define MPI_INT32_T            ((MPI_Datatype)0x4c000439)
+#define MPI_INT64_T            ((MPI_Datatype)0x4c00083a)
+#define MPI_UINT8_T            ((MPI_Datatype)0x4c00013b)
+#define MPI_UINT16_T           ((MPI_Datatype)0x4c00023c)
+#define MPI_UINT32_T           ((MPI_Datatype)0x4c00043d)
+#define MPI_UINT64_T           ((MPI_Datatype)0x4c00083e)
+#define MPI_C_BOOL             ((MPI_Datatype)0x4c00013f)
+#define MPI_AINT               ((MPI_Datatype)0x4c000843)
+#define MPI_OFFSET             ((MPI_Datatype)0x4c000844)
+#define MPI_COUNT              ((MPI_Datatype)0x4c000845)
+/* (value, index) pairs for MPI_MINLOC / MPI_MAXLOC */
+#define MPI_FLOAT_INT          ((MPI_Datatype)0x8c000000)
+#define MPI_DOUBLE_INT         ((MPI_Datatype)0x8c000001)
+#define MPI_LONG_INT           ((MPI_Datatype)0x8c000002)
+#define MPI_SHORT_INT          ((MPI_Datatype)0x8c000003)
+#define MPI_2INT               ((MPI_Datatype)0x4c000816)
+#define MPI_LONG_DOUBLE_INT    ((MPI_Datatype)0x8c000004)
+
+/* ---- Predefined reduction operations ----------------------------------- */
+#define MPI_MAX     ((MPI_Op)0x58000001)
+#define MPI_MIN     ((MPI_Op)0x58000002)
+#define MPI_SUM     ((MPI_Op)0x58000003)
+#define MPI_PROD    ((MPI_Op)0x58000004)
+#define MPI_LAND    ((MPI_Op)0x58000005)
+#define MPI_BAND    ((MPI_Op)0x58000006)
+#define MPI_LOR     ((MPI_Op)0x58000007)
+#define MPI_BOR     ((MPI_Op)0x58000008)
+#define MPI_LXOR    ((MPI_Op)0x58000009)
+#define MPI_BXOR    ((MPI_Op)0x5800000a)
+#define MPI_MINLOC  ((MPI_Op)0x5800000b)
+#define MPI_MAXLOC  ((MPI_Op)0x5800000c)
+#define MPI_REPLACE ((MPI_Op)0x5800000d)
+#define MPI_NO_OP   ((MPI_Op)0x5800000e)
+
+/* ---- Special values ---------------------------------------------------- */
+#define MPI_PROC_NULL   (-1)
+#define MPI_ANY_SOURCE  (-2)
+#define MPI_ROOT        (-3)
+#define MPI_ANY_TAG     (-1)
+#define MPI_UNDEFINED   (-32766)
+#define MPI_BOTTOM      ((void *)0)
+#define MPI_IN_PLACE    ((void *)-1)
+#define MPI_IDENT       0
+#define MPI_CONGRUENT   1
+#define MPI_SIMILAR     2
+#define MPI_UNEQUAL     3
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE   3
+#define MPI_MAX_PROCESSOR_NAME         128
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_MAX_ERROR_STRING           512
+#define MPI_MAX_OBJECT_NAME            128
+#define MPI_TAG_UB          0x64400001
+#define MPI_WTIME_IS_GLOBAL 0x64400007
+
+/* ---- Status ------------------------------------------------------------ */
+typedef struct MPI_Status {
+    int count_lo;
+    int count_hi_and_cancelled;
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+} MPI_Status;
+
+#define MPI_STATUS_IGNORE   ((MPI_Status *)1)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+
+/* ---- Error classes ----------------------------------------------------- */
+#define MPI_SUCCESS        0
+#define MPI_ERR_BUFFER     1
+#define MPI_ERR_COUNT      2
+#define MPI_ERR_TYPE       3
+#define MPI_ERR_TAG        4
+#define MPI_ERR_COMM       5
+#define MPI_ERR_RANK       6
+#define MPI_ERR_ROOT       7
+#define MPI_ERR_GROUP      8
+#define MPI_ERR_OP         9
+#define MPI_ERR_TOPOLOGY  10
+#define MPI_ERR_DIMS      11
+#define MPI_ERR_ARG       12
+#define MPI_ERR_UNKNOWN   13
+#define MPI_ERR_TRUNCATE  14
+#define MPI_ERR_OTHER     15
+#define MPI_ERR_INTERN    16
+#define MPI_ERR_IN_STATUS 17
+#define MPI_ERR_PENDING   18
+#define MPI_ERR_REQUEST   19
+#define MPI_ERR_LASTCODE  0x3fffffff
+
+/* ---- Checkpoint/restart (MPC's interface) ------------------------------ */
+typedef enum MPIX_CR_state_t {
+    MPIX_CR_STATE_ERROR = -1,
+    MPIX_CR_STATE_CHECKPOINT = 0,
+    MPIX_CR_STATE_RESTART = 1,
+    MPIX_CR_STATE_IGNORE = 2
+} MPIX_CR_state_t;
+
+/* ---- User functions ---------------------------------------------------- */
+typedef void (MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+
+/* ---- Functions: every one exists as MPI_name and as PMPI_name ------------ */
+#define MPCRS_DECLARE(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
+
+MPCRS_DECLARE(int, Init, (int *argc, char ***argv))
+MPCRS_DECLARE(int, Init_thread, (int *argc, char ***argv, int required, int *provided))
+MPCRS_DECLARE(int, Initialized, (int *flag))
+MPCRS_DECLARE(int, Finalize, (void))
+MPCRS_DECLARE(int, Finalized, (int *flag))
+MPCRS_DECLARE(int, Abort, (MPI_Comm comm, int errorcode))
+MPCRS_DECLARE(int, Query_thread, (int *provided))
+MPCRS_DECLARE(int, Is_thread_main, (int *flag))
+MPCRS_DECLARE(int, Get_processor_name, (char *name, int *resultlen))
+MPCRS_DECLARE(int, Get_version, (int *version, int *subversion))
+MPCRS_DECLARE(int, Get_library_version, (char *version, int *resultlen))
+MPCRS_DECLARE(double, Wtime, (void))
+MPCRS_DECLARE(double, Wtick, (void))
+
+MPCRS_DECLARE(int, Comm_size, (MPI_Comm comm, int *size))
+MPCRS_DECLARE(int, Comm_rank, (MPI_Comm comm, int *rank))
+MPCRS_DECLARE(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+MPCRS_DECLARE(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+MPCRS_DECLARE(int, Comm_free, (MPI_Comm *comm))
+MPCRS_DECLARE(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+MPCRS_DECLARE(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+MPCRS_DECLARE(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+MPCRS_DECLARE(int, Error_class, (int errorcode, int *errorclass))
+MPCRS_DECLARE(int, Error_string, (int errorcode, char *string, int *resultlen))
+
+MPCRS_DECLARE(int, Type_size, (MPI_Datatype datatype, int *size))
+MPCRS_DECLARE(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+MPCRS_DECLARE(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
+MPCRS_DECLARE(int, Op_free, (MPI_Op *op))
+
+MPCRS_DECLARE(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+MPCRS_DECLARE(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+MPCRS_DECLARE(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status))
+MPCRS_DECLARE(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+MPCRS_DECLARE(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+MPCRS_DECLARE(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+MPCRS_DECLARE(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+MPCRS_DECLARE(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
+MPCRS_DECLARE(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
+MPCRS_DECLARE(int, Wait, (MPI_Request *request, MPI_Status *status))
+MPCRS_DECLARE(int, Waitall, (int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses))
+MPCRS_DECLARE(int, Waitany, (int count, MPI_Request *array_of_requests, int *indx, MPI_Status *status))
+MPCRS_DECLARE(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
+MPCRS_DECLARE(int, Request_free, (MPI_Request *request))
+
+MPCRS_DECLARE(int, Barrier, (MPI_Comm comm))
+MPCRS_DECLARE(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+MPCRS_DECLARE(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm))
+MPCRS_DECLARE(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MPCRS_DECLARE(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+MPCRS_DECLARE(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+MPCRS_DECLARE(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+MPCRS_DECLARE(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+MPCRS_DECLARE(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MPCRS_DECLARE(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+
+int MPIX_Checkpoint(MPIX_CR_state_t *state);
+
+#undef MPCRS_DECLARE
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* MPCRS_MPI_H */

@@ -1,0 +1,50 @@
+//! mpcrs-exec: the process in which mpcrs-run runs a C MPI program thread-based.
+//! It loads libmpi.so (found next to this executable) once, globally, and hands
+//! it the program: the job lives entirely inside libmpi, the library the
+//! program's MPI calls reach.
+
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_char, c_int};
+
+type AbiMain = unsafe extern "C" fn(c_int, *const *const c_char) -> c_int;
+
+fn main() {
+    let args: Vec<CString> = std::env::args_os()
+        .skip(1)
+        .map(|a| CString::new(a.into_encoded_bytes()).expect("argument with a NUL byte"))
+        .collect();
+    if args.is_empty() {
+        eprintln!("usage: mpcrs-exec PROGRAM [ARGS...] (normally started by mpcrs-run)");
+        std::process::exit(2);
+    }
+    let exe = std::env::current_exe().expect("current_exe");
+    let lib = exe.with_file_name("libmpi.so");
+    let lib_c = CString::new(lib.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: valid path; RTLD_GLOBAL so the program copies bind to this instance.
+    let handle = unsafe { libc::dlopen(lib_c.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+    if handle.is_null() {
+        // SAFETY: dlerror returns a NUL-terminated message after a failure.
+        let e = unsafe { CStr::from_ptr(libc::dlerror()) };
+        eprintln!(
+            "mpcrs-exec: cannot load {}: {}",
+            lib.display(),
+            e.to_string_lossy()
+        );
+        std::process::exit(127);
+    }
+    // SAFETY: looking up a symbol in the handle just opened.
+    let sym = unsafe { libc::dlsym(handle, c"mpcrs_abi_main".as_ptr()) };
+    if sym.is_null() {
+        eprintln!(
+            "mpcrs-exec: {} does not export mpcrs_abi_main",
+            lib.display()
+        );
+        std::process::exit(127);
+    }
+    // SAFETY: mpcrs_abi_main has this signature (mpi-abi/src/loader.rs).
+    let abi_main: AbiMain = unsafe { std::mem::transmute(sym) };
+    let ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
+    // SAFETY: argv of valid C strings; mpcrs_abi_main exits the process itself.
+    let code = unsafe { abi_main(ptrs.len() as c_int, ptrs.as_ptr()) };
+    std::process::exit(code);
+}

@@ -1,0 +1,240 @@
+//! Environment management: init, finalize, abort, queries, timers, errors.
+
+use std::os::raw::{c_char, c_int};
+use std::sync::Arc;
+
+use mpcrs::{Communicator, ErrorClass, ErrorHandler};
+
+use crate::export::mpi_fn;
+use crate::handles::*;
+
+/// Copies `s` into a C buffer of `cap` bytes (NUL-terminated) and sets `len`.
+///
+/// # Safety
+/// `buf` writable for `cap` bytes, `len` writable.
+pub(crate) unsafe fn write_cstr(s: &str, buf: *mut c_char, cap: usize, len: *mut c_int) {
+    let n = s.len().min(cap.saturating_sub(1));
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        std::ptr::copy_nonoverlapping(s.as_ptr().cast::<c_char>(), buf, n);
+        *buf.add(n) = 0;
+        if !len.is_null() {
+            *len = n as c_int;
+        }
+    }
+}
+
+fn init(call: &'static str) -> c_int {
+    let Some(mut st) = rank_state() else {
+        eprintln!("mpcrs: {call} called outside an MPI rank: start the program with mpcrs-run");
+        mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE);
+    };
+    let world = st.world().expect("world installed before main");
+    if st.initialized {
+        drop(st);
+        return fail(
+            &world,
+            call,
+            ErrorClass::Other,
+            "MPI is already initialized".into(),
+        );
+    }
+    st.initialized = true;
+    MPI_SUCCESS
+}
+
+fn with_state<R>(f: impl FnOnce(&mut RankState) -> R) -> R {
+    let mut st = rank_state().unwrap_or_else(|| {
+        eprintln!("mpcrs: MPI called outside an MPI rank: start the program with mpcrs-run");
+        mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE)
+    });
+    f(&mut st)
+}
+
+fn errhandler_of(h: MPI_Errhandler) -> Option<ErrorHandler> {
+    match h {
+        MPI_ERRORS_ARE_FATAL | MPI_ERRORS_ABORT => Some(ErrorHandler::Fatal),
+        MPI_ERRORS_RETURN => Some(ErrorHandler::Return),
+        _ => None,
+    }
+}
+
+fn class_of(code: c_int) -> Option<ErrorClass> {
+    use ErrorClass::*;
+    [
+        Success, Buffer, Count, Type, Tag, Comm, Rank, Root, Group, Op, Topology, Dims, Arg,
+        Unknown, Truncate, Other, Intern, InStatus, Pending, Request,
+    ]
+    .into_iter()
+    .find(|c| *c as c_int == code)
+}
+
+fn world_of_caller(call: &'static str) -> Result<Arc<Communicator>, c_int> {
+    comm_for(call, MPI_COMM_WORLD)
+}
+
+mpi_fn! {
+    fn Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
+        init("MPI_Init")
+    }
+
+    fn Init_thread(_argc: *mut c_int, _argv: *mut *mut *mut c_char, _required: c_int, provided: *mut c_int) -> c_int {
+        let r = init("MPI_Init_thread");
+        if r == MPI_SUCCESS && !provided.is_null() {
+            // Ranks are ULTs of shared workers: only the rank's own ULT may call MPI.
+            // SAFETY: `provided` is writable by contract.
+            unsafe { *provided = MPI_THREAD_FUNNELED };
+        }
+        r
+    }
+
+    fn Initialized(flag: *mut c_int) -> c_int {
+        let v = rank_state().is_some_and(|st| st.initialized);
+        // SAFETY: `flag` is writable by contract.
+        unsafe { *flag = v as c_int };
+        MPI_SUCCESS
+    }
+
+    fn Finalized(flag: *mut c_int) -> c_int {
+        let v = rank_state().is_some_and(|st| st.finalized);
+        // SAFETY: `flag` is writable by contract.
+        unsafe { *flag = v as c_int };
+        MPI_SUCCESS
+    }
+
+    fn Finalize() -> c_int {
+        let world = match world_of_caller("MPI_Finalize") {
+            Ok(w) => w,
+            Err(code) => return code,
+        };
+        // Collective: no rank leaves while others may still talk to it.
+        mpcrs::raw::barrier(&world);
+        with_state(|st| st.finalized = true);
+        MPI_SUCCESS
+    }
+
+    fn Abort(_comm: MPI_Comm, errorcode: c_int) -> c_int {
+        let rank = mpcrs::current_rank().unwrap_or(-1);
+        eprintln!("mpcrs: MPI_Abort called by rank {rank} with error code {errorcode}; ending the job");
+        mpcrs::abort_job(if errorcode == 0 { 1 } else { errorcode & 0xff })
+    }
+
+    fn Query_thread(provided: *mut c_int) -> c_int {
+        // SAFETY: `provided` is writable by contract.
+        unsafe { *provided = MPI_THREAD_FUNNELED };
+        MPI_SUCCESS
+    }
+
+    fn Is_thread_main(flag: *mut c_int) -> c_int {
+        // Every rank's ULT is its rank's main thread.
+        // SAFETY: `flag` is writable by contract.
+        unsafe { *flag = mpcrs::current_rank().is_some() as c_int };
+        MPI_SUCCESS
+    }
+
+    fn Get_processor_name(name: *mut c_char, resultlen: *mut c_int) -> c_int {
+        let mut host = [0 as c_char; 256];
+        // SAFETY: gethostname writes at most the given size.
+        unsafe { libc::gethostname(host.as_mut_ptr(), host.len() - 1) };
+        // SAFETY: NUL-terminated by gethostname (the last byte stays 0).
+        let h = unsafe { std::ffi::CStr::from_ptr(host.as_ptr()) }.to_string_lossy().into_owned();
+        // SAFETY: MPI specifies a buffer of MPI_MAX_PROCESSOR_NAME bytes.
+        unsafe { write_cstr(&h, name, MPI_MAX_PROCESSOR_NAME, resultlen) };
+        MPI_SUCCESS
+    }
+
+    fn Get_version(version: *mut c_int, subversion: *mut c_int) -> c_int {
+        // SAFETY: both writable by contract.
+        unsafe {
+            *version = 4;
+            *subversion = 0;
+        }
+        MPI_SUCCESS
+    }
+
+    fn Get_library_version(version: *mut c_char, resultlen: *mut c_int) -> c_int {
+        let v = format!("mpcrs {} (thread-based MPI, MPICH ABI)", env!("CARGO_PKG_VERSION"));
+        // SAFETY: MPI specifies a buffer of MPI_MAX_LIBRARY_VERSION_STRING bytes.
+        unsafe { write_cstr(&v, version, MPI_MAX_LIBRARY_VERSION_STRING, resultlen) };
+        MPI_SUCCESS
+    }
+
+    fn Wtime() -> f64 {
+        mpcrs::wtime()
+    }
+
+    fn Wtick() -> f64 {
+        mpcrs::wtick()
+    }
+
+    fn Comm_set_errhandler(comm: MPI_Comm, errhandler: MPI_Errhandler) -> c_int {
+        let c = match comm_for("MPI_Comm_set_errhandler", comm) {
+            Ok(c) => c,
+            Err(code) => return code,
+        };
+        match errhandler_of(errhandler) {
+            Some(h) => {
+                c.set_error_handler(h);
+                MPI_SUCCESS
+            }
+            None => fail(&c, "MPI_Comm_set_errhandler", ErrorClass::Arg, format!("invalid error handler {errhandler:#x}")),
+        }
+    }
+
+    fn Comm_get_errhandler(comm: MPI_Comm, errhandler: *mut MPI_Errhandler) -> c_int {
+        let c = match comm_for("MPI_Comm_get_errhandler", comm) {
+            Ok(c) => c,
+            Err(code) => return code,
+        };
+        let h = match c.error_handler() {
+            ErrorHandler::Fatal => MPI_ERRORS_ARE_FATAL,
+            ErrorHandler::Return => MPI_ERRORS_RETURN,
+        };
+        // SAFETY: writable by contract.
+        unsafe { *errhandler = h };
+        MPI_SUCCESS
+    }
+
+    fn Error_class(errorcode: c_int, errorclass: *mut c_int) -> c_int {
+        match class_of(errorcode) {
+            Some(c) => {
+                // SAFETY: writable by contract.
+                unsafe { *errorclass = c as c_int };
+                MPI_SUCCESS
+            }
+            None => ErrorClass::Arg as c_int,
+        }
+    }
+
+    fn Error_string(errorcode: c_int, string: *mut c_char, resultlen: *mut c_int) -> c_int {
+        let text = match class_of(errorcode) {
+            Some(c) => c.name().to_string(),
+            None => return ErrorClass::Arg as c_int,
+        };
+        // SAFETY: MPI specifies a buffer of MPI_MAX_ERROR_STRING bytes.
+        unsafe { write_cstr(&text, string, MPI_MAX_ERROR_STRING, resultlen) };
+        MPI_SUCCESS
+    }
+}
+
+/// MPIX_CR_STATE_IGNORE of mpi.h.
+const MPIX_CR_STATE_IGNORE: c_int = 2;
+
+/// MPIX_Checkpoint (MPC's interface): collective over MPI_COMM_WORLD. Until the job
+/// runs with checkpointing enabled it only synchronizes and answers IGNORE.
+///
+/// # Safety
+/// `state` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPIX_Checkpoint(state: *mut c_int) -> c_int {
+    let world = match world_of_caller("MPIX_Checkpoint") {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
+    mpcrs::raw::barrier(&world);
+    if !state.is_null() {
+        // SAFETY: writable by contract.
+        unsafe { *state = MPIX_CR_STATE_IGNORE };
+    }
+    MPI_SUCCESS
+}

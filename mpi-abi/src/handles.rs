@@ -1,0 +1,330 @@
+//! Handles of the C ABI and the per-rank tables behind them. Every rank of the
+//! process has its own tables (its communicators, requests and ops), reached
+//! through the calling ULT's rank; only that rank's ULT ever locks them, so the
+//! locks are never contended and never held across a blocking call.
+
+#![allow(non_camel_case_types, non_snake_case)]
+
+use std::os::raw::c_int;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use mpcrs::raw::RawRequest;
+use mpcrs::{Communicator, ErrorClass};
+
+/// MPI_User_function.
+pub type MPI_User_function = unsafe extern "C" fn(
+    invec: *mut libc::c_void,
+    inoutvec: *mut libc::c_void,
+    len: *mut c_int,
+    datatype: *mut MPI_Datatype,
+);
+
+/// A user-defined op as the program created it.
+#[derive(Clone, Copy)]
+pub(crate) struct UserOp {
+    pub(crate) func: MPI_User_function,
+    pub(crate) commute: bool,
+}
+
+pub type MPI_Comm = c_int;
+pub type MPI_Datatype = c_int;
+pub type MPI_Op = c_int;
+pub type MPI_Request = c_int;
+pub type MPI_Errhandler = c_int;
+
+/// MPICH's layout: the byte count split in two ints, the top bit of the second
+/// being the cancelled flag.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MPI_Status {
+    pub count_lo: c_int,
+    pub count_hi_and_cancelled: c_int,
+    pub MPI_SOURCE: c_int,
+    pub MPI_TAG: c_int,
+    pub MPI_ERROR: c_int,
+}
+
+pub const MPI_SUCCESS: c_int = 0;
+pub const MPI_COMM_NULL: MPI_Comm = 0x0400_0000;
+pub const MPI_COMM_WORLD: MPI_Comm = 0x4400_0000;
+pub const MPI_COMM_SELF: MPI_Comm = 0x4400_0001;
+pub const MPI_REQUEST_NULL: MPI_Request = 0x2c00_0000;
+pub const MPI_OP_NULL: MPI_Op = 0x1800_0000;
+pub const MPI_ERRORS_ARE_FATAL: MPI_Errhandler = 0x5400_0000;
+pub const MPI_ERRORS_RETURN: MPI_Errhandler = 0x5400_0001;
+pub const MPI_ERRORS_ABORT: MPI_Errhandler = 0x5400_0003;
+pub const MPI_THREAD_FUNNELED: c_int = 1;
+pub const MPI_UNDEFINED: c_int = -32766;
+pub const MPI_IDENT: c_int = 0;
+pub const MPI_CONGRUENT: c_int = 1;
+pub const MPI_SIMILAR: c_int = 2;
+pub const MPI_UNEQUAL: c_int = 3;
+pub const MPI_MAX_PROCESSOR_NAME: usize = 128;
+pub const MPI_MAX_ERROR_STRING: usize = 512;
+pub const MPI_MAX_LIBRARY_VERSION_STRING: usize = 8192;
+
+/// Handles of communicators created by the program: the kind bits of MPICH's
+/// "direct" communicator handles, then an index in the rank's table.
+const COMM_USER: c_int = 0x8400_0000u32 as c_int;
+/// Handles of requests: MPICH's request kind bits, then an index.
+const REQUEST_USER: c_int = 0xac00_0000u32 as c_int;
+/// Handles of user-defined ops.
+const OP_USER: c_int = 0x9800_0000u32 as c_int;
+const INDEX_MASK: c_int = 0x03ff_ffff;
+
+pub(crate) fn is_in_place(p: *const libc::c_void) -> bool {
+    p as isize == -1
+}
+
+pub(crate) fn status_ignored(p: *const MPI_Status) -> bool {
+    p.is_null() || p as usize == 1
+}
+
+/// A request in flight and what its completion needs.
+pub(crate) struct RequestEntry {
+    pub(crate) request: RawRequest,
+    pub(crate) comm: Arc<Communicator>,
+    pub(crate) call: &'static str,
+}
+
+#[derive(Default)]
+pub(crate) struct RankState {
+    pub(crate) initialized: bool,
+    pub(crate) finalized: bool,
+    comms: Vec<Option<Arc<Communicator>>>,
+    requests: Vec<Option<RequestEntry>>,
+    free_requests: Vec<usize>,
+    ops: Vec<Option<UserOp>>,
+}
+
+pub(crate) struct Job {
+    ranks: Box<[Mutex<RankState>]>,
+}
+
+static JOB: OnceLock<Job> = OnceLock::new();
+
+/// Creates the per-rank tables of a job of `n` ranks (once per process).
+pub(crate) fn create_job(n: usize) {
+    let job = Job {
+        ranks: (0..n).map(|_| Mutex::new(RankState::default())).collect(),
+    };
+    if JOB.set(job).is_err() {
+        panic!("an MPI job already runs in this process");
+    }
+}
+
+/// The calling rank's tables; `None` outside a rank of a C job.
+pub(crate) fn rank_state() -> Option<MutexGuard<'static, RankState>> {
+    let job = JOB.get()?;
+    let r = mpcrs::current_rank()?;
+    Some(
+        job.ranks
+            .get(r as usize)?
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()),
+    )
+}
+
+/// Installs the rank's MPI_COMM_WORLD and MPI_COMM_SELF (by the loader, before main).
+pub(crate) fn install_world(world: Communicator) {
+    let selfc = world.self_comm();
+    let mut st = rank_state().expect("installing a world outside a rank");
+    st.comms = vec![Some(Arc::new(world)), Some(Arc::new(selfc))];
+}
+
+impl RankState {
+    pub(crate) fn world(&self) -> Option<Arc<Communicator>> {
+        self.comms.first().cloned().flatten()
+    }
+
+    pub(crate) fn comm(&self, h: MPI_Comm) -> Option<Arc<Communicator>> {
+        let i = match h {
+            MPI_COMM_WORLD => 0,
+            MPI_COMM_SELF => 1,
+            h if h & !INDEX_MASK == COMM_USER => (h & INDEX_MASK) as usize,
+            _ => return None,
+        };
+        self.comms.get(i).cloned().flatten()
+    }
+
+    pub(crate) fn add_comm(&mut self, c: Communicator) -> MPI_Comm {
+        let i = self
+            .comms
+            .iter()
+            .skip(2)
+            .position(|c| c.is_none())
+            .map(|i| i + 2);
+        let i = match i {
+            Some(i) => {
+                self.comms[i] = Some(Arc::new(c));
+                i
+            }
+            None => {
+                self.comms.push(Some(Arc::new(c)));
+                self.comms.len() - 1
+            }
+        };
+        COMM_USER | i as c_int
+    }
+
+    /// Frees a user communicator; predefined ones cannot be freed.
+    pub(crate) fn free_comm(&mut self, h: MPI_Comm) -> bool {
+        if h & !INDEX_MASK != COMM_USER {
+            return false;
+        }
+        let i = (h & INDEX_MASK) as usize;
+        i >= 2 && self.comms.get_mut(i).and_then(|c| c.take()).is_some()
+    }
+
+    pub(crate) fn add_request(&mut self, e: RequestEntry) -> MPI_Request {
+        let i = match self.free_requests.pop() {
+            Some(i) => {
+                self.requests[i] = Some(e);
+                i
+            }
+            None => {
+                self.requests.push(Some(e));
+                self.requests.len() - 1
+            }
+        };
+        REQUEST_USER | i as c_int
+    }
+
+    pub(crate) fn take_request(&mut self, h: MPI_Request) -> Option<RequestEntry> {
+        if h & !INDEX_MASK != REQUEST_USER {
+            return None;
+        }
+        let i = (h & INDEX_MASK) as usize;
+        let e = self.requests.get_mut(i)?.take()?;
+        self.free_requests.push(i);
+        Some(e)
+    }
+
+    /// Runs `f` on a request left in the table (for tests that may not complete it).
+    pub(crate) fn with_request<R>(
+        &self,
+        h: MPI_Request,
+        f: impl FnOnce(&RequestEntry) -> R,
+    ) -> Option<R> {
+        if h & !INDEX_MASK != REQUEST_USER {
+            return None;
+        }
+        self.requests
+            .get((h & INDEX_MASK) as usize)?
+            .as_ref()
+            .map(f)
+    }
+
+    pub(crate) fn add_op(&mut self, op: UserOp) -> MPI_Op {
+        self.ops.push(Some(op));
+        OP_USER | (self.ops.len() - 1) as c_int
+    }
+
+    pub(crate) fn user_op(&self, h: MPI_Op) -> Option<UserOp> {
+        if h & !INDEX_MASK != OP_USER {
+            return None;
+        }
+        self.ops.get((h & INDEX_MASK) as usize).cloned().flatten()
+    }
+
+    pub(crate) fn free_op(&mut self, h: MPI_Op) -> bool {
+        h & !INDEX_MASK == OP_USER
+            && self
+                .ops
+                .get_mut((h & INDEX_MASK) as usize)
+                .and_then(|o| o.take())
+                .is_some()
+    }
+}
+
+/// The error code a C caller sees for a runtime error (the class: mpcrs codes are
+/// classes).
+pub(crate) fn code(e: &mpcrs::Error) -> c_int {
+    e.class as c_int
+}
+
+/// Looks up a communicator for `call`; errors (no MPI_Init yet, invalid handle) go
+/// through MPI_COMM_WORLD's handler, which ends the job unless it is ERRORS_RETURN.
+pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<Arc<Communicator>, c_int> {
+    let Some(st) = rank_state() else {
+        eprintln!(
+            "mpcrs: {call} called outside an MPI rank (was the program started by mpcrs-run?)"
+        );
+        mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE);
+    };
+    let world = st.world().expect("world installed before main");
+    if !st.initialized || st.finalized {
+        let when = if st.finalized {
+            "after MPI_Finalize"
+        } else {
+            "before MPI_Init"
+        };
+        drop(st);
+        return Err(fail(
+            &world,
+            call,
+            ErrorClass::Other,
+            format!("called {when}"),
+        ));
+    }
+    match st.comm(h) {
+        Some(c) => Ok(c),
+        None => {
+            drop(st);
+            Err(fail(
+                &world,
+                call,
+                ErrorClass::Comm,
+                format!("invalid communicator handle {h:#x}"),
+            ))
+        }
+    }
+}
+
+/// Raises an error on `comm` (fatal unless ERRORS_RETURN) and returns its code.
+pub(crate) fn fail(
+    comm: &Communicator,
+    call: &'static str,
+    class: ErrorClass,
+    detail: String,
+) -> c_int {
+    let e = mpcrs::Error::new(class, call, comm.world_rank(), detail);
+    match comm.error_handler().handle::<()>(Err(e.clone())) {
+        Ok(()) => MPI_SUCCESS,
+        Err(e) => code(&e),
+    }
+}
+
+/// Turns a runtime result into a return code.
+pub(crate) fn ret(r: mpcrs::Result<()>) -> c_int {
+    match r {
+        Ok(()) => MPI_SUCCESS,
+        Err(e) => code(&e),
+    }
+}
+
+/// Writes a status unless the caller passed MPI_STATUS_IGNORE.
+///
+/// # Safety
+/// `out` is MPI_STATUS_IGNORE or points to a writable MPI_Status.
+pub(crate) unsafe fn write_status(out: *mut MPI_Status, st: &mpcrs::Status) {
+    if status_ignored(out) {
+        return;
+    }
+    let bytes = st.bytes as u64;
+    // SAFETY: `out` is a valid MPI_Status by contract.
+    unsafe {
+        *out = MPI_Status {
+            count_lo: bytes as u32 as c_int,
+            count_hi_and_cancelled: (((bytes >> 32) as c_int) << 1) | st.cancelled as c_int,
+            MPI_SOURCE: st.source,
+            MPI_TAG: st.tag,
+            MPI_ERROR: st.error as c_int,
+        };
+    }
+}
+
+/// Byte count recorded in a status.
+pub(crate) fn status_bytes(s: &MPI_Status) -> u64 {
+    (s.count_lo as u32 as u64) | (((s.count_hi_and_cancelled as u32 as u64) >> 1) << 32)
+}

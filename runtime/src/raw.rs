@@ -1,0 +1,328 @@
+//! Byte-level entry points for the C ABI (mpi-abi): the same engine as the typed
+//! Rust API, with raw pointers and lengths in bytes, and every error passed through
+//! the communicator's error handler. Not for Rust programs: the typed API checks
+//! buffer sizes, these functions trust their callers.
+
+use crate::coll::{self, Reduction};
+use crate::comm::Communicator;
+use crate::datatype::Kind;
+use crate::error::{ErrorClass, Result};
+use crate::op::Op;
+use crate::p2p::{self, SendMode};
+use crate::request::{self, Pending, Status};
+
+pub use crate::coll::{Layout, Pattern};
+
+/// An operation in flight, without a borrow: the caller keeps its buffer alive
+/// and untouched until the request completed (MPI's rules for MPI_Request).
+pub struct RawRequest(Pending);
+
+impl RawRequest {
+    /// An already completed request (operations with MPI_PROC_NULL).
+    pub fn completed(status: Status) -> RawRequest {
+        RawRequest(Pending::Done(status))
+    }
+
+    pub fn wait(&self) -> Status {
+        match &self.0 {
+            Pending::Done(s) => *s,
+            Pending::Waiting(c) => c.wait(),
+        }
+    }
+
+    pub fn test(&self) -> Option<Status> {
+        self.0.test()
+    }
+}
+
+/// Waits until at least one of `requests` completed; returns the indices of those
+/// that did.
+pub fn wait_some(requests: &[&RawRequest]) -> Vec<usize> {
+    let pending: Vec<&Pending> = requests.iter().map(|r| &r.0).collect();
+    request::wait_some(&pending)
+}
+
+/// MPI_Isend / MPI_Issend of `len` bytes.
+///
+/// # Safety
+/// `buf` valid for `len` bytes and unmodified until the request completes.
+pub unsafe fn isend(
+    comm: &Communicator,
+    call: &'static str,
+    buf: *const u8,
+    len: usize,
+    dest: i32,
+    tag: i32,
+    synchronous: bool,
+) -> Result<RawRequest> {
+    if comm.check_peer(call, dest, tag, false)? {
+        return Ok(RawRequest::completed(Status::empty()));
+    }
+    let mode = if synchronous {
+        SendMode::Synchronous
+    } else {
+        SendMode::Standard
+    };
+    let to = &comm.shared.mailboxes[dest as usize];
+    // SAFETY: forwarded from this function's contract.
+    Ok(RawRequest(unsafe {
+        p2p::send(to, comm.rank, tag, buf, len, mode)
+    }))
+}
+
+/// MPI_Irecv into `capacity` bytes.
+///
+/// # Safety
+/// `buf` valid for `capacity` bytes and not accessed until the request completes.
+pub unsafe fn irecv(
+    comm: &Communicator,
+    call: &'static str,
+    buf: *mut u8,
+    capacity: usize,
+    source: i32,
+    tag: i32,
+) -> Result<RawRequest> {
+    if comm.check_peer(call, source, tag, true)? {
+        return Ok(RawRequest::completed(Status::empty()));
+    }
+    // SAFETY: forwarded from this function's contract.
+    Ok(RawRequest(unsafe {
+        p2p::recv(comm.my_mailbox(), source, tag, buf, capacity)
+    }))
+}
+
+/// MPI_Recv (blocking, with the inline fast path).
+///
+/// # Safety
+/// As [`irecv`], until return.
+pub unsafe fn recv(
+    comm: &Communicator,
+    call: &'static str,
+    buf: *mut u8,
+    capacity: usize,
+    source: i32,
+    tag: i32,
+) -> Result<Status> {
+    if comm.check_peer(call, source, tag, true)? {
+        return Ok(Status::empty());
+    }
+    // SAFETY: forwarded from this function's contract.
+    Ok(unsafe { p2p::recv_blocking(comm.my_mailbox(), source, tag, buf, capacity) })
+}
+
+/// MPI_Iprobe / MPI_Probe.
+pub fn probe(
+    comm: &Communicator,
+    call: &'static str,
+    source: i32,
+    tag: i32,
+    blocking: bool,
+) -> Result<Option<Status>> {
+    if comm.check_peer(call, source, tag, true)? {
+        return Ok(Some(Status::empty()));
+    }
+    Ok(if blocking {
+        Some(p2p::probe(comm.my_mailbox(), source, tag))
+    } else {
+        p2p::iprobe(comm.my_mailbox(), source, tag)
+    })
+}
+
+/// The error of a status that failed (truncation), through the error handler.
+pub fn status_error(comm: &Communicator, call: &'static str, st: &Status) -> Result<()> {
+    if st.error == ErrorClass::Success {
+        return Ok(());
+    }
+    comm.fail(
+        call,
+        st.error,
+        format!(
+            "message of {} bytes from rank {} (tag {}) did not fit the receive buffer",
+            st.bytes, st.source, st.tag
+        ),
+    )
+}
+
+fn truncated(comm: &Communicator, call: &'static str, t: bool) -> Result<()> {
+    if t {
+        comm.fail(
+            call,
+            ErrorClass::Truncate,
+            "buffer sizes differ between ranks: data did not fit (counts must match)",
+        )
+    } else {
+        Ok(())
+    }
+}
+
+/// MPI_Barrier.
+pub fn barrier(comm: &Communicator) {
+    coll::barrier(&comm.shared.arena)
+}
+
+/// MPI_Bcast of `len` bytes.
+///
+/// # Safety
+/// `buf` valid for `len` bytes until return.
+pub unsafe fn bcast(comm: &Communicator, buf: *mut u8, len: usize, root: i32) -> Result<()> {
+    let root = comm.check(comm.check_root("MPI_Bcast", root))?;
+    // SAFETY: forwarded.
+    let t = unsafe { coll::bcast(&comm.shared.arena, comm.rank as usize, root, buf, len) };
+    truncated(comm, "MPI_Bcast", t)
+}
+
+/// Element description of a reduction.
+#[derive(Clone, Copy)]
+pub struct Elements {
+    pub kind: Kind,
+    /// Bytes per element.
+    pub size: usize,
+}
+
+fn reduction<'a>(
+    comm: &Communicator,
+    call: &'static str,
+    op: &'a Op,
+    el: Elements,
+) -> Result<Reduction<'a>> {
+    if let Err((class, detail)) = op.check(el.kind) {
+        return comm.fail(call, class, detail);
+    }
+    Ok(Reduction {
+        op,
+        kind: el.kind,
+        elem: el.size,
+    })
+}
+
+/// MPI_Reduce (`root` Some) and MPI_Allreduce (`root` None); `send == recv` for
+/// MPI_IN_PLACE.
+///
+/// # Safety
+/// `send` valid for `len` bytes; `recv` for `len` bytes where written.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn reduce(
+    comm: &Communicator,
+    call: &'static str,
+    send: *const u8,
+    recv: *mut u8,
+    len: usize,
+    el: Elements,
+    op: &Op,
+    root: Option<i32>,
+) -> Result<()> {
+    let root = match root {
+        Some(r) => Some(comm.check(comm.check_root(call, r))?),
+        None => None,
+    };
+    let red = reduction(comm, call, op, el)?;
+    // SAFETY: forwarded.
+    let t = unsafe {
+        coll::reduce(
+            &comm.shared.arena,
+            comm.rank as usize,
+            root,
+            send,
+            recv,
+            len,
+            red,
+        )
+    };
+    truncated(comm, call, t)
+}
+
+/// MPI_Reduce_scatter(_block): `counts` in bytes, one per rank.
+///
+/// # Safety
+/// `send` valid for the sum of `counts`, `recv` for `counts[rank]` bytes.
+pub unsafe fn reduce_scatter(
+    comm: &Communicator,
+    call: &'static str,
+    send: *const u8,
+    recv: *mut u8,
+    counts: &[usize],
+    el: Elements,
+    op: &Op,
+) -> Result<()> {
+    let red = reduction(comm, call, op, el)?;
+    // SAFETY: forwarded.
+    let t = unsafe {
+        coll::reduce_scatter(
+            &comm.shared.arena,
+            comm.rank as usize,
+            send,
+            recv,
+            counts,
+            red,
+        )
+    };
+    truncated(comm, call, t)
+}
+
+/// MPI_Scan / MPI_Exscan.
+///
+/// # Safety
+/// `send` and `recv` valid for `len` bytes.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn scan(
+    comm: &Communicator,
+    call: &'static str,
+    send: *const u8,
+    recv: *mut u8,
+    len: usize,
+    el: Elements,
+    op: &Op,
+    exclusive: bool,
+) -> Result<()> {
+    let red = reduction(comm, call, op, el)?;
+    // SAFETY: forwarded.
+    let t = unsafe {
+        coll::scan(
+            &comm.shared.arena,
+            comm.rank as usize,
+            send,
+            recv,
+            len,
+            red,
+            exclusive,
+        )
+    };
+    truncated(comm, call, t)
+}
+
+/// Gather, scatter, allgather, alltoall and their v-variants.
+///
+/// # Safety
+/// Buffers valid for their layouts until return.
+pub unsafe fn exchange(
+    comm: &Communicator,
+    call: &'static str,
+    pattern: Pattern,
+    send: *const u8,
+    send_layout: Layout<'_>,
+    recv: *mut u8,
+    recv_layout: Layout<'_>,
+) -> Result<()> {
+    let pattern = match pattern {
+        Pattern::Gather { root } => Pattern::Gather {
+            root: comm.check(comm.check_root(call, root as i32))?,
+        },
+        Pattern::Scatter { root } => Pattern::Scatter {
+            root: comm.check(comm.check_root(call, root as i32))?,
+        },
+        p => p,
+    };
+    // SAFETY: forwarded.
+    let t = unsafe {
+        coll::exchange(
+            &comm.shared.arena,
+            comm.rank as usize,
+            pattern,
+            send,
+            send_layout,
+            recv,
+            recv_layout,
+        )
+    };
+    truncated(comm, call, t)
+}

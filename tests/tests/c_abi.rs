@@ -1,0 +1,180 @@
+//! C programs through the C ABI: built with mpcrs-cc (and with MPICH's mpicc),
+//! run thread-based by mpcrs-run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use mpcrs_tests::{expect_success, profile_dir, run_command, run_job, text};
+
+fn c_source(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("c")
+        .join(name)
+}
+
+fn shared_bench(name: &str) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::env::var_os("MPCRS_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared"))
+        .join("bench")
+        .join(name)
+}
+
+/// Compiles `src` with `compiler` (mpcrs-cc by default) into the test build dir.
+fn build(src: &Path, out_name: &str, compiler: Option<&str>, extra: &[&str]) -> PathBuf {
+    let out = profile_dir().join("c-tests");
+    std::fs::create_dir_all(&out).unwrap();
+    let bin = out.join(out_name);
+    let cc = compiler
+        .map(PathBuf::from)
+        .unwrap_or_else(|| profile_dir().join("mpcrs-cc"));
+    let o = run_command(
+        Command::new(&cc)
+            .args(["-O2", "-o", bin.to_str().unwrap(), src.to_str().unwrap()])
+            .args(extra),
+        Duration::from_secs(120),
+    );
+    expect_success(&o, &format!("{} {}", cc.display(), src.display()));
+    bin
+}
+
+fn run(bin: &Path, ranks: usize, args: &[&str]) -> std::process::Output {
+    let n = ranks.to_string();
+    let mut a = vec!["-n", &n, "-c", "2", bin.to_str().unwrap()];
+    a.extend_from_slice(args);
+    run_job(&a, Duration::from_secs(300))
+}
+
+#[test]
+fn globals_and_statics_are_private_per_rank() {
+    let bin = build(&c_source("globals.c"), "globals", None, &[]);
+    let out = expect_success(&run(&bin, 16, &[]), "globals");
+    assert_eq!(out.trim(), "globals private on 16 ranks: yes");
+}
+
+#[test]
+fn basics_at_1_4_7_and_64_ranks() {
+    let bin = build(&c_source("basics.c"), "basics", None, &[]);
+    for n in [1, 4, 7, 64] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("basics at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "sendrecv ok",
+                "nonblocking ok",
+                "probe ok",
+                "collectives ok",
+                "communicators ok",
+                "errors ok"
+            ],
+            "at -n {n}"
+        );
+    }
+}
+
+#[test]
+fn a_binary_built_by_mpich_runs_unchanged_with_the_same_output() {
+    let bin = build(
+        &c_source("basics.c"),
+        "basics-mpich",
+        Some("mpicc.mpich"),
+        &[],
+    );
+    let ours = expect_success(&run(&bin, 4, &[]), "MPICH-built basics under mpcrs-run");
+    let o = run_command(
+        Command::new("mpirun.mpich")
+            .args(["-launcher", "fork", "-n", "4"])
+            .arg(&bin),
+        Duration::from_secs(120),
+    );
+    let theirs = expect_success(&o, "basics under MPICH");
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn fatal_errors_name_call_rank_and_class() {
+    let bin = build(&c_source("fatal.c"), "fatal", None, &[]);
+    let o = run(&bin, 4, &[]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(mpcrs::FATAL_EXIT_CODE), "{err}");
+    assert!(
+        err.contains("fatal error in MPI_Send on rank 1: MPI_ERR_RANK"),
+        "{err}"
+    );
+}
+
+fn checksum(out: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix("checksum "))
+        .unwrap_or_else(|| panic!("no checksum in:\n{out}"))
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn shared_heat_benchmark_matches_open_mpi_at_4_and_64_ranks() {
+    let src = shared_bench("heat.c");
+    let ours = build(&src, "heat", None, &["-lm"]);
+    let theirs = build(&src, "heat-openmpi-c", Some("mpicc.openmpi"), &["-lm"]);
+    for n in [4usize, 64] {
+        let a = checksum(&expect_success(
+            &run(&ours, n, &["64", "40"]),
+            "heat (mpcrs)",
+        ));
+        let o = run_command(
+            Command::new("mpirun.openmpi")
+                .args([
+                    "--allow-run-as-root",
+                    "--oversubscribe",
+                    "-n",
+                    &n.to_string(),
+                ])
+                .arg(&theirs)
+                .args(["64", "40"]),
+            Duration::from_secs(300),
+        );
+        let b = checksum(&expect_success(&o, "heat (Open MPI)"));
+        assert_eq!(a, b, "heat checksum at -n {n}");
+    }
+}
+
+#[test]
+fn heat_with_mpix_checkpoint_reports_ignore_without_checkpointing() {
+    let bin = build(
+        &shared_bench("heat.c"),
+        "heat-mpix",
+        None,
+        &["-DWITH_MPIX", "-lm"],
+    );
+    let out = expect_success(
+        &run(&bin, 4, &["16", "30", "10"]),
+        "heat with MPIX_Checkpoint",
+    );
+    assert!(
+        out.contains("checkpoint state 2 after iteration 10"),
+        "{out}"
+    );
+}
+
+#[test]
+fn compiler_wrapper_shows_its_command_lines() {
+    let cc = profile_dir().join("mpcrs-cc");
+    let o = run_command(
+        Command::new(&cc).args(["-show", "x.c", "-o", "x"]),
+        Duration::from_secs(10),
+    );
+    let show = expect_success(&o, "mpcrs-cc -show");
+    assert!(
+        show.contains("-I") && show.contains("-lmpi") && show.contains("x.c"),
+        "{show}"
+    );
+    let o = run_command(
+        Command::new(&cc).arg("-compile-info"),
+        Duration::from_secs(10),
+    );
+    assert!(expect_success(&o, "-compile-info").contains("mpi-abi/include"));
+    let o = run_command(Command::new(&cc).arg("-link-info"), Duration::from_secs(10));
+    assert!(expect_success(&o, "-link-info").contains("-lmpi"));
+}
