@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Side-by-side benchmarks: mpcrs, Open MPI and MPICH in one session, on the
-# programs of ../shared/bench (pingpong, allreduce, heat). mpcrs runs the Rust
-# ports of the same programs (runtime/examples: same arguments, same output).
+# programs of ../shared/bench (pingpong, allreduce, heat). Column mpcrs: the C
+# programs built with mpcrs-cc, run thread-based; column mpcrs-rust: their Rust
+# ports (runtime/examples: same arguments, same output).
 #
 # Usage: scripts/bench.sh [quick]
 #   quick          fewer iterations, for a smoke run of the script itself
@@ -145,17 +146,19 @@ bench() {
   measure_all "$impl" "$OUT/$impl" "$launcher"
 }
 
-# mpcrs: the Rust ports, built by cargo, run through mpcrs-run. Its allreduce is
+# mpcrs: the C programs through mpcrs-cc, and the Rust ports. Its allreduce is
 # fast enough for ten times the iterations (less timer noise).
 bench_mpcrs() {
   echo "== mpcrs: building with cargo" >&2
-  (cd "$ROOT" && cargo build --release -q --bins --examples)
-  local dir=$OUT/mpcrs
-  mkdir -p "$dir/logs"
-  cp "$ROOT"/target/release/examples/{pingpong,allreduce,heat} "$dir/"
-  local saved=("${AR_ITERS[@]}")
+  (cd "$ROOT" && cargo build --release -q --workspace --bins --examples && cargo build --release -q -p mpcrs-abi)
+  local rel=$ROOT/target/release saved=("${AR_ITERS[@]}")
   AR_ITERS=("${AR_ITERS[@]/%/0}")
-  measure_all mpcrs "$dir" "$ROOT/target/release/mpcrs-run"
+  build mpcrs "$rel/mpcrs-cc"
+  measure_all mpcrs "$OUT/mpcrs" "$rel/mpcrs-run"
+  local dir=$OUT/mpcrs-rust
+  mkdir -p "$dir/logs"
+  cp "$rel"/examples/{pingpong,allreduce,heat} "$dir/"
+  measure_all mpcrs-rust "$dir" "$rel/mpcrs-run"
   AR_ITERS=("${saved[@]}")
 }
 

@@ -5,8 +5,9 @@
 
 #![allow(non_camel_case_types, non_snake_case)]
 
+use std::cell::{RefCell, RefMut};
 use std::os::raw::c_int;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use mpcrs::raw::RawRequest;
 use mpcrs::{Communicator, ErrorClass};
@@ -97,8 +98,18 @@ pub(crate) struct RankState {
     ops: Vec<Option<UserOp>>,
 }
 
+/// One rank's tables. Only that rank's ULT touches them (the lookup goes through
+/// the calling ULT's own rank), so a `RefCell` suffices; borrows are never held
+/// across a call that may switch ULTs.
+struct RankCell(RefCell<RankState>);
+
+// SAFETY: a rank's cell is only reached from the ULT of that rank (see
+// `rank_state`), which runs on one worker thread at a time; no two threads ever
+// access the same cell concurrently.
+unsafe impl Sync for RankCell {}
+
 pub(crate) struct Job {
-    ranks: Box<[Mutex<RankState>]>,
+    ranks: Box<[RankCell]>,
 }
 
 static JOB: OnceLock<Job> = OnceLock::new();
@@ -106,7 +117,9 @@ static JOB: OnceLock<Job> = OnceLock::new();
 /// Creates the per-rank tables of a job of `n` ranks (once per process).
 pub(crate) fn create_job(n: usize) {
     let job = Job {
-        ranks: (0..n).map(|_| Mutex::new(RankState::default())).collect(),
+        ranks: (0..n)
+            .map(|_| RankCell(RefCell::new(RankState::default())))
+            .collect(),
     };
     if JOB.set(job).is_err() {
         panic!("an MPI job already runs in this process");
@@ -114,15 +127,10 @@ pub(crate) fn create_job(n: usize) {
 }
 
 /// The calling rank's tables; `None` outside a rank of a C job.
-pub(crate) fn rank_state() -> Option<MutexGuard<'static, RankState>> {
+pub(crate) fn rank_state() -> Option<RefMut<'static, RankState>> {
     let job = JOB.get()?;
     let r = mpcrs::current_rank()?;
-    Some(
-        job.ranks
-            .get(r as usize)?
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()),
-    )
+    Some(job.ranks.get(r as usize)?.0.borrow_mut())
 }
 
 /// Installs the rank's MPI_COMM_WORLD and MPI_COMM_SELF (by the loader, before main).
@@ -252,33 +260,28 @@ pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<Arc<Communicat
         );
         mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE);
     };
+    if st.initialized && !st.finalized {
+        if let Some(c) = st.comm(h) {
+            return Ok(c);
+        }
+    }
+    // Errors: through MPI_COMM_WORLD's handler.
     let world = st.world().expect("world installed before main");
-    if !st.initialized || st.finalized {
+    let (class, detail) = if !st.initialized || st.finalized {
         let when = if st.finalized {
             "after MPI_Finalize"
         } else {
             "before MPI_Init"
         };
-        drop(st);
-        return Err(fail(
-            &world,
-            call,
-            ErrorClass::Other,
-            format!("called {when}"),
-        ));
-    }
-    match st.comm(h) {
-        Some(c) => Ok(c),
-        None => {
-            drop(st);
-            Err(fail(
-                &world,
-                call,
-                ErrorClass::Comm,
-                format!("invalid communicator handle {h:#x}"),
-            ))
-        }
-    }
+        (ErrorClass::Other, format!("called {when}"))
+    } else {
+        (
+            ErrorClass::Comm,
+            format!("invalid communicator handle {h:#x}"),
+        )
+    };
+    drop(st);
+    Err(fail(&world, call, class, detail))
 }
 
 /// Raises an error on `comm` (fatal unless ERRORS_RETURN) and returns its code.

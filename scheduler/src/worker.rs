@@ -68,8 +68,27 @@ pub fn current_worker() -> Option<usize> {
 /// True if another ULT of the caller's worker is ready to run (used by polling loops
 /// to decide between yielding and spinning).
 pub fn has_ready_ults() -> bool {
-    with_ctx(|ctx| !ctx.queue.is_empty() || !ctx.shared.workers[ctx.index].inbox.is_empty())
-        .unwrap_or(false)
+    with_ctx(|ctx| ctx.has_ready()).unwrap_or(false)
+}
+
+/// The caller's worker, looked up once: a polling loop asks it "anything ready?"
+/// without a thread-local lookup per turn (which costs a call to `__tls_get_addr`
+/// when this crate lives in a dynamically loaded library such as libmpi).
+#[derive(Clone, Copy)]
+pub(crate) struct ReadyProbe(*const WorkerCtx);
+
+impl ReadyProbe {
+    /// `None` outside a ULT.
+    pub(crate) fn current() -> Option<ReadyProbe> {
+        current_task_ptr()?;
+        with_ctx(|ctx| ReadyProbe(ctx as *const WorkerCtx))
+    }
+
+    pub(crate) fn has_ready(&self) -> bool {
+        // SAFETY: a ULT never leaves its worker, whose context outlives every ULT
+        // it runs; the probe is only used by the ULT that created it.
+        unsafe { (*self.0).has_ready() }
+    }
 }
 
 /// Spawns a ULT on the caller's own worker (or worker 0 outside a worker).
@@ -117,6 +136,10 @@ impl WorkerCtx {
             timers: RefCell::new(Timers::default()),
             current: Cell::new(std::ptr::null()),
         }
+    }
+
+    fn has_ready(&self) -> bool {
+        !self.queue.is_empty() || !self.shared.workers[self.index].inbox.is_empty()
     }
 
     /// The worker loop. Returns once the scheduler shuts down and nothing is runnable.

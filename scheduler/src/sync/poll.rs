@@ -22,11 +22,11 @@ pub fn poll_until(mut cond: impl FnMut() -> bool, budget: Duration) -> bool {
         return true;
     }
     let start = Instant::now();
-    let in_ult = crate::in_ult();
+    let probe = crate::worker::ReadyProbe::current();
     let mut tries = 0u32;
     let mut rounds = 0u32;
     loop {
-        if in_ult && crate::has_ready_ults() {
+        if probe.is_some_and(|p| p.has_ready()) {
             crate::yield_now();
             rounds += 1;
         } else {
