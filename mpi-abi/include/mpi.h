@@ -131,6 +131,8 @@ typedef int MPI_Message;
 #define MPI_MAX_LIBRARY_VERSION_STRING 8192
 #define MPI_MAX_ERROR_STRING           512
 #define MPI_MAX_OBJECT_NAME            128
+#define MPI_ORDER_C         56
+#define MPI_ORDER_FORTRAN   57
 #define MPI_TAG_UB          0x64400001
 #define MPI_WTIME_IS_GLOBAL 0x64400007
 
@@ -209,6 +211,23 @@ MPCRS_DECLARE(int, Error_class, (int errorcode, int *errorclass))
 MPCRS_DECLARE(int, Error_string, (int errorcode, char *string, int *resultlen))
 
 MPCRS_DECLARE(int, Type_size, (MPI_Datatype datatype, int *size))
+MPCRS_DECLARE(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPCRS_DECLARE(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPCRS_DECLARE(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPCRS_DECLARE(int, Type_indexed, (int count, const int *array_of_blocklengths, const int *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPCRS_DECLARE(int, Type_create_hindexed, (int count, const int *array_of_blocklengths, const MPI_Aint *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPCRS_DECLARE(int, Type_create_indexed_block, (int count, int blocklength, const int *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPCRS_DECLARE(int, Type_create_struct, (int count, const int *array_of_blocklengths, const MPI_Aint *array_of_displacements, const MPI_Datatype *array_of_types, MPI_Datatype *newtype))
+MPCRS_DECLARE(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype))
+MPCRS_DECLARE(int, Type_create_subarray, (int ndims, const int *array_of_sizes, const int *array_of_subsizes, const int *array_of_starts, int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPCRS_DECLARE(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPCRS_DECLARE(int, Type_commit, (MPI_Datatype *datatype))
+MPCRS_DECLARE(int, Type_free, (MPI_Datatype *datatype))
+MPCRS_DECLARE(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+MPCRS_DECLARE(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent))
+MPCRS_DECLARE(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm))
+MPCRS_DECLARE(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm))
+MPCRS_DECLARE(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
 MPCRS_DECLARE(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
 MPCRS_DECLARE(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
 MPCRS_DECLARE(int, Op_free, (MPI_Op *op))
@@ -236,6 +255,12 @@ MPCRS_DECLARE(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sen
 MPCRS_DECLARE(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
 MPCRS_DECLARE(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
 MPCRS_DECLARE(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+MPCRS_DECLARE(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm))
+MPCRS_DECLARE(int, Scatterv, (const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+MPCRS_DECLARE(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm))
+MPCRS_DECLARE(int, Alltoallv, (const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm))
+MPCRS_DECLARE(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MPCRS_DECLARE(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 MPCRS_DECLARE(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 MPCRS_DECLARE(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 

@@ -1,17 +1,19 @@
-//! Collective calls and reduction ops.
+//! Collective calls and reduction ops. Non-contiguous datatypes are packed into
+//! staging areas around the byte-level collectives of the runtime.
 
 use std::os::raw::{c_int, c_void};
 use std::sync::Arc;
 
 use mpcrs::raw::{self, Elements, Layout, Pattern};
-use mpcrs::{ErrorClass, Op};
+use mpcrs::{Communicator, ErrorClass, Op};
 
+use crate::datatype::{self, Staging, TypeInfo};
 use crate::export::mpi_fn;
 use crate::handles::*;
 use crate::p2p::resolve;
 
 /// The runtime op of a handle for elements of type `t`.
-fn op_of(h: MPI_Op, t: MPI_Datatype) -> Option<Op> {
+fn op_of(h: MPI_Op, t: MPI_Datatype, el: Elements) -> Option<Op> {
     Some(match h {
         0x5800_0001 => Op::Max,
         0x5800_0002 => Op::Min,
@@ -29,16 +31,18 @@ fn op_of(h: MPI_Op, t: MPI_Datatype) -> Option<Op> {
         0x5800_000e => Op::NoOp,
         h => {
             let u = rank_state()?.user_op(h)?;
-            let size = crate::datatype::lookup(t)?.size;
             let func = u.func;
-            // The C function sees (invec, inoutvec, &count, &datatype), as MPI says.
+            // The C function sees (invec, inoutvec, &count, &datatype), as MPI says,
+            // with the count in elements of the datatype the call named.
+            let unit = datatype::info(t)?.size.max(1);
+            let _ = el;
             Op::user_bytes(
                 u.commute,
                 Arc::new(move |input: &[u8], inout: &mut [u8]| {
-                    let mut len = (inout.len() / size) as c_int;
+                    let mut len = (inout.len() / unit) as c_int;
                     let mut dt = t;
-                    // SAFETY: both slices hold `len` elements of `t`; the C function
-                    // reads `invec` only.
+                    // SAFETY: both slices hold `len` elements of `t` (packed); the C
+                    // function reads `invec` only.
                     unsafe {
                         func(
                             input.as_ptr() as *mut c_void,
@@ -53,24 +57,248 @@ fn op_of(h: MPI_Op, t: MPI_Datatype) -> Option<Op> {
     })
 }
 
-/// Resolves everything a reduction needs.
-fn reduction_args(
+/// Which reduction a call performs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reduction {
+    Reduce { root: c_int },
+    All,
+    Scan { exclusive: bool },
+}
+
+/// Reduce, Allreduce, Scan and Exscan: stage the buffers, reduce packed data,
+/// unpack the result where this rank receives one.
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduction(
     call: &'static str,
-    comm: MPI_Comm,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
     count: c_int,
     t: MPI_Datatype,
     op: MPI_Op,
-) -> Result<(Arc<mpcrs::Communicator>, usize, Elements, Op), c_int> {
-    let (c, len, el) = resolve(call, comm, count, t)?;
-    match op_of(op, t) {
-        Some(o) => Ok((c, len, el, o)),
-        None => Err(fail(
+    comm: MPI_Comm,
+    kind: Reduction,
+) -> c_int {
+    let (c, len, ti) = match resolve(call, comm, count, t) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let Some(el) = ti.elem else {
+        return fail(
+            &c,
+            call,
+            ErrorClass::Type,
+            "reductions need a datatype made of one basic type".into(),
+        );
+    };
+    let Some(o) = op_of(op, t, el) else {
+        return fail(
             &c,
             call,
             ErrorClass::Op,
             format!("invalid op handle {op:#x}"),
-        )),
+        );
+    };
+    let n = count as usize;
+    let receives = match kind {
+        Reduction::Reduce { root } => c.rank() == root,
+        _ => true,
+    };
+    let in_place = is_in_place(sendbuf);
+    // SAFETY: MPI lends the buffers for the call, each holding `count` elements.
+    let (rptr, rstage) = if receives || in_place {
+        unsafe { Staging::recv(recvbuf.cast(), n, &ti, in_place) }
+    } else {
+        (std::ptr::null_mut(), None)
+    };
+    let (sptr, _sstage) = if in_place {
+        (rptr as *const u8, None)
+    } else {
+        // SAFETY: as above.
+        unsafe { Staging::send(sendbuf.cast(), n, &ti) }
+    };
+    let el = Elements {
+        kind: el.kind,
+        size: el.size,
+    };
+    // SAFETY: staged or user areas of `len` bytes, alive until we return.
+    let r = unsafe {
+        match kind {
+            Reduction::Reduce { root } => {
+                raw::reduce(&c, call, sptr, rptr, len, el, &o, Some(root))
+            }
+            Reduction::All => raw::reduce(&c, call, sptr, rptr, len, el, &o, None),
+            Reduction::Scan { exclusive } => {
+                raw::scan(&c, call, sptr, rptr, len, el, &o, exclusive)
+            }
+        }
+    };
+    if r.is_ok() && receives {
+        if let Some(s) = rstage {
+            s.finish(len);
+        }
     }
+    ret(r)
+}
+
+/// A v-layout (counts and displacements in elements of `ti`) in packed bytes: the
+/// data of block j is stored contiguously at byte displacement `displs[j]`.
+struct VStaged {
+    counts: Vec<usize>,
+    displs: Vec<usize>,
+    stage: Option<Staging>,
+    ptr: *mut u8,
+}
+
+/// Stages a v-layout buffer: contiguous types use the user's buffer with byte
+/// counts and displacements; others are packed block by block.
+///
+/// # Safety
+/// `buf` holds every block the layout names.
+unsafe fn stage_v(
+    buf: *mut u8,
+    counts: &[c_int],
+    displs: &[c_int],
+    ti: &TypeInfo,
+    contents: bool,
+) -> VStaged {
+    let c: Vec<usize> = counts.iter().map(|&x| x.max(0) as usize).collect();
+    if ti.is_contiguous() {
+        return VStaged {
+            counts: c.iter().map(|&x| x * ti.size).collect(),
+            displs: displs
+                .iter()
+                .map(|&d| d.max(0) as usize * ti.size)
+                .collect(),
+            stage: None,
+            ptr: buf,
+        };
+    }
+    // Packed: the blocks one after the other, in block order. Expressed as one
+    // "element" type whose pieces are the blocks, so Staging packs and unpacks it.
+    let mut pieces: Vec<(isize, usize)> = Vec::new();
+    let mut pd = Vec::with_capacity(c.len());
+    let mut at = 0;
+    for (j, &n) in c.iter().enumerate() {
+        pd.push(at);
+        let base = displs[j] as isize * ti.extent;
+        for k in 0..n {
+            for &(o, l) in ti.blocks.iter() {
+                pieces.push((base + k as isize * ti.extent + o, l));
+            }
+        }
+        at += n * ti.size;
+    }
+    let whole = TypeInfo {
+        size: at,
+        lb: 0,
+        extent: 0,
+        true_lb: 0,
+        true_extent: 0,
+        blocks: Arc::from(pieces),
+        elem: ti.elem,
+        committed: true,
+    };
+    // SAFETY: forwarded; one "element" of `whole` covers every block.
+    let (ptr, stage) = unsafe { Staging::recv(buf, 1, &whole, contents) };
+    VStaged {
+        counts: c.iter().map(|&x| x * ti.size).collect(),
+        displs: pd,
+        stage,
+        ptr,
+    }
+}
+
+/// Reads `n` ints of a C array (empty for a null pointer).
+///
+/// # Safety
+/// `p` is null or holds `n` ints.
+unsafe fn ints<'a>(p: *const c_int, n: usize) -> &'a [c_int] {
+    if p.is_null() {
+        &[]
+    } else {
+        // SAFETY: by contract.
+        unsafe { std::slice::from_raw_parts(p, n) }
+    }
+}
+
+/// The common part of the uniform gather/scatter/allgather/alltoall calls.
+#[allow(clippy::too_many_arguments)]
+unsafe fn exchange_uniform(
+    call: &'static str,
+    pattern: Pattern,
+    comm: &Arc<Communicator>,
+    send: (*const c_void, c_int, MPI_Datatype),
+    send_blocks: usize,
+    recv: (*mut c_void, c_int, MPI_Datatype),
+    recv_blocks: usize,
+    in_place: bool,
+) -> c_int {
+    let (rlen, rti) = if recv_blocks > 0 {
+        match datatype::describe(recv.1, recv.2) {
+            Ok(x) => x,
+            Err((class, detail)) => return fail(comm, call, class, detail),
+        }
+    } else {
+        (
+            0,
+            TypeInfo::basic(Elements {
+                kind: mpcrs::Kind::U8,
+                size: 1,
+            }),
+        )
+    };
+    let (rptr, rstage) = if recv_blocks > 0 {
+        // SAFETY: the receive buffer holds recv_blocks * count elements.
+        unsafe {
+            Staging::recv(
+                recv.0.cast(),
+                recv_blocks * recv.1.max(0) as usize,
+                &rti,
+                in_place,
+            )
+        }
+    } else {
+        (std::ptr::null_mut(), None)
+    };
+    let (sptr, slen, _sstage) = if in_place {
+        (rptr as *const u8, rlen, None)
+    } else if send_blocks > 0 {
+        let (slen, sti) = match datatype::describe(send.1, send.2) {
+            Ok(x) => x,
+            Err((class, detail)) => return fail(comm, call, class, detail),
+        };
+        // SAFETY: the send buffer holds send_blocks * count elements.
+        let (p, st) =
+            unsafe { Staging::send(send.0.cast(), send_blocks * send.1.max(0) as usize, &sti) };
+        (p, slen, st)
+    } else {
+        (std::ptr::null(), 0, None)
+    };
+    // In place, a rank's own block is already in the (staged) receive area.
+    let me = comm.rank().max(0) as usize;
+    let sptr = if in_place && matches!(pattern, Pattern::Gather { .. } | Pattern::AllGather) {
+        sptr.wrapping_add(me * rlen)
+    } else {
+        sptr
+    };
+    // SAFETY: staged or user areas sized by their counts, alive until we return.
+    let r = unsafe {
+        raw::exchange(
+            comm,
+            call,
+            pattern,
+            sptr,
+            Layout::Uniform(slen),
+            rptr,
+            Layout::Uniform(rlen),
+        )
+    };
+    if r.is_ok() {
+        if let Some(s) = rstage {
+            s.finish(usize::MAX);
+        }
+    }
+    ret(r)
 }
 
 mpi_fn! {
@@ -85,139 +313,238 @@ mpi_fn! {
     }
 
     fn Bcast(buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-        let (c, len, _) = match resolve("MPI_Bcast", comm, count, datatype) {
+        let (c, len, ti) = match resolve("MPI_Bcast", comm, count, datatype) {
             Ok(x) => x,
             Err(code) => return code,
         };
-        // SAFETY: buffer lent for the call.
-        ret(unsafe { raw::bcast(&c, buffer.cast(), len, root) })
+        // The root's data goes out packed; everyone unpacks what arrives.
+        let is_root = c.rank() == root;
+        // SAFETY: buffer lent for the call, `count` elements.
+        let (p, stage) = unsafe { Staging::recv(buffer.cast(), count.max(0) as usize, &ti, is_root) };
+        // SAFETY: `p` holds `len` bytes until we return.
+        let r = unsafe { raw::bcast(&c, p, len, root) };
+        if r.is_ok() && !is_root {
+            if let Some(s) = stage {
+                s.finish(len);
+            }
+        }
+        ret(r)
     }
 
     fn Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) -> c_int {
-        let (c, len, el, o) = match reduction_args("MPI_Reduce", comm, count, datatype, op) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
-        let send = if is_in_place(sendbuf) { recvbuf as *const u8 } else { sendbuf.cast() };
-        // SAFETY: buffers lent for the call.
-        ret(unsafe { raw::reduce(&c, "MPI_Reduce", send, recvbuf.cast(), len, el, &o, Some(root)) })
+        // SAFETY: forwarded from the C caller.
+        unsafe { reduction("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, comm, Reduction::Reduce { root }) }
     }
 
     fn Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-        let (c, len, el, o) = match reduction_args("MPI_Allreduce", comm, count, datatype, op) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
-        let send = if is_in_place(sendbuf) { recvbuf as *const u8 } else { sendbuf.cast() };
-        // SAFETY: buffers lent for the call.
-        ret(unsafe { raw::reduce(&c, "MPI_Allreduce", send, recvbuf.cast(), len, el, &o, None) })
+        // SAFETY: forwarded from the C caller.
+        unsafe { reduction("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, Reduction::All) }
     }
 
     fn Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-        let (c, len, el, o) = match reduction_args("MPI_Scan", comm, count, datatype, op) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
-        let send = if is_in_place(sendbuf) { recvbuf as *const u8 } else { sendbuf.cast() };
-        // SAFETY: buffers lent for the call.
-        ret(unsafe { raw::scan(&c, "MPI_Scan", send, recvbuf.cast(), len, el, &o, false) })
+        // SAFETY: forwarded from the C caller.
+        unsafe { reduction("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, Reduction::Scan { exclusive: false }) }
     }
 
     fn Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-        let (c, len, el, o) = match reduction_args("MPI_Exscan", comm, count, datatype, op) {
-            Ok(x) => x,
+        // SAFETY: forwarded from the C caller.
+        unsafe { reduction("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, Reduction::Scan { exclusive: true }) }
+    }
+
+    fn Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
+        let c = match comm_for("MPI_Reduce_scatter_block", comm) {
+            Ok(c) => c,
             Err(code) => return code,
         };
-        let send = if is_in_place(sendbuf) { recvbuf as *const u8 } else { sendbuf.cast() };
-        // SAFETY: buffers lent for the call.
-        ret(unsafe { raw::scan(&c, "MPI_Exscan", send, recvbuf.cast(), len, el, &o, true) })
+        let counts = vec![recvcount; c.size() as usize];
+        // SAFETY: forwarded from the C caller.
+        unsafe { reduce_scatter("MPI_Reduce_scatter_block", &c, sendbuf, recvbuf, &counts, datatype, op) }
+    }
+
+    fn Reduce_scatter(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
+        let c = match comm_for("MPI_Reduce_scatter", comm) {
+            Ok(c) => c,
+            Err(code) => return code,
+        };
+        // SAFETY: one count per rank.
+        let counts = unsafe { ints(recvcounts, c.size() as usize) }.to_vec();
+        // SAFETY: forwarded from the C caller.
+        unsafe { reduce_scatter("MPI_Reduce_scatter", &c, sendbuf, recvbuf, &counts, datatype, op) }
     }
 
     fn Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-        let call = "MPI_Gather";
-        let (c, rlen) = match comm_for(call, comm) {
-            Ok(c) if c.rank() == root => match resolve(call, comm, recvcount, recvtype) {
-                Ok((c, l, _)) => (c, l),
-                Err(code) => return code,
-            },
-            Ok(c) => (c, 0),
+        let c = match comm_for("MPI_Gather", comm) {
+            Ok(c) => c,
             Err(code) => return code,
         };
-        let (send, slen) = if is_in_place(sendbuf) {
-            // The root's own block is already in place.
-            ((recvbuf as *const u8).wrapping_add(root.max(0) as usize * rlen), rlen)
-        } else {
-            match resolve(call, comm, sendcount, sendtype) {
-                Ok((_, l, _)) => (sendbuf.cast(), l),
-                Err(code) => return code,
-            }
-        };
-        // SAFETY: buffers lent for the call, sized by their counts.
-        ret(unsafe { raw::exchange(&c, call, Pattern::Gather { root: root as usize }, send, Layout::Uniform(slen), recvbuf.cast(), Layout::Uniform(rlen)) })
+        let root_blocks = if c.rank() == root { c.size() as usize } else { 0 };
+        let in_place = is_in_place(sendbuf) && c.rank() == root;
+        // SAFETY: forwarded from the C caller.
+        unsafe {
+            exchange_uniform("MPI_Gather", Pattern::Gather { root: root as usize }, &c,
+                (sendbuf, sendcount, sendtype), 1, (recvbuf, recvcount, recvtype), root_blocks, in_place)
+        }
     }
 
     fn Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-        let call = "MPI_Scatter";
-        let (c, slen) = match comm_for(call, comm) {
-            Ok(c) if c.rank() == root => match resolve(call, comm, sendcount, sendtype) {
-                Ok((c, l, _)) => (c, l),
-                Err(code) => return code,
-            },
-            Ok(c) => (c, 0),
+        let c = match comm_for("MPI_Scatter", comm) {
+            Ok(c) => c,
             Err(code) => return code,
         };
-        let (recv, rlen) = if is_in_place(recvbuf) {
-            // The root keeps its own block where it is.
-            ((sendbuf as *mut u8).wrapping_add(root.max(0) as usize * slen), slen)
-        } else {
-            match resolve(call, comm, recvcount, recvtype) {
-                Ok((_, l, _)) => (recvbuf.cast(), l),
-                Err(code) => return code,
-            }
-        };
-        // SAFETY: buffers lent for the call, sized by their counts.
-        ret(unsafe { raw::exchange(&c, call, Pattern::Scatter { root: root as usize }, sendbuf.cast(), Layout::Uniform(slen), recv, Layout::Uniform(rlen)) })
+        let is_root = c.rank() == root;
+        if is_root && is_in_place(recvbuf) {
+            // The root keeps its block in place: receive it into a scratch copy.
+            let (len, _) = match datatype::describe(sendcount, sendtype) {
+                Ok(x) => x,
+                Err((class, detail)) => return fail(&c, "MPI_Scatter", class, detail),
+            };
+            let mut scratch = vec![0u8; len];
+            // SAFETY: forwarded; the scratch holds one block.
+            return unsafe {
+                exchange_uniform("MPI_Scatter", Pattern::Scatter { root: root as usize }, &c,
+                    (sendbuf, sendcount, sendtype), c.size() as usize,
+                    (scratch.as_mut_ptr().cast(), len as c_int, 0x4c00_010d), 1, false)
+            };
+        }
+        let send_blocks = if is_root { c.size() as usize } else { 0 };
+        // SAFETY: forwarded from the C caller.
+        unsafe {
+            exchange_uniform("MPI_Scatter", Pattern::Scatter { root: root as usize }, &c,
+                (sendbuf, sendcount, sendtype), send_blocks, (recvbuf, recvcount, recvtype), 1, false)
+        }
     }
 
     fn Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-        let call = "MPI_Allgather";
-        let (c, rlen, _) = match resolve(call, comm, recvcount, recvtype) {
-            Ok(x) => x,
+        let c = match comm_for("MPI_Allgather", comm) {
+            Ok(c) => c,
             Err(code) => return code,
         };
-        let (send, slen) = if is_in_place(sendbuf) {
-            ((recvbuf as *const u8).wrapping_add(c.rank() as usize * rlen), rlen)
-        } else {
-            match resolve(call, comm, sendcount, sendtype) {
-                Ok((_, l, _)) => (sendbuf.cast(), l),
-                Err(code) => return code,
-            }
-        };
-        // SAFETY: buffers lent for the call, sized by their counts.
-        ret(unsafe { raw::exchange(&c, call, Pattern::AllGather, send, Layout::Uniform(slen), recvbuf.cast(), Layout::Uniform(rlen)) })
+        let n = c.size() as usize;
+        // SAFETY: forwarded from the C caller.
+        unsafe {
+            exchange_uniform("MPI_Allgather", Pattern::AllGather, &c, (sendbuf, sendcount, sendtype), 1,
+                (recvbuf, recvcount, recvtype), n, is_in_place(sendbuf))
+        }
     }
 
     fn Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-        let call = "MPI_Alltoall";
-        let (c, rlen, _) = match resolve(call, comm, recvcount, recvtype) {
-            Ok(x) => x,
+        let c = match comm_for("MPI_Alltoall", comm) {
+            Ok(c) => c,
             Err(code) => return code,
         };
-        // In place: send from a copy, since every rank reads others' buffers while
-        // they are being overwritten.
-        let staged: Option<Vec<u8>> = is_in_place(sendbuf).then(|| {
-            // SAFETY: the receive buffer holds size * recvcount elements.
-            unsafe { std::slice::from_raw_parts(recvbuf as *const u8, rlen * c.size() as usize) }.to_vec()
-        });
-        let (send, slen) = match &staged {
-            Some(v) => (v.as_ptr(), rlen),
-            None => match resolve(call, comm, sendcount, sendtype) {
-                Ok((_, l, _)) => (sendbuf.cast(), l),
-                Err(code) => return code,
-            },
+        let n = c.size() as usize;
+        if is_in_place(sendbuf) {
+            // Every rank reads others' blocks while they are overwritten: send from
+            // a packed copy of the receive buffer.
+            let (len, ti) = match datatype::describe(recvcount, recvtype) {
+                Ok(x) => x,
+                Err((class, detail)) => return fail(&c, "MPI_Alltoall", class, detail),
+            };
+            let mut copy = Vec::new();
+            // SAFETY: the receive buffer holds n blocks.
+            unsafe { datatype::pack(recvbuf as *const u8, n * recvcount.max(0) as usize, &ti, &mut copy) };
+            // SAFETY: forwarded; the copy holds n packed blocks of `len` bytes.
+            return unsafe {
+                exchange_uniform("MPI_Alltoall", Pattern::AllToAll, &c,
+                    (copy.as_ptr().cast(), len as c_int, 0x4c00_010d), n,
+                    (recvbuf, recvcount, recvtype), n, false)
+            };
+        }
+        // SAFETY: forwarded from the C caller.
+        unsafe {
+            exchange_uniform("MPI_Alltoall", Pattern::AllToAll, &c, (sendbuf, sendcount, sendtype), n,
+                (recvbuf, recvcount, recvtype), n, false)
+        }
+    }
+
+    fn Gatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: forwarded from the C caller.
+        unsafe { gather_v("MPI_Gatherv", true, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm) }
+    }
+
+    fn Allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
+        // SAFETY: forwarded from the C caller.
+        unsafe { gather_v("MPI_Allgatherv", false, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0, comm) }
+    }
+
+    fn Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
+        let call = "MPI_Scatterv";
+        let c = match comm_for(call, comm) {
+            Ok(c) => c,
+            Err(code) => return code,
         };
-        // SAFETY: buffers lent for the call (or the staged copy), sized by their counts.
-        ret(unsafe { raw::exchange(&c, call, Pattern::AllToAll, send, Layout::Uniform(slen), recvbuf.cast(), Layout::Uniform(rlen)) })
+        let n = c.size() as usize;
+        let is_root = c.rank() == root;
+        let sti = match datatype::describe(0, sendtype) {
+            Ok((_, t)) => t,
+            Err(_) if !is_root => TypeInfo::basic(Elements { kind: mpcrs::Kind::U8, size: 1 }),
+            Err((class, detail)) => return fail(&c, call, class, detail),
+        };
+        let send = if is_root {
+            // SAFETY: counts and displacements hold one entry per rank at the root.
+            Some(unsafe { stage_v(sendbuf as *mut u8, ints(sendcounts, n), ints(displs, n), &sti, true) })
+        } else {
+            None
+        };
+        let mut scratch = Vec::new();
+        let (rptr, rlen, rstage) = if is_root && is_in_place(recvbuf) {
+            let l = send.as_ref().map_or(0, |s| s.counts[root as usize]);
+            scratch.resize(l, 0u8);
+            (scratch.as_mut_ptr(), l, None)
+        } else {
+            let (rlen, rti) = match datatype::describe(recvcount, recvtype) {
+                Ok(x) => x,
+                Err((class, detail)) => return fail(&c, call, class, detail),
+            };
+            // SAFETY: the receive buffer holds `recvcount` elements.
+            let (p, st) = unsafe { Staging::recv(recvbuf.cast(), recvcount as usize, &rti, false) };
+            (p, rlen, st)
+        };
+        let layout = match &send {
+            Some(s) => Layout::Varying { counts: &s.counts, displs: &s.displs },
+            None => Layout::Uniform(0),
+        };
+        let sptr = send.as_ref().map_or(std::ptr::null(), |s| s.ptr as *const u8);
+        // SAFETY: staged or user areas sized by their layouts, alive until we return.
+        let r = unsafe { raw::exchange(&c, call, Pattern::Scatter { root: root as usize }, sptr, layout, rptr, Layout::Uniform(rlen)) };
+        if r.is_ok() {
+            if let Some(s) = rstage {
+                s.finish(rlen);
+            }
+        }
+        ret(r)
+    }
+
+    fn Alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
+        let call = "MPI_Alltoallv";
+        let c = match comm_for(call, comm) {
+            Ok(c) => c,
+            Err(code) => return code,
+        };
+        let n = c.size() as usize;
+        let (sti, rti) = match (datatype::describe(0, sendtype), datatype::describe(0, recvtype)) {
+            (Ok((_, s)), Ok((_, r))) => (s, r),
+            (Err((class, detail)), _) | (_, Err((class, detail))) => return fail(&c, call, class, detail),
+        };
+        // SAFETY: one count and displacement per rank on both sides.
+        let (send, recv) = unsafe {
+            (
+                stage_v(sendbuf as *mut u8, ints(sendcounts, n), ints(sdispls, n), &sti, true),
+                stage_v(recvbuf.cast(), ints(recvcounts, n), ints(rdispls, n), &rti, false),
+            )
+        };
+        // SAFETY: staged or user areas sized by their layouts.
+        let r = unsafe {
+            raw::exchange(&c, call, Pattern::AllToAll, send.ptr,
+                Layout::Varying { counts: &send.counts, displs: &send.displs }, recv.ptr,
+                Layout::Varying { counts: &recv.counts, displs: &recv.displs })
+        };
+        if r.is_ok() {
+            if let Some(s) = recv.stage {
+                s.finish(usize::MAX);
+            }
+        }
+        ret(r)
     }
 
     fn Op_create(user_fn: Option<MPI_User_function>, commute: c_int, op: *mut MPI_Op) -> c_int {
@@ -244,4 +571,156 @@ mpi_fn! {
             ErrorClass::Op as c_int
         }
     }
+}
+
+/// Gatherv (`rooted`) and Allgatherv.
+#[allow(clippy::too_many_arguments)]
+unsafe fn gather_v(
+    call: &'static str,
+    rooted: bool,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    let c = match comm_for(call, comm) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let n = c.size() as usize;
+    let me = c.rank() as usize;
+    let receives = !rooted || c.rank() == root;
+    let in_place = is_in_place(sendbuf);
+    let recv = if receives {
+        let rti = match datatype::describe(0, recvtype) {
+            Ok((_, t)) => t,
+            Err((class, detail)) => return fail(&c, call, class, detail),
+        };
+        // SAFETY: counts and displacements hold one entry per rank where receiving.
+        Some(unsafe {
+            stage_v(
+                recvbuf.cast(),
+                ints(recvcounts, n),
+                ints(displs, n),
+                &rti,
+                in_place,
+            )
+        })
+    } else {
+        None
+    };
+    let (sptr, slen, _sstage) = if in_place && receives {
+        let r = recv.as_ref().expect("receiving");
+        (
+            r.ptr.wrapping_add(r.displs[me]) as *const u8,
+            r.counts[me],
+            None,
+        )
+    } else {
+        let (slen, sti) = match datatype::describe(sendcount, sendtype) {
+            Ok(x) => x,
+            Err((class, detail)) => return fail(&c, call, class, detail),
+        };
+        // SAFETY: the send buffer holds `sendcount` elements.
+        let (p, st) = unsafe { Staging::send(sendbuf.cast(), sendcount as usize, &sti) };
+        (p, slen, st)
+    };
+    let (rptr, layout) = match &recv {
+        Some(r) => (
+            r.ptr,
+            Layout::Varying {
+                counts: &r.counts,
+                displs: &r.displs,
+            },
+        ),
+        None => (std::ptr::null_mut(), Layout::Uniform(0)),
+    };
+    let pattern = if rooted {
+        Pattern::Gather {
+            root: root as usize,
+        }
+    } else {
+        Pattern::AllGather
+    };
+    // SAFETY: staged or user areas sized by their layouts, alive until we return.
+    let r = unsafe { raw::exchange(&c, call, pattern, sptr, Layout::Uniform(slen), rptr, layout) };
+    if r.is_ok() {
+        if let Some(s) = recv.and_then(|r| r.stage) {
+            s.finish(usize::MAX);
+        }
+    }
+    ret(r)
+}
+
+/// Reduce_scatter and Reduce_scatter_block: counts in elements, one per rank.
+unsafe fn reduce_scatter(
+    call: &'static str,
+    c: &Arc<Communicator>,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    counts: &[c_int],
+    t: MPI_Datatype,
+    op: MPI_Op,
+) -> c_int {
+    let total: c_int = counts.iter().map(|&x| x.max(0)).sum();
+    let (len, ti) = match datatype::describe(total, t) {
+        Ok(x) => x,
+        Err((class, detail)) => return fail(c, call, class, detail),
+    };
+    let Some(el) = ti.elem else {
+        return fail(
+            c,
+            call,
+            ErrorClass::Type,
+            "reductions need a datatype made of one basic type".into(),
+        );
+    };
+    let Some(o) = op_of(op, t, el) else {
+        return fail(
+            c,
+            call,
+            ErrorClass::Op,
+            format!("invalid op handle {op:#x}"),
+        );
+    };
+    let me = c.rank() as usize;
+    let in_place = is_in_place(sendbuf);
+    let mine = counts.get(me).copied().unwrap_or(0).max(0) as usize;
+    // In place, the input is the whole receive buffer.
+    let src: *const c_void = if in_place {
+        recvbuf as *const c_void
+    } else {
+        sendbuf
+    };
+    // SAFETY: the input holds `total` elements.
+    let (sptr, _sstage) = unsafe { Staging::send(src.cast(), total as usize, &ti) };
+    let mut scratch = Vec::new();
+    let (rptr, rstage) = if in_place {
+        scratch.resize(mine * ti.size, 0u8);
+        (scratch.as_mut_ptr(), None)
+    } else {
+        // SAFETY: the receive buffer holds this rank's count.
+        unsafe { Staging::recv(recvbuf.cast(), mine, &ti, false) }
+    };
+    let byte_counts: Vec<usize> = counts
+        .iter()
+        .map(|&x| x.max(0) as usize * ti.size)
+        .collect();
+    let _ = len;
+    // SAFETY: staged or user areas sized by the counts.
+    let r = unsafe { raw::reduce_scatter(c, call, sptr, rptr, &byte_counts, el, &o) };
+    if r.is_ok() {
+        if in_place {
+            // SAFETY: the receive buffer starts with this rank's block.
+            unsafe { datatype::unpack(&scratch, recvbuf.cast(), mine, &ti) };
+        } else if let Some(s) = rstage {
+            s.finish(usize::MAX);
+        }
+    }
+    ret(r)
 }

@@ -1,15 +1,19 @@
-//! Predefined datatypes: size and element kind of each MPICH handle value.
+//! Datatypes: the predefined ones (MPICH's handle values) and derived ones built
+//! by the program. A datatype is flattened to the list of contiguous byte blocks
+//! of one element; messages travel packed, and a non-contiguous buffer is packed
+//! before sending and unpacked after receiving.
 
 use std::os::raw::c_int;
+use std::sync::Arc;
 
 use mpcrs::raw::Elements;
-use mpcrs::Kind;
+use mpcrs::{ErrorClass, Kind};
 
-use crate::handles::MPI_Datatype;
+use crate::handles::{rank_state, MPI_Datatype};
 
 /// Size in bytes and element kind of a predefined datatype handle of mpi.h;
 /// `None` if the handle is not one.
-pub(crate) fn lookup(t: MPI_Datatype) -> Option<Elements> {
+pub(crate) fn predefined(t: MPI_Datatype) -> Option<Elements> {
     let (size, kind) = match t as u32 {
         0x4c00_0101 | 0x4c00_0118 | 0x4c00_0137 => (1, Kind::I8), // CHAR, SIGNED_CHAR, INT8_T
         0x4c00_0102 | 0x4c00_010d | 0x4c00_010f | 0x4c00_013b | 0x4c00_013f => (1, Kind::U8), // UNSIGNED_CHAR, BYTE, PACKED, UINT8_T, C_BOOL
@@ -34,19 +38,449 @@ pub(crate) fn lookup(t: MPI_Datatype) -> Option<Elements> {
     Some(Elements { kind, size })
 }
 
-/// Bytes of `count` elements of `t`, or the error class if either is invalid.
-pub(crate) fn bytes(
+/// Everything the library needs to know of a datatype.
+#[derive(Clone, Debug)]
+pub(crate) struct TypeInfo {
+    /// Bytes of data in one element (its packed size).
+    pub(crate) size: usize,
+    /// Lower bound and extent: element i starts at i * extent.
+    pub(crate) lb: isize,
+    pub(crate) extent: isize,
+    /// Span of the bytes actually touched (MPI_Type_get_true_extent).
+    pub(crate) true_lb: isize,
+    pub(crate) true_extent: isize,
+    /// Contiguous pieces of one element: (offset from the element's start, bytes),
+    /// in type-map order, adjacent pieces merged.
+    pub(crate) blocks: Arc<[(isize, usize)]>,
+    /// The basic element kind when the type is made of one kind only (reductions).
+    pub(crate) elem: Option<Elements>,
+    pub(crate) committed: bool,
+}
+
+impl TypeInfo {
+    pub(crate) fn basic(el: Elements) -> TypeInfo {
+        TypeInfo {
+            size: el.size,
+            lb: 0,
+            extent: el.size as isize,
+            true_lb: 0,
+            true_extent: el.size as isize,
+            blocks: Arc::from(vec![(0isize, el.size)]),
+            elem: Some(el),
+            committed: true,
+        }
+    }
+
+    /// True when `count` elements occupy exactly `count * size` contiguous bytes
+    /// from the buffer's start: no packing needed.
+    pub(crate) fn is_contiguous(&self) -> bool {
+        self.blocks.len() <= 1
+            && self
+                .blocks
+                .first()
+                .is_none_or(|&(o, l)| o == 0 && l == self.size)
+            && self.extent == self.size as isize
+    }
+
+    /// The type of `count` consecutive copies of `self` placed at `stride` bytes
+    /// apart, each copy given as (displacement, repetitions) — the shape every
+    /// constructor reduces to.
+    fn replicate(
+        &self,
+        placements: &[(isize, usize)],
+        stride: isize,
+    ) -> (Vec<(isize, usize)>, usize) {
+        let mut blocks: Vec<(isize, usize)> = Vec::new();
+        let mut size = 0;
+        for &(disp, reps) in placements {
+            for k in 0..reps {
+                let base = disp + k as isize * stride;
+                for &(o, l) in self.blocks.iter() {
+                    push_merged(&mut blocks, base + o, l);
+                    size += l;
+                }
+            }
+        }
+        (blocks, size)
+    }
+}
+
+fn push_merged(blocks: &mut Vec<(isize, usize)>, off: isize, len: usize) {
+    if len == 0 {
+        return;
+    }
+    if let Some(last) = blocks.last_mut() {
+        if last.0 + last.1 as isize == off {
+            last.1 += len;
+            return;
+        }
+    }
+    blocks.push((off, len));
+}
+
+/// Builds a derived type from its pieces; bounds follow MPI's rules for types
+/// without explicit markers (lb = lowest displacement, ub = highest end).
+fn derived(
+    blocks: Vec<(isize, usize)>,
+    size: usize,
+    elem: Option<Elements>,
+    parts: &[(isize, &TypeInfo, usize)],
+) -> TypeInfo {
+    // Bounds from each placed copy of the old types' own bounds.
+    let mut lb = isize::MAX;
+    let mut ub = isize::MIN;
+    let mut tlb = isize::MAX;
+    let mut tub = isize::MIN;
+    for &(disp, t, reps) in parts {
+        if reps == 0 {
+            continue;
+        }
+        let first = disp;
+        let last = disp + (reps as isize - 1) * t.extent;
+        for base in [first, last] {
+            lb = lb.min(base + t.lb);
+            ub = ub.max(base + t.lb + t.extent);
+            tlb = tlb.min(base + t.true_lb);
+            tub = tub.max(base + t.true_lb + t.true_extent);
+        }
+    }
+    if lb == isize::MAX {
+        (lb, ub, tlb, tub) = (0, 0, 0, 0);
+    }
+    TypeInfo {
+        size,
+        lb,
+        extent: ub - lb,
+        true_lb: tlb,
+        true_extent: tub - tlb,
+        blocks: Arc::from(blocks),
+        elem,
+        committed: false,
+    }
+}
+
+/// `count` copies of `old`, contiguous.
+pub(crate) fn contiguous(count: usize, old: &TypeInfo) -> TypeInfo {
+    hvector(count.min(1), count, old.extent, old)
+}
+
+/// `count` blocks of `blocklen` elements, block starts `stride_bytes` apart.
+pub(crate) fn hvector(
+    count: usize,
+    blocklen: usize,
+    stride_bytes: isize,
+    old: &TypeInfo,
+) -> TypeInfo {
+    let placements: Vec<(isize, usize)> = (0..count)
+        .map(|i| (i as isize * stride_bytes, blocklen))
+        .collect();
+    hindexed(&placements, old)
+}
+
+/// Blocks of (byte displacement, element count) of `old`.
+pub(crate) fn hindexed(placements: &[(isize, usize)], old: &TypeInfo) -> TypeInfo {
+    let (blocks, size) = old.replicate(placements, old.extent);
+    let parts: Vec<(isize, &TypeInfo, usize)> =
+        placements.iter().map(|&(d, n)| (d, old, n)).collect();
+    derived(blocks, size, old.elem, &parts)
+}
+
+/// A structure: (byte displacement, count, type) per member.
+pub(crate) fn structure(members: &[(isize, usize, TypeInfo)]) -> TypeInfo {
+    let mut blocks = Vec::new();
+    let mut size = 0;
+    let mut elem: Option<Option<Elements>> = None;
+    for (disp, n, t) in members {
+        let (b, s) = t.replicate(&[(*disp, *n)], t.extent);
+        for (o, l) in b {
+            push_merged(&mut blocks, o, l);
+        }
+        size += s;
+        if *n > 0 {
+            elem = Some(match elem {
+                None => t.elem,
+                Some(prev) if same_kind(prev, t.elem) => prev,
+                Some(_) => None,
+            });
+        }
+    }
+    let parts: Vec<(isize, &TypeInfo, usize)> =
+        members.iter().map(|(d, n, t)| (*d, t, *n)).collect();
+    let mut t = derived(blocks, size, elem.flatten(), &parts);
+    // Structures are padded to the alignment of their widest member, as C does.
+    let align = members
+        .iter()
+        .filter_map(|(_, _, t)| t.elem.map(|e| e.size.min(16)))
+        .max()
+        .unwrap_or(1) as isize;
+    if align > 1 && t.extent % align != 0 {
+        t.extent += align - t.extent % align;
+    }
+    t
+}
+
+fn same_kind(a: Option<Elements>, b: Option<Elements>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => x.kind == y.kind && x.size == y.size,
+        _ => false,
+    }
+}
+
+/// MPI_Type_create_resized.
+pub(crate) fn resized(old: &TypeInfo, lb: isize, extent: isize) -> TypeInfo {
+    TypeInfo {
+        lb,
+        extent,
+        committed: false,
+        ..old.clone()
+    }
+}
+
+/// MPI_Type_create_subarray (order: true for C order).
+pub(crate) fn subarray(
+    sizes: &[usize],
+    subsizes: &[usize],
+    starts: &[usize],
+    c_order: bool,
+    old: &TypeInfo,
+) -> TypeInfo {
+    let nd = sizes.len();
+    // Dimension indices from the fastest-varying one outwards.
+    let dims: Vec<usize> = if c_order {
+        (0..nd).rev().collect()
+    } else {
+        (0..nd).collect()
+    };
+    // Build from the fastest dimension: a contiguous run, then strided copies.
+    let mut t = old.clone();
+    let mut stride = old.extent; // bytes between consecutive indices of the current dimension
+    let mut offset: isize = 0;
+    for (level, &d) in dims.iter().enumerate() {
+        offset += starts[d] as isize * stride;
+        t = if level == 0 {
+            contiguous(subsizes[d], &t)
+        } else {
+            hvector(subsizes[d], 1, stride, &t)
+        };
+        stride *= sizes[d] as isize;
+    }
+    // Move the block to its start and give the type the full array's extent.
+    let shifted = hindexed(&[(offset, 1)], &t);
+    TypeInfo {
+        lb: 0,
+        extent: stride,
+        committed: false,
+        ..shifted
+    }
+}
+
+/// Looks a datatype handle up (predefined or created by the calling rank).
+pub(crate) fn info(t: MPI_Datatype) -> Option<TypeInfo> {
+    match predefined(t) {
+        Some(el) => Some(TypeInfo::basic(el)),
+        None => rank_state()?.datatype(t),
+    }
+}
+
+/// Bytes (packed) of `count` elements of `t`, with its description, or the error.
+pub(crate) fn describe(
     count: c_int,
     t: MPI_Datatype,
-) -> Result<(usize, Elements), (mpcrs::ErrorClass, String)> {
-    let Some(el) = lookup(t) else {
-        return Err((
-            mpcrs::ErrorClass::Type,
-            format!("invalid datatype handle {t:#x}"),
-        ));
+) -> Result<(usize, TypeInfo), (ErrorClass, String)> {
+    let Some(ti) = info(t) else {
+        return Err((ErrorClass::Type, format!("invalid datatype handle {t:#x}")));
     };
-    if count < 0 {
-        return Err((mpcrs::ErrorClass::Count, format!("negative count {count}")));
+    if !ti.committed {
+        return Err((
+            ErrorClass::Type,
+            format!("datatype {t:#x} is not committed (MPI_Type_commit)"),
+        ));
     }
-    Ok((count as usize * el.size, el))
+    if count < 0 {
+        return Err((ErrorClass::Count, format!("negative count {count}")));
+    }
+    Ok((count as usize * ti.size, ti))
+}
+
+/// Copies `count` elements of `t` from a user buffer into packed bytes.
+///
+/// # Safety
+/// `buf` holds `count` elements laid out as `t` describes.
+pub(crate) unsafe fn pack(buf: *const u8, count: usize, t: &TypeInfo, out: &mut Vec<u8>) {
+    out.reserve(count * t.size);
+    for i in 0..count {
+        let base = i as isize * t.extent;
+        for &(o, l) in t.blocks.iter() {
+            // SAFETY: the block lies within element i of the caller's buffer.
+            out.extend_from_slice(unsafe { std::slice::from_raw_parts(buf.offset(base + o), l) });
+        }
+    }
+}
+
+/// Copies packed bytes into `count` elements of `t` of a user buffer; stops after
+/// `data.len()` bytes (a shorter message fills only its first elements).
+///
+/// # Safety
+/// `buf` holds `count` elements laid out as `t` describes.
+pub(crate) unsafe fn unpack(data: &[u8], buf: *mut u8, count: usize, t: &TypeInfo) {
+    let mut at = 0;
+    for i in 0..count {
+        let base = i as isize * t.extent;
+        for &(o, l) in t.blocks.iter() {
+            if at >= data.len() {
+                return;
+            }
+            let n = l.min(data.len() - at);
+            // SAFETY: the block lies within element i of the caller's buffer.
+            unsafe { std::ptr::copy_nonoverlapping(data[at..].as_ptr(), buf.offset(base + o), n) };
+            at += n;
+        }
+    }
+}
+
+/// The bytes behind a (buffer, count, datatype) argument: the user's own memory
+/// when the type is contiguous, else a packed copy (send side) or a scratch area
+/// unpacked into the user's buffer afterwards (receive side).
+pub(crate) struct Staging {
+    data: Vec<u8>,
+    user: *mut u8,
+    count: usize,
+    ti: TypeInfo,
+    unpack_after: bool,
+}
+
+// SAFETY: the user pointer is only dereferenced by the rank that created the
+// staging, when its operation completes (MPI's buffer rules keep it valid).
+unsafe impl Send for Staging {}
+
+impl Staging {
+    /// Bytes to send for `count` elements of `ti` at `buf`: the buffer itself, or
+    /// a packed copy held by the returned staging.
+    ///
+    /// # Safety
+    /// `buf` holds `count` elements of `ti`.
+    pub(crate) unsafe fn send(
+        buf: *const u8,
+        count: usize,
+        ti: &TypeInfo,
+    ) -> (*const u8, Option<Staging>) {
+        if ti.is_contiguous() {
+            return (buf, None);
+        }
+        let mut data = Vec::new();
+        // SAFETY: forwarded.
+        unsafe { pack(buf, count, ti, &mut data) };
+        let p = data.as_ptr();
+        (
+            p,
+            Some(Staging {
+                data,
+                user: buf as *mut u8,
+                count,
+                ti: ti.clone(),
+                unpack_after: false,
+            }),
+        )
+    }
+
+    /// Where to receive `count` elements of `ti` for `buf`; `with_contents` also
+    /// packs the buffer's current contents in (in-place operations).
+    ///
+    /// # Safety
+    /// `buf` holds `count` elements of `ti`.
+    pub(crate) unsafe fn recv(
+        buf: *mut u8,
+        count: usize,
+        ti: &TypeInfo,
+        with_contents: bool,
+    ) -> (*mut u8, Option<Staging>) {
+        if ti.is_contiguous() {
+            return (buf, None);
+        }
+        let mut data = Vec::new();
+        if with_contents {
+            // SAFETY: forwarded.
+            unsafe { pack(buf, count, ti, &mut data) };
+        } else {
+            data.resize(count * ti.size, 0);
+        }
+        let p = data.as_mut_ptr();
+        (
+            p,
+            Some(Staging {
+                data,
+                user: buf,
+                count,
+                ti: ti.clone(),
+                unpack_after: true,
+            }),
+        )
+    }
+
+    /// Completes a receive staging: unpacks the first `bytes` into the user buffer.
+    pub(crate) fn finish(self, bytes: usize) {
+        if self.unpack_after {
+            // SAFETY: the user buffer was valid for `count` elements when staged and
+            // MPI keeps it so until the operation completes, which is now.
+            unsafe {
+                unpack(
+                    &self.data[..bytes.min(self.data.len())],
+                    self.user,
+                    self.count,
+                    &self.ti,
+                )
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int() -> TypeInfo {
+        TypeInfo::basic(Elements {
+            kind: Kind::I32,
+            size: 4,
+        })
+    }
+
+    #[test]
+    fn vector_and_subarray_flatten_to_the_right_blocks() {
+        let v = hvector(3, 2, 5 * 4, &int());
+        assert_eq!(&*v.blocks, &[(0, 8), (20, 8), (40, 8)]);
+        assert_eq!((v.size, v.lb, v.extent), (24, 0, 48));
+        let c = contiguous(4, &int());
+        assert!(c.is_contiguous());
+        // 4x5 C array, the 2x3 block starting at (1, 2).
+        let s = subarray(&[4, 5], &[2, 3], &[1, 2], true, &int());
+        assert_eq!(&*s.blocks, &[(28, 12), (48, 12)]);
+        assert_eq!((s.size, s.lb, s.extent), (24, 0, 80));
+    }
+
+    #[test]
+    fn pack_unpack_round_trip() {
+        let v = hvector(2, 1, 8, &int());
+        let src: [i32; 4] = [1, 2, 3, 4];
+        let mut packed = Vec::new();
+        // SAFETY: two elements of `v` span 4 ints... one element spans [0, 12).
+        unsafe { pack(src.as_ptr().cast(), 1, &v, &mut packed) };
+        assert_eq!(packed.len(), 8);
+        let mut dst = [0i32; 4];
+        // SAFETY: as above.
+        unsafe { unpack(&packed, dst.as_mut_ptr().cast(), 1, &v) };
+        assert_eq!(dst, [1, 0, 3, 0]);
+    }
+
+    #[test]
+    fn structures_pad_to_their_widest_member() {
+        let dbl = TypeInfo::basic(Elements {
+            kind: Kind::F64,
+            size: 8,
+        });
+        // struct { int a; double b; } : a at 0, b at 8, extent 16
+        let s = structure(&[(0, 1, int()), (8, 1, dbl)]);
+        assert_eq!((s.size, s.extent), (12, 16));
+        assert!(s.elem.is_none());
+    }
 }

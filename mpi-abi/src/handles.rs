@@ -71,6 +71,8 @@ const COMM_USER: c_int = 0x8400_0000u32 as c_int;
 const REQUEST_USER: c_int = 0xac00_0000u32 as c_int;
 /// Handles of user-defined ops.
 const OP_USER: c_int = 0x9800_0000u32 as c_int;
+/// Handles of derived datatypes (outside MPICH's predefined 0x4c.../0x8c... values).
+const TYPE_USER: c_int = 0xcc00_0000u32 as c_int;
 const INDEX_MASK: c_int = 0x03ff_ffff;
 
 pub(crate) fn is_in_place(p: *const libc::c_void) -> bool {
@@ -86,6 +88,9 @@ pub(crate) struct RequestEntry {
     pub(crate) request: RawRequest,
     pub(crate) comm: Arc<Communicator>,
     pub(crate) call: &'static str,
+    /// Packed data of a send from a non-contiguous buffer, kept until completion;
+    /// or the staging of a receive into one, unpacked at completion.
+    pub(crate) staging: Option<crate::datatype::Staging>,
 }
 
 #[derive(Default)]
@@ -96,6 +101,7 @@ pub(crate) struct RankState {
     requests: Vec<Option<RequestEntry>>,
     free_requests: Vec<usize>,
     ops: Vec<Option<UserOp>>,
+    types: Vec<Option<crate::datatype::TypeInfo>>,
 }
 
 /// One rank's tables. Only that rank's ULT touches them (the lookup goes through
@@ -221,6 +227,37 @@ impl RankState {
             .get((h & INDEX_MASK) as usize)?
             .as_ref()
             .map(f)
+    }
+
+    pub(crate) fn add_type(&mut self, t: crate::datatype::TypeInfo) -> MPI_Datatype {
+        self.types.push(Some(t));
+        TYPE_USER | (self.types.len() - 1) as c_int
+    }
+
+    fn type_slot(&mut self, h: MPI_Datatype) -> Option<&mut Option<crate::datatype::TypeInfo>> {
+        if h & !INDEX_MASK != TYPE_USER {
+            return None;
+        }
+        self.types.get_mut((h & INDEX_MASK) as usize)
+    }
+
+    pub(crate) fn datatype(&mut self, h: MPI_Datatype) -> Option<crate::datatype::TypeInfo> {
+        self.type_slot(h)?.clone()
+    }
+
+    /// Marks a derived type committed; false if `h` is not one.
+    pub(crate) fn commit_type(&mut self, h: MPI_Datatype) -> bool {
+        match self.type_slot(h) {
+            Some(Some(t)) => {
+                t.committed = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub(crate) fn free_type(&mut self, h: MPI_Datatype) -> bool {
+        self.type_slot(h).and_then(|t| t.take()).is_some()
     }
 
     pub(crate) fn add_op(&mut self, op: UserOp) -> MPI_Op {

@@ -17,6 +17,7 @@ mod export;
 mod handles;
 mod loader;
 mod p2p;
+mod types;
 
 pub use handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Status};
 pub use loader::mpcrs_abi_main;

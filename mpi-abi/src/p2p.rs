@@ -3,23 +3,23 @@
 use std::os::raw::{c_int, c_void};
 use std::sync::Arc;
 
-use mpcrs::raw::{self, Elements};
+use mpcrs::raw;
 use mpcrs::{Communicator, ErrorClass};
 
-use crate::datatype;
+use crate::datatype::{self, Staging, TypeInfo};
 use crate::export::mpi_fn;
 use crate::handles::*;
 
-/// Resolves the communicator and the byte size of (count, datatype) of a call.
+/// Resolves the communicator and the (packed) byte size of (count, datatype).
 pub(crate) fn resolve(
     call: &'static str,
     comm: MPI_Comm,
     count: c_int,
     t: MPI_Datatype,
-) -> Result<(Arc<Communicator>, usize, Elements), c_int> {
+) -> Result<(Arc<Communicator>, usize, TypeInfo), c_int> {
     let c = comm_for(call, comm)?;
-    match datatype::bytes(count, t) {
-        Ok((len, el)) => Ok((c, len, el)),
+    match datatype::describe(count, t) {
+        Ok((len, ti)) => Ok((c, len, ti)),
         Err((class, detail)) => Err(fail(&c, call, class, detail)),
     }
 }
@@ -43,6 +43,7 @@ fn start(
     call: &'static str,
     comm: Arc<Communicator>,
     r: mpcrs::Result<raw::RawRequest>,
+    staging: Option<Staging>,
     request: *mut MPI_Request,
 ) -> c_int {
     match r {
@@ -53,6 +54,7 @@ fn start(
                     request: req,
                     comm,
                     call,
+                    staging,
                 });
             // SAFETY: writable by the callers' contract.
             unsafe { *request = h };
@@ -72,12 +74,14 @@ unsafe fn send_impl(
     comm: MPI_Comm,
     sync: bool,
 ) -> c_int {
-    let (c, len, _) = match resolve(call, comm, count, t) {
+    let (c, len, ti) = match resolve(call, comm, count, t) {
         Ok(x) => x,
         Err(code) => return code,
     };
     // SAFETY: the C caller keeps `buf` valid for count elements during the call.
-    match unsafe { raw::isend(&c, call, buf.cast(), len, dest, tag, sync) } {
+    let (data, _staged) = unsafe { Staging::send(buf.cast(), count as usize, &ti) };
+    // SAFETY: `data` is the buffer or its packed copy, alive until we return.
+    match unsafe { raw::isend(&c, call, data, len, dest, tag, sync) } {
         Ok(r) => {
             r.wait();
             MPI_SUCCESS
@@ -102,6 +106,9 @@ pub(crate) unsafe fn wait_one(request: *mut MPI_Request, status: *mut MPI_Status
         return invalid_request("MPI_Wait", h);
     };
     let st = e.request.wait();
+    if let Some(s) = e.staging {
+        s.finish(st.bytes);
+    }
     // SAFETY: by contract.
     unsafe { *request = MPI_REQUEST_NULL };
     // SAFETY: by contract.
@@ -132,67 +139,84 @@ mpi_fn! {
     }
 
     fn Recv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-        let (c, len, _) = match resolve("MPI_Recv", comm, count, datatype) {
+        let (c, len, ti) = match resolve("MPI_Recv", comm, count, datatype) {
             Ok(x) => x,
             Err(code) => return code,
         };
         // SAFETY: the C caller lends `buf` for count elements during the call.
-        match unsafe { raw::recv(&c, "MPI_Recv", buf.cast(), len, source, tag) } {
-            // SAFETY: `status` by contract.
-            Ok(st) => unsafe { finish(&c, "MPI_Recv", &st, status) },
+        let (dst, staged) = unsafe { Staging::recv(buf.cast(), count as usize, &ti, false) };
+        // SAFETY: `dst` is the buffer or a staging area of `len` bytes.
+        match unsafe { raw::recv(&c, "MPI_Recv", dst, len, source, tag) } {
+            Ok(st) => {
+                if let Some(s) = staged {
+                    s.finish(st.bytes);
+                }
+                // SAFETY: `status` by contract.
+                unsafe { finish(&c, "MPI_Recv", &st, status) }
+            }
             Err(e) => code(&e),
         }
     }
 
     fn Isend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-        let (c, len, _) = match resolve("MPI_Isend", comm, count, datatype) {
+        let (c, len, ti) = match resolve("MPI_Isend", comm, count, datatype) {
             Ok(x) => x,
             Err(code) => return code,
         };
         // SAFETY: MPI forbids touching `buf` until the request completes.
-        let r = unsafe { raw::isend(&c, "MPI_Isend", buf.cast(), len, dest, tag, false) };
-        start("MPI_Isend", c, r, request)
+        let (data, staged) = unsafe { Staging::send(buf.cast(), count as usize, &ti) };
+        // SAFETY: MPI forbids touching `buf` until the request completes.
+        let r = unsafe { raw::isend(&c, "MPI_Isend", data, len, dest, tag, false) };
+        start("MPI_Isend", c, r, staged, request)
     }
 
     fn Issend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-        let (c, len, _) = match resolve("MPI_Issend", comm, count, datatype) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
-        // SAFETY: as MPI_Isend.
-        let r = unsafe { raw::isend(&c, "MPI_Issend", buf.cast(), len, dest, tag, true) };
-        start("MPI_Issend", c, r, request)
-    }
-
-    fn Irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-        let (c, len, _) = match resolve("MPI_Irecv", comm, count, datatype) {
+        let (c, len, ti) = match resolve("MPI_Issend", comm, count, datatype) {
             Ok(x) => x,
             Err(code) => return code,
         };
         // SAFETY: MPI forbids touching `buf` until the request completes.
-        let r = unsafe { raw::irecv(&c, "MPI_Irecv", buf.cast(), len, source, tag) };
-        start("MPI_Irecv", c, r, request)
+        let (data, staged) = unsafe { Staging::send(buf.cast(), count as usize, &ti) };
+        // SAFETY: as MPI_Isend.
+        let r = unsafe { raw::isend(&c, "MPI_Issend", data, len, dest, tag, true) };
+        start("MPI_Issend", c, r, staged, request)
+    }
+
+    fn Irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
+        let (c, len, ti) = match resolve("MPI_Irecv", comm, count, datatype) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
+        // SAFETY: MPI forbids touching `buf` until the request completes.
+        let (dst, staged) = unsafe { Staging::recv(buf.cast(), count as usize, &ti, false) };
+        // SAFETY: `dst` stays valid: the staging moves into the request entry.
+        let r = unsafe { raw::irecv(&c, "MPI_Irecv", dst, len, source, tag) };
+        start("MPI_Irecv", c, r, staged, request)
     }
 
     fn Sendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int,
                 recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
                 comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-        let (c, slen, _) = match resolve("MPI_Sendrecv", comm, sendcount, sendtype) {
+        let (c, slen, sti) = match resolve("MPI_Sendrecv", comm, sendcount, sendtype) {
             Ok(x) => x,
             Err(code) => return code,
         };
-        let (_, rlen, _) = match resolve("MPI_Sendrecv", comm, recvcount, recvtype) {
+        let (_, rlen, rti) = match resolve("MPI_Sendrecv", comm, recvcount, recvtype) {
             Ok(x) => x,
             Err(code) => return code,
         };
         // SAFETY: both buffers lent for the call.
-        let r = unsafe { raw::irecv(&c, "MPI_Sendrecv", recvbuf.cast(), rlen, source, recvtag) };
+        let (sdata, _sstaged) = unsafe { Staging::send(sendbuf.cast(), sendcount as usize, &sti) };
+        // SAFETY: as above.
+        let (rdata, rstaged) = unsafe { Staging::recv(recvbuf.cast(), recvcount as usize, &rti, false) };
+        // SAFETY: both areas live until we return.
+        let r = unsafe { raw::irecv(&c, "MPI_Sendrecv", rdata, rlen, source, recvtag) };
         let r = match r {
             Ok(r) => r,
             Err(e) => return code(&e),
         };
         // SAFETY: as above.
-        match unsafe { raw::isend(&c, "MPI_Sendrecv", sendbuf.cast(), slen, dest, sendtag, false) } {
+        match unsafe { raw::isend(&c, "MPI_Sendrecv", sdata, slen, dest, sendtag, false) } {
             Ok(s) => {
                 s.wait();
             }
@@ -202,6 +226,9 @@ mpi_fn! {
             }
         }
         let st = r.wait();
+        if let Some(s) = rstaged {
+            s.finish(st.bytes);
+        }
         // SAFETY: `status` by contract.
         unsafe { finish(&c, "MPI_Sendrecv", &st, status) }
     }
@@ -302,6 +329,9 @@ mpi_fn! {
         for (k, (i, e)) in taken.into_iter().enumerate() {
             if k == first {
                 let st = e.request.wait();
+                if let Some(s) = e.staging {
+                    s.finish(st.bytes);
+                }
                 // SAFETY: by contract.
                 unsafe {
                     *indx = i as c_int;
@@ -361,25 +391,18 @@ mpi_fn! {
     }
 
     fn Get_count(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> c_int {
-        let Some(el) = datatype::lookup(datatype) else {
+        let Some(ti) = datatype::info(datatype) else {
             return ErrorClass::Type as c_int;
         };
         // SAFETY: `status` readable, `count` writable by contract.
         unsafe {
             let bytes = status_bytes(&*status);
-            *count = if bytes % el.size as u64 == 0 { (bytes / el.size as u64) as c_int } else { MPI_UNDEFINED };
+            *count = match ti.size {
+                0 => 0,
+                size if bytes % size as u64 == 0 => (bytes / size as u64) as c_int,
+                _ => MPI_UNDEFINED,
+            };
         }
         MPI_SUCCESS
-    }
-
-    fn Type_size(datatype: MPI_Datatype, size: *mut c_int) -> c_int {
-        match datatype::lookup(datatype) {
-            Some(el) => {
-                // SAFETY: writable by contract.
-                unsafe { *size = el.size as c_int };
-                MPI_SUCCESS
-            }
-            None => ErrorClass::Type as c_int,
-        }
     }
 }

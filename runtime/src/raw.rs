@@ -172,7 +172,7 @@ pub unsafe fn bcast(comm: &Communicator, buf: *mut u8, len: usize, root: i32) ->
 }
 
 /// Element description of a reduction.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Elements {
     pub kind: Kind,
     /// Bytes per element.
