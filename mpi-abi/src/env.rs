@@ -1,6 +1,6 @@
 //! Environment management: init, finalize, abort, queries, timers, errors.
 
-use std::os::raw::{c_char, c_int};
+use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Arc;
 
 use mpcrs::{Communicator, ErrorClass, ErrorHandler};
@@ -237,4 +237,24 @@ pub unsafe extern "C" fn MPIX_Checkpoint(state: *mut c_int) -> c_int {
         unsafe { *state = MPIX_CR_STATE_IGNORE };
     }
     MPI_SUCCESS
+}
+
+mpi_fn! {
+    fn Alloc_mem(size: isize, _info: c_int, baseptr: *mut c_void) -> c_int {
+        // SAFETY: malloc of a non-negative size; `baseptr` is a `void **` per MPI.
+        unsafe {
+            let p = libc::malloc(size.max(1) as usize);
+            if p.is_null() {
+                return ErrorClass::Other as c_int;
+            }
+            *(baseptr as *mut *mut c_void) = p;
+        }
+        MPI_SUCCESS
+    }
+
+    fn Free_mem(base: *mut c_void) -> c_int {
+        // SAFETY: `base` came from MPI_Alloc_mem (malloc).
+        unsafe { libc::free(base) };
+        MPI_SUCCESS
+    }
 }

@@ -71,6 +71,12 @@ const COMM_USER: c_int = 0x8400_0000u32 as c_int;
 const REQUEST_USER: c_int = 0xac00_0000u32 as c_int;
 /// Handles of user-defined ops.
 const OP_USER: c_int = 0x9800_0000u32 as c_int;
+/// Handles of messages taken by matched probes.
+const MESSAGE_USER: c_int = 0xec00_0000u32 as c_int;
+pub const MPI_MESSAGE_NULL: c_int = 0x2c00_0000;
+pub const MPI_MESSAGE_NO_PROC: c_int = 0x6c00_0000;
+/// Bytes MPI_Bsend accounts per message beyond its data (MPI_BSEND_OVERHEAD).
+pub const MPI_BSEND_OVERHEAD: usize = 96;
 /// Handles of derived datatypes (outside MPICH's predefined 0x4c.../0x8c... values).
 const TYPE_USER: c_int = 0xcc00_0000u32 as c_int;
 const INDEX_MASK: c_int = 0x03ff_ffff;
@@ -91,6 +97,11 @@ pub(crate) struct RequestEntry {
     /// Packed data of a send from a non-contiguous buffer, kept until completion;
     /// or the staging of a receive into one, unpacked at completion.
     pub(crate) staging: Option<crate::datatype::Staging>,
+    /// Set for persistent requests (MPI_Send_init, MPI_Recv_init): what MPI_Start
+    /// starts again. Their handle survives completion.
+    pub(crate) persistent: Option<crate::requests::Persistent>,
+    /// Whether a persistent request has been started and not yet completed.
+    pub(crate) active: bool,
 }
 
 #[derive(Default)]
@@ -102,6 +113,11 @@ pub(crate) struct RankState {
     free_requests: Vec<usize>,
     ops: Vec<Option<UserOp>>,
     types: Vec<Option<crate::datatype::TypeInfo>>,
+    messages: Vec<Option<mpcrs::raw::RawMessage>>,
+    /// MPI_Buffer_attach: (address, size) of the program's buffer for MPI_Bsend.
+    pub(crate) bsend_buffer: Option<(usize, usize)>,
+    /// Buffered sends in flight, with the copy each sends from.
+    pub(crate) bsends: Vec<(RawRequest, Vec<u8>)>,
 }
 
 /// One rank's tables. Only that rank's ULT touches them (the lookup goes through
@@ -204,14 +220,23 @@ impl RankState {
         REQUEST_USER | i as c_int
     }
 
+    /// Takes a request out of the table; its handle stays reserved until
+    /// [`RankState::put_back`] or [`RankState::release`].
     pub(crate) fn take_request(&mut self, h: MPI_Request) -> Option<RequestEntry> {
         if h & !INDEX_MASK != REQUEST_USER {
             return None;
         }
-        let i = (h & INDEX_MASK) as usize;
-        let e = self.requests.get_mut(i)?.take()?;
-        self.free_requests.push(i);
-        Some(e)
+        self.requests.get_mut((h & INDEX_MASK) as usize)?.take()
+    }
+
+    /// Returns a request taken with `take_request` under the same handle.
+    pub(crate) fn put_back(&mut self, h: MPI_Request, e: RequestEntry) {
+        self.requests[(h & INDEX_MASK) as usize] = Some(e);
+    }
+
+    /// Frees the handle of a request taken with `take_request`.
+    pub(crate) fn release(&mut self, h: MPI_Request) {
+        self.free_requests.push((h & INDEX_MASK) as usize);
     }
 
     /// Runs `f` on a request left in the table (for tests that may not complete it).
@@ -258,6 +283,25 @@ impl RankState {
 
     pub(crate) fn free_type(&mut self, h: MPI_Datatype) -> bool {
         self.type_slot(h).and_then(|t| t.take()).is_some()
+    }
+
+    pub(crate) fn add_message(&mut self, m: mpcrs::raw::RawMessage) -> c_int {
+        let i = match self.messages.iter().position(|m| m.is_none()) {
+            Some(i) => i,
+            None => {
+                self.messages.push(None);
+                self.messages.len() - 1
+            }
+        };
+        self.messages[i] = Some(m);
+        MESSAGE_USER | i as c_int
+    }
+
+    pub(crate) fn take_message(&mut self, h: c_int) -> Option<mpcrs::raw::RawMessage> {
+        if h & !INDEX_MASK != MESSAGE_USER {
+            return None;
+        }
+        self.messages.get_mut((h & INDEX_MASK) as usize)?.take()
     }
 
     pub(crate) fn add_op(&mut self, op: UserOp) -> MPI_Op {

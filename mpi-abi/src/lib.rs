@@ -17,6 +17,7 @@ mod export;
 mod handles;
 mod loader;
 mod p2p;
+mod requests;
 mod types;
 
 pub use handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Status};

@@ -4,7 +4,7 @@ use std::os::raw::{c_int, c_void};
 use std::sync::Arc;
 
 use mpcrs::raw;
-use mpcrs::{Communicator, ErrorClass};
+use mpcrs::Communicator;
 
 use crate::datatype::{self, Staging, TypeInfo};
 use crate::export::mpi_fn;
@@ -28,7 +28,7 @@ pub(crate) fn resolve(
 ///
 /// # Safety
 /// `status` is MPI_STATUS_IGNORE or writable.
-unsafe fn finish(
+pub(crate) unsafe fn finish(
     comm: &Communicator,
     call: &'static str,
     st: &mpcrs::Status,
@@ -39,7 +39,7 @@ unsafe fn finish(
     ret(raw::status_error(comm, call, st))
 }
 
-fn start(
+pub(crate) fn start(
     call: &'static str,
     comm: Arc<Communicator>,
     r: mpcrs::Result<raw::RawRequest>,
@@ -55,6 +55,8 @@ fn start(
                     comm,
                     call,
                     staging,
+                    persistent: None,
+                    active: true,
                 });
             // SAFETY: writable by the callers' contract.
             unsafe { *request = h };
@@ -64,7 +66,7 @@ fn start(
     }
 }
 
-unsafe fn send_impl(
+pub(crate) unsafe fn send_impl(
     call: &'static str,
     buf: *const c_void,
     count: c_int,
@@ -87,43 +89,6 @@ unsafe fn send_impl(
             MPI_SUCCESS
         }
         Err(e) => code(&e),
-    }
-}
-
-/// Completes the request behind `*request` (waiting), frees it, and writes the status.
-///
-/// # Safety
-/// `request` readable and writable; `status` MPI_STATUS_IGNORE or writable.
-pub(crate) unsafe fn wait_one(request: *mut MPI_Request, status: *mut MPI_Status) -> c_int {
-    // SAFETY: by contract.
-    let h = unsafe { *request };
-    if h == MPI_REQUEST_NULL {
-        // SAFETY: by contract.
-        unsafe { write_status(status, &mpcrs::Status::empty()) };
-        return MPI_SUCCESS;
-    }
-    let Some(e) = rank_state().and_then(|mut st| st.take_request(h)) else {
-        return invalid_request("MPI_Wait", h);
-    };
-    let st = e.request.wait();
-    if let Some(s) = e.staging {
-        s.finish(st.bytes);
-    }
-    // SAFETY: by contract.
-    unsafe { *request = MPI_REQUEST_NULL };
-    // SAFETY: by contract.
-    unsafe { finish(&e.comm, e.call, &st, status) }
-}
-
-fn invalid_request(call: &'static str, h: MPI_Request) -> c_int {
-    match comm_for(call, MPI_COMM_WORLD) {
-        Ok(w) => fail(
-            &w,
-            call,
-            ErrorClass::Request,
-            format!("invalid request handle {h:#x}"),
-        ),
-        Err(code) => code,
     }
 }
 
@@ -262,147 +227,296 @@ mpi_fn! {
                         write_status(status, &st);
                     }
                 }
+                if st.is_none() {
+                    // An Iprobe loop is a wait: let the worker's other ranks run.
+                    mpcrs::yield_now();
+                }
                 MPI_SUCCESS
             }
             Err(e) => code(&e),
         }
     }
+}
 
-    fn Wait(request: *mut MPI_Request, status: *mut MPI_Status) -> c_int {
-        // SAFETY: forwarded.
-        unsafe { wait_one(request, status) }
-    }
-
-    fn Waitall(count: c_int, requests: *mut MPI_Request, statuses: *mut MPI_Status) -> c_int {
-        let mut first_err = MPI_SUCCESS;
-        for i in 0..count.max(0) as usize {
-            let st = if status_ignored(statuses) {
-                statuses
-            } else {
-                // SAFETY: an array of `count` statuses by contract.
-                unsafe { statuses.add(i) }
-            };
-            // SAFETY: an array of `count` requests by contract.
-            let r = unsafe { wait_one(requests.add(i), st) };
-            if r != MPI_SUCCESS && first_err == MPI_SUCCESS {
-                first_err = r;
-            }
-        }
-        first_err
-    }
-
-    fn Waitany(count: c_int, requests: *mut MPI_Request, indx: *mut c_int, status: *mut MPI_Status) -> c_int {
-        let n = count.max(0) as usize;
-        // SAFETY: an array of `count` requests by contract.
-        let handles: Vec<MPI_Request> = (0..n).map(|i| unsafe { *requests.add(i) }).collect();
-        let live: Vec<usize> = (0..n).filter(|&i| handles[i] != MPI_REQUEST_NULL).collect();
-        if live.is_empty() {
-            // SAFETY: by contract.
-            unsafe {
-                *indx = MPI_UNDEFINED;
-                write_status(status, &mpcrs::Status::empty());
-            }
-            return MPI_SUCCESS;
-        }
-        // Take the live requests out of the table while waiting (no lock is held
-        // across the wait), then put back those that did not complete.
-        let mut taken: Vec<(usize, RequestEntry)> = Vec::new();
-        {
-            let mut st = rank_state().expect("inside a rank");
-            for &i in &live {
-                match st.take_request(handles[i]) {
-                    Some(e) => taken.push((i, e)),
-                    None => {
-                        drop(st);
-                        for (j, e) in taken {
-                            // SAFETY: restoring the caller's array entries.
-                            unsafe { *requests.add(j) = rank_state().expect("rank").add_request(e) };
-                        }
-                        return invalid_request("MPI_Waitany", handles[i]);
-                    }
-                }
-            }
-        }
-        let refs: Vec<&raw::RawRequest> = taken.iter().map(|(_, e)| &e.request).collect();
-        let first = raw::wait_some(&refs)[0];
-        let mut result = MPI_SUCCESS;
-        for (k, (i, e)) in taken.into_iter().enumerate() {
-            if k == first {
-                let st = e.request.wait();
-                if let Some(s) = e.staging {
-                    s.finish(st.bytes);
-                }
-                // SAFETY: by contract.
-                unsafe {
-                    *indx = i as c_int;
-                    *requests.add(i) = MPI_REQUEST_NULL;
-                    result = finish(&e.comm, e.call, &st, status);
-                }
-            } else {
-                // SAFETY: by contract: the entry gets a (possibly new) live handle.
-                unsafe { *requests.add(i) = rank_state().expect("rank").add_request(e) };
-            }
-        }
-        result
-    }
-
-    fn Test(request: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> c_int {
-        // SAFETY: by contract.
-        let h = unsafe { *request };
-        if h == MPI_REQUEST_NULL {
-            // SAFETY: by contract.
-            unsafe {
-                *flag = 1;
-                write_status(status, &mpcrs::Status::empty());
-            }
-            return MPI_SUCCESS;
-        }
-        let done = rank_state().and_then(|st| st.with_request(h, |e| e.request.test().is_some()));
-        match done {
-            None => invalid_request("MPI_Test", h),
-            Some(false) => {
-                // SAFETY: by contract.
-                unsafe { *flag = 0 };
-                // Let the other ranks of this worker run: a Test loop is a wait.
-                mpcrs::yield_now();
-                MPI_SUCCESS
-            }
-            Some(true) => {
-                // SAFETY: by contract.
-                unsafe { *flag = 1 };
-                // SAFETY: forwarded; the request is complete, so this does not block.
-                unsafe { wait_one(request, status) }
-            }
+/// Sends a packed copy of (buf, count, datatype) from the MPI_Bsend buffer space;
+/// returns once the copy is made.
+///
+/// # Safety
+/// `buf` holds `count` elements.
+#[allow(clippy::too_many_arguments)]
+unsafe fn buffered_send(
+    call: &'static str,
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> Result<(), c_int> {
+    let (c, len, ti) = resolve(call, comm, count, datatype)?;
+    let mut copy = Vec::with_capacity(len);
+    // SAFETY: by contract.
+    unsafe { datatype::pack(buf.cast(), count as usize, &ti, &mut copy) };
+    {
+        let mut st = rank_state().expect("inside a rank");
+        st.bsends.retain(|(r, _)| r.test().is_none());
+        let used: usize = st
+            .bsends
+            .iter()
+            .map(|(_, d)| d.len() + MPI_BSEND_OVERHEAD)
+            .sum();
+        let room = st.bsend_buffer.map_or(0, |(_, size)| size);
+        if used + len + MPI_BSEND_OVERHEAD > room {
+            drop(st);
+            return Err(fail(&c, call, mpcrs::ErrorClass::Buffer, format!(
+                "{} bytes do not fit in the attached buffer ({room} bytes, {used} in use; MPI_Buffer_attach)",
+                len + MPI_BSEND_OVERHEAD
+            )));
         }
     }
+    // SAFETY: `copy` moves into the pending list below and outlives the send.
+    let r = unsafe { raw::isend(&c, call, copy.as_ptr(), len, dest, tag, false) }
+        .map_err(|e| code(&e))?;
+    rank_state().expect("inside a rank").bsends.push((r, copy));
+    Ok(())
+}
 
-    fn Request_free(request: *mut MPI_Request) -> c_int {
-        // SAFETY: by contract.
-        let h = unsafe { *request };
-        let Some(e) = rank_state().and_then(|mut st| st.take_request(h)) else {
-            return invalid_request("MPI_Request_free", h);
+mpi_fn! {
+    fn Rsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
+        // Ready mode: the matching receive is posted; a standard send is correct.
+        // SAFETY: forwarded from the C caller.
+        unsafe { send_impl("MPI_Rsend", buf, count, datatype, dest, tag, comm, false) }
+    }
+
+    fn Irsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
+        let (c, len, ti) = match resolve("MPI_Irsend", comm, count, datatype) {
+            Ok(x) => x,
+            Err(code) => return code,
         };
-        // The operation still completes; its buffer must not be reused before that,
-        // so wait here rather than leave it to run unobserved.
-        e.request.wait();
-        // SAFETY: by contract.
-        unsafe { *request = MPI_REQUEST_NULL };
+        // SAFETY: MPI forbids touching `buf` until the request completes.
+        let (data, staged) = unsafe { Staging::send(buf.cast(), count as usize, &ti) };
+        // SAFETY: as above.
+        let r = unsafe { raw::isend(&c, "MPI_Irsend", data, len, dest, tag, false) };
+        start("MPI_Irsend", c, r, staged, request)
+    }
+
+    fn Bsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: forwarded from the C caller.
+        match unsafe { buffered_send("MPI_Bsend", buf, count, datatype, dest, tag, comm) } {
+            Ok(()) => MPI_SUCCESS,
+            Err(code) => code,
+        }
+    }
+
+    fn Ibsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
+        // SAFETY: forwarded from the C caller.
+        match unsafe { buffered_send("MPI_Ibsend", buf, count, datatype, dest, tag, comm) } {
+            Ok(()) => {
+                // The data is copied: the request is complete at once.
+                let c = comm_for("MPI_Ibsend", comm).expect("resolved above");
+                start("MPI_Ibsend", c, Ok(raw::RawRequest::completed(mpcrs::Status::empty())), None, request)
+            }
+            Err(code) => code,
+        }
+    }
+
+    fn Buffer_attach(buffer: *mut c_void, size: c_int) -> c_int {
+        let Some(mut st) = rank_state() else {
+            return mpcrs::ErrorClass::Other as c_int;
+        };
+        if st.bsend_buffer.is_some() {
+            return mpcrs::ErrorClass::Buffer as c_int;
+        }
+        st.bsend_buffer = Some((buffer as usize, size.max(0) as usize));
         MPI_SUCCESS
     }
 
-    fn Get_count(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> c_int {
-        let Some(ti) = datatype::info(datatype) else {
-            return ErrorClass::Type as c_int;
+    fn Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
+        // Detaching waits until every buffered message has been delivered.
+        let pending = match rank_state() {
+            Some(mut st) => std::mem::take(&mut st.bsends),
+            None => return mpcrs::ErrorClass::Other as c_int,
         };
-        // SAFETY: `status` readable, `count` writable by contract.
+        for (r, _) in &pending {
+            r.wait();
+        }
+        let Some((addr, len)) = rank_state().and_then(|mut st| st.bsend_buffer.take()) else {
+            return mpcrs::ErrorClass::Buffer as c_int;
+        };
+        // SAFETY: `buffer_addr` is a `void **` per MPI; `size` writable.
         unsafe {
-            let bytes = status_bytes(&*status);
-            *count = match ti.size {
-                0 => 0,
-                size if bytes % size as u64 == 0 => (bytes / size as u64) as c_int,
-                _ => MPI_UNDEFINED,
-            };
+            *(buffer_addr as *mut *mut c_void) = addr as *mut c_void;
+            *size = len as c_int;
         }
         MPI_SUCCESS
     }
+
+    fn Sendrecv_replace(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, sendtag: c_int, source: c_int, recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
+        let (c, len, ti) = match resolve("MPI_Sendrecv_replace", comm, count, datatype) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
+        // Send from a packed copy, receive into the buffer.
+        let mut copy = Vec::with_capacity(len);
+        // SAFETY: `buf` holds `count` elements.
+        unsafe { datatype::pack(buf.cast(), count as usize, &ti, &mut copy) };
+        // SAFETY: as above.
+        let (dst, staged) = unsafe { Staging::recv(buf.cast(), count as usize, &ti, false) };
+        // SAFETY: `dst` holds `len` bytes until we return.
+        let r = match unsafe { raw::irecv(&c, "MPI_Sendrecv_replace", dst, len, source, recvtag) } {
+            Ok(r) => r,
+            Err(e) => return code(&e),
+        };
+        // SAFETY: `copy` lives until we return.
+        match unsafe { raw::isend(&c, "MPI_Sendrecv_replace", copy.as_ptr(), len, dest, sendtag, false) } {
+            Ok(s) => {
+                s.wait();
+            }
+            Err(e) => {
+                r.wait();
+                return code(&e);
+            }
+        }
+        let st = r.wait();
+        if let Some(s) = staged {
+            s.finish(st.bytes);
+        }
+        // SAFETY: by contract.
+        unsafe { finish(&c, "MPI_Sendrecv_replace", &st, status) }
+    }
+
+    fn Mprobe(source: c_int, tag: c_int, comm: MPI_Comm, message: *mut c_int, status: *mut MPI_Status) -> c_int {
+        // SAFETY: forwarded.
+        unsafe { matched_probe("MPI_Mprobe", source, tag, comm, std::ptr::null_mut(), message, status) }
+    }
+
+    fn Improbe(source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, message: *mut c_int, status: *mut MPI_Status) -> c_int {
+        // SAFETY: forwarded.
+        unsafe { matched_probe("MPI_Improbe", source, tag, comm, flag, message, status) }
+    }
+
+    fn Mrecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, message: *mut c_int, status: *mut MPI_Status) -> c_int {
+        // SAFETY: forwarded.
+        unsafe { matched_recv("MPI_Mrecv", buf, count, datatype, message, status) }
+    }
+
+    fn Imrecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, message: *mut c_int, request: *mut MPI_Request) -> c_int {
+        // The message is already here: receive it now, hand back a completed request
+        // that reports its status.
+        let mut st = MPI_Status::default();
+        // SAFETY: forwarded.
+        let r = unsafe { matched_recv("MPI_Imrecv", buf, count, datatype, message, &mut st) };
+        if r != MPI_SUCCESS {
+            return r;
+        }
+        let c = match comm_for("MPI_Imrecv", MPI_COMM_WORLD) {
+            Ok(c) => c,
+            Err(code) => return code,
+        };
+        let status = mpcrs::Status {
+            source: st.MPI_SOURCE,
+            tag: st.MPI_TAG,
+            bytes: status_bytes(&st) as usize,
+            error: mpcrs::ErrorClass::Success,
+            cancelled: false,
+        };
+        start("MPI_Imrecv", c, Ok(raw::RawRequest::completed(status)), None, request)
+    }
+}
+
+/// MPI_Mprobe (`flag` null: blocking) and MPI_Improbe.
+///
+/// # Safety
+/// Pointers writable as MPI specifies.
+unsafe fn matched_probe(
+    call: &'static str,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    flag: *mut c_int,
+    message: *mut c_int,
+    status: *mut MPI_Status,
+) -> c_int {
+    let c = match comm_for(call, comm) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let blocking = flag.is_null();
+    match raw::mprobe(&c, call, source, tag, blocking) {
+        Err(e) => code(&e),
+        Ok(found) => {
+            let handle = match found {
+                Some(m) => {
+                    // SAFETY: by contract.
+                    unsafe { write_status(status, &m.status()) };
+                    rank_state().expect("inside a rank").add_message(m)
+                }
+                None if source == mpcrs::PROC_NULL => {
+                    // SAFETY: by contract.
+                    unsafe { write_status(status, &mpcrs::Status::empty()) };
+                    MPI_MESSAGE_NO_PROC
+                }
+                None => MPI_MESSAGE_NULL,
+            };
+            // SAFETY: by contract.
+            unsafe {
+                if !blocking {
+                    *flag = (handle != MPI_MESSAGE_NULL) as c_int;
+                }
+                *message = handle;
+            }
+            if handle == MPI_MESSAGE_NULL {
+                // An Improbe loop is a wait: let the worker's other ranks run.
+                mpcrs::yield_now();
+            }
+            MPI_SUCCESS
+        }
+    }
+}
+
+/// MPI_Mrecv of a message taken by a matched probe.
+///
+/// # Safety
+/// `buf` holds `count` elements; `message` readable and writable.
+unsafe fn matched_recv(
+    call: &'static str,
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    message: *mut c_int,
+    status: *mut MPI_Status,
+) -> c_int {
+    // SAFETY: by contract.
+    let h = unsafe { *message };
+    let (c, len, ti) = match resolve(call, MPI_COMM_WORLD, count, datatype) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    if h == MPI_MESSAGE_NO_PROC {
+        // SAFETY: by contract.
+        unsafe {
+            write_status(status, &mpcrs::Status::empty());
+            *message = MPI_MESSAGE_NULL;
+        }
+        return MPI_SUCCESS;
+    }
+    let Some(m) = rank_state().and_then(|mut st| st.take_message(h)) else {
+        return fail(
+            &c,
+            call,
+            mpcrs::ErrorClass::Request,
+            format!("invalid message handle {h:#x}"),
+        );
+    };
+    // SAFETY: by contract.
+    let (dst, staged) = unsafe { Staging::recv(buf.cast(), count as usize, &ti, false) };
+    // SAFETY: `dst` holds `len` bytes.
+    let st = unsafe { m.receive(dst, len) };
+    if let Some(s) = staged {
+        s.finish(st.bytes);
+    }
+    // SAFETY: by contract.
+    unsafe { *message = MPI_MESSAGE_NULL };
+    // SAFETY: by contract.
+    unsafe { finish(&c, call, &st, status) }
 }

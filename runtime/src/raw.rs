@@ -35,6 +35,61 @@ impl RawRequest {
     }
 }
 
+impl RawRequest {
+    /// MPI_Cancel of a receive on `comm` that has not matched yet: completes it
+    /// with a cancelled status and returns true; false if it already matched (or is
+    /// not a pending receive).
+    pub fn cancel_recv(&self, comm: &Communicator) -> bool {
+        match &self.0 {
+            Pending::Waiting(c) => p2p::cancel_recv(comm.my_mailbox(), c),
+            Pending::Done(_) => false,
+        }
+    }
+}
+
+/// A message taken out of matching by a matched probe (MPI_Message).
+pub struct RawMessage {
+    msg: crate::p2p::mailbox::Unexpected,
+}
+
+impl RawMessage {
+    /// The status a receive of this message reports (before truncation).
+    pub fn status(&self) -> Status {
+        Status::ok(self.msg.source, self.msg.tag, self.msg.payload.len())
+    }
+
+    /// Receives the message into `capacity` bytes (MPI_Mrecv).
+    ///
+    /// # Safety
+    /// `buf` valid for `capacity` bytes.
+    pub unsafe fn receive(self, buf: *mut u8, capacity: usize) -> Status {
+        // SAFETY: forwarded.
+        unsafe { p2p::consume_message(self.msg, buf, capacity) }
+    }
+}
+
+/// MPI_Mprobe (`blocking`) / MPI_Improbe. `Ok(None)` when nothing matches (non-blocking).
+pub fn mprobe(
+    comm: &Communicator,
+    call: &'static str,
+    source: i32,
+    tag: i32,
+    blocking: bool,
+) -> Result<Option<RawMessage>> {
+    if comm.check_peer(call, source, tag, true)? {
+        // MPI_PROC_NULL: the caller reports MPI_MESSAGE_NO_PROC.
+        return Ok(None);
+    }
+    let mine = comm.my_mailbox();
+    Ok(if blocking {
+        Some(RawMessage {
+            msg: p2p::wait_matching(mine, source, tag),
+        })
+    } else {
+        p2p::take_matching(mine, source, tag).map(|msg| RawMessage { msg })
+    })
+}
+
 /// Waits until at least one of `requests` completed; returns the indices of those
 /// that did.
 pub fn wait_some(requests: &[&RawRequest]) -> Vec<usize> {

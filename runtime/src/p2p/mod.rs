@@ -215,6 +215,51 @@ pub(crate) unsafe fn recv_blocking(
     mine.wait_fast()
 }
 
+/// MPI_Improbe: removes the first matching unexpected message from the caller's
+/// mailbox and hands it over, to be received with [`consume_message`].
+pub(crate) fn take_matching(mine: &Mailbox, source: i32, tag: i32) -> Option<Unexpected> {
+    let mut q = mine.lock();
+    let i = q.find_unexpected(source, tag)?;
+    q.unexpected.remove(i)
+}
+
+/// MPI_Mprobe: waits for a matching message and takes it.
+pub(crate) fn wait_matching(mine: &Mailbox, source: i32, tag: i32) -> Unexpected {
+    let mut found = None;
+    mine.arrivals.wait_until(|| {
+        found = take_matching(mine, source, tag);
+        found.is_some()
+    });
+    found.expect("wait_until returned without a message")
+}
+
+/// Receives a message taken by [`take_matching`] into `capacity` bytes at `buf`.
+///
+/// # Safety
+/// `buf` valid for `capacity` bytes.
+pub(crate) unsafe fn consume_message(msg: Unexpected, buf: *mut u8, capacity: usize) -> Status {
+    // SAFETY: forwarded.
+    unsafe { consume(msg, buf, capacity) }
+}
+
+/// Cancels a posted receive that has not matched yet; false if it already matched.
+pub(crate) fn cancel_recv(mine: &Mailbox, done: &std::sync::Arc<Completion>) -> bool {
+    let mut q = mine.lock();
+    let Some(i) = q
+        .posted
+        .iter()
+        .position(|r| std::sync::Arc::ptr_eq(&r.done, done))
+    else {
+        return false;
+    };
+    q.posted.remove(i);
+    drop(q);
+    let mut st = Status::empty();
+    st.cancelled = true;
+    done.complete(st);
+    true
+}
+
 /// MPI_Iprobe on the caller's own mailbox: the status of the first matching
 /// unexpected message, left in place.
 pub(crate) fn iprobe(mine: &Mailbox, source: i32, tag: i32) -> Option<Status> {
