@@ -75,22 +75,73 @@ fn basics_at_1_4_7_and_64_ranks() {
 }
 
 #[test]
-fn a_binary_built_by_mpich_runs_unchanged_with_the_same_output() {
+fn derived_datatypes_v_collectives_and_reduce_scatter() {
+    let bin = build(&c_source("datatypes.c"), "datatypes", None, &[]);
+    for n in [1, 4, 7, 64] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("datatypes at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "vector ok",
+                "struct ok",
+                "indexed subarray ok",
+                "pack ok",
+                "vcollectives ok",
+                "reduce_scatter ok"
+            ],
+            "at -n {n}"
+        );
+    }
+}
+
+#[test]
+fn ready_buffered_persistent_matched_probe_cancel_and_test_families() {
+    let bin = build(&c_source("p2p_more.c"), "p2p_more", None, &[]);
+    for n in [1, 4, 7, 64] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("p2p_more at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "rsend bsend ok",
+                "persistent ok",
+                "mprobe ok",
+                "cancel ok",
+                "test wait ok",
+                "replace ok"
+            ],
+            "at -n {n}"
+        );
+    }
+}
+
+/// Builds `src` with MPICH's mpicc, runs it under mpcrs-run and under MPICH's
+/// launcher at 4 ranks, and requires the same output.
+fn same_output_as_mpich(src: &str) {
     let bin = build(
-        &c_source("basics.c"),
-        "basics-mpich",
+        &c_source(src),
+        &format!("{src}-mpich"),
         Some("mpicc.mpich"),
         &[],
     );
-    let ours = expect_success(&run(&bin, 4, &[]), "MPICH-built basics under mpcrs-run");
+    let ours = expect_success(
+        &run(&bin, 4, &[]),
+        &format!("MPICH-built {src} under mpcrs-run"),
+    );
     let o = run_command(
         Command::new("mpirun.mpich")
             .args(["-launcher", "fork", "-n", "4"])
             .arg(&bin),
         Duration::from_secs(120),
     );
-    let theirs = expect_success(&o, "basics under MPICH");
+    let theirs = expect_success(&o, &format!("{src} under MPICH"));
     assert_eq!(ours, theirs);
+}
+
+#[test]
+fn binaries_built_by_mpich_run_unchanged_with_the_same_output() {
+    same_output_as_mpich("basics.c");
+    same_output_as_mpich("datatypes.c");
+    same_output_as_mpich("p2p_more.c");
 }
 
 #[test]
