@@ -134,8 +134,14 @@ typedef int MPI_Message;
 #define MPI_MAX_OBJECT_NAME            128
 #define MPI_ORDER_C         56
 #define MPI_ORDER_FORTRAN   57
+#define MPI_COMM_TYPE_SHARED 1
+#define MPI_KEYVAL_INVALID  0x24000000
 #define MPI_TAG_UB          0x64400001
+#define MPI_HOST            0x64400003
+#define MPI_IO              0x64400005
 #define MPI_WTIME_IS_GLOBAL 0x64400007
+#define MPI_UNIVERSE_SIZE   0x64400009
+#define MPI_APPNUM          0x6440000d
 
 /* ---- Status ------------------------------------------------------------ */
 typedef struct MPI_Status {
@@ -182,6 +188,11 @@ typedef enum MPIX_CR_state_t {
 
 /* ---- User functions ---------------------------------------------------- */
 typedef void (MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef int (MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                          void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int (MPI_Comm_delete_attr_function)(MPI_Comm comm, int comm_keyval, void *attribute_val, void *extra_state);
+#define MPI_COMM_NULL_COPY_FN   ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
 
 /* ---- Functions: every one exists as MPI_name and as PMPI_name ------------ */
 #define MPCRS_DECLARE(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
@@ -208,6 +219,36 @@ MPCRS_DECLARE(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
 MPCRS_DECLARE(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
 MPCRS_DECLARE(int, Comm_free, (MPI_Comm *comm))
 MPCRS_DECLARE(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+MPCRS_DECLARE(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
+MPCRS_DECLARE(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+MPCRS_DECLARE(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+MPCRS_DECLARE(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+MPCRS_DECLARE(int, Comm_get_parent, (MPI_Comm *parent))
+MPCRS_DECLARE(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+MPCRS_DECLARE(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+MPCRS_DECLARE(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state))
+MPCRS_DECLARE(int, Comm_free_keyval, (int *comm_keyval))
+MPCRS_DECLARE(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
+MPCRS_DECLARE(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+MPCRS_DECLARE(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+MPCRS_DECLARE(int, Group_size, (MPI_Group group, int *size))
+MPCRS_DECLARE(int, Group_rank, (MPI_Group group, int *rank))
+MPCRS_DECLARE(int, Group_translate_ranks, (MPI_Group group1, int n, const int *ranks1, MPI_Group group2, int *ranks2))
+MPCRS_DECLARE(int, Group_incl, (MPI_Group group, int n, const int *ranks, MPI_Group *newgroup))
+MPCRS_DECLARE(int, Group_excl, (MPI_Group group, int n, const int *ranks, MPI_Group *newgroup))
+MPCRS_DECLARE(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+MPCRS_DECLARE(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+MPCRS_DECLARE(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+MPCRS_DECLARE(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+MPCRS_DECLARE(int, Group_free, (MPI_Group *group))
+MPCRS_DECLARE(int, Dims_create, (int nnodes, int ndims, int *dims))
+MPCRS_DECLARE(int, Cart_create, (MPI_Comm comm_old, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *comm_cart))
+MPCRS_DECLARE(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+MPCRS_DECLARE(int, Cart_get, (MPI_Comm comm, int maxdims, int *dims, int *periods, int *coords))
+MPCRS_DECLARE(int, Cart_rank, (MPI_Comm comm, const int *coords, int *rank))
+MPCRS_DECLARE(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int *coords))
+MPCRS_DECLARE(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+MPCRS_DECLARE(int, Cart_sub, (MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm))
 MPCRS_DECLARE(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 MPCRS_DECLARE(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
 MPCRS_DECLARE(int, Error_class, (int errorcode, int *errorclass))

@@ -1,6 +1,7 @@
 //! Communicator calls.
 
-use std::os::raw::c_int;
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int, c_void};
 
 use mpcrs::{Comparison, ErrorClass};
 
@@ -47,6 +48,13 @@ mpi_fn! {
         match c.dup() {
             Ok(d) => {
                 store_new(Some(d), newcomm);
+                // SAFETY: just written.
+                copy_attributes(comm, unsafe { *newcomm });
+                let cart = rank_state().and_then(|st| st.carts.get(&comm).cloned());
+                if let Some(t) = cart {
+                    // SAFETY: just written.
+                    rank_state().expect("inside a rank").carts.insert(unsafe { *newcomm }, t);
+                }
                 MPI_SUCCESS
             }
             Err(e) => code(&e),
@@ -75,6 +83,8 @@ mpi_fn! {
             Ok(c) => c,
             Err(code) => return code,
         };
+        drop_attributes(h);
+        rank_state().expect("inside a rank").carts.remove(&h);
         if !rank_state().expect("inside a rank").free_comm(h) {
             return fail(&c, "MPI_Comm_free", ErrorClass::Comm, "predefined communicators cannot be freed".into());
         }
@@ -97,5 +107,405 @@ mpi_fn! {
         // SAFETY: writable by contract.
         unsafe { *result = r };
         MPI_SUCCESS
+    }
+}
+
+/// MPI_Comm_copy_attr_function.
+pub type CopyAttrFn = unsafe extern "C" fn(
+    oldcomm: MPI_Comm,
+    keyval: c_int,
+    extra_state: *mut c_void,
+    attribute_val_in: *mut c_void,
+    attribute_val_out: *mut c_void,
+    flag: *mut c_int,
+) -> c_int;
+/// MPI_Comm_delete_attr_function.
+pub type DeleteAttrFn = unsafe extern "C" fn(
+    comm: MPI_Comm,
+    keyval: c_int,
+    attribute_val: *mut c_void,
+    extra_state: *mut c_void,
+) -> c_int;
+
+/// A user keyval: what to do with its attribute when a communicator is
+/// duplicated or freed.
+#[derive(Clone, Copy)]
+pub(crate) struct Keyval {
+    copy: Option<CopyAttrFn>,
+    delete: Option<DeleteAttrFn>,
+    extra: *mut c_void,
+}
+
+const KEYVAL_USER: c_int = 0xa400_0000u32 as c_int;
+const KEYVAL_INVALID: c_int = 0x2400_0000;
+const MPI_TAG_UB: c_int = 0x6440_0001;
+const MPI_HOST: c_int = 0x6440_0003;
+const MPI_IO: c_int = 0x6440_0005;
+const MPI_WTIME_IS_GLOBAL: c_int = 0x6440_0007;
+const MPI_UNIVERSE_SIZE: c_int = 0x6440_0009;
+const MPI_APPNUM: c_int = 0x6440_000d;
+const MPI_COMM_TYPE_SHARED: c_int = 1;
+const MPI_MAX_OBJECT_NAME: usize = 128;
+
+/// Values of the predefined attributes (MPI hands out pointers to them).
+static TAG_UB_VALUE: c_int = mpcrs::TAG_UB;
+/// Every rank of a process reads the same clock.
+static WTIME_IS_GLOBAL_VALUE: c_int = 1;
+static PROC_NULL_VALUE: c_int = mpcrs::PROC_NULL;
+static ANY_SOURCE_VALUE: c_int = mpcrs::ANY_SOURCE;
+
+fn keyval(st: &RankState, k: c_int) -> Option<Keyval> {
+    if k & !0x03ff_ffff != KEYVAL_USER {
+        return None;
+    }
+    st.keyvals
+        .get((k & 0x03ff_ffff) as usize)
+        .copied()
+        .flatten()
+}
+
+/// Runs the delete callbacks of every attribute on `h` and forgets them (on free).
+fn drop_attributes(h: MPI_Comm) {
+    let entries: Vec<(c_int, *mut c_void, Option<Keyval>)> = {
+        let mut st = rank_state().expect("inside a rank");
+        let keys: Vec<(MPI_Comm, c_int)> =
+            st.attrs.keys().filter(|(c, _)| *c == h).copied().collect();
+        keys.into_iter()
+            .map(|key| {
+                let v = st.attrs.remove(&key).expect("listed");
+                (key.1, v, keyval(&st, key.1))
+            })
+            .collect()
+    };
+    for (k, v, kv) in entries {
+        if let Some(Keyval {
+            delete: Some(f),
+            extra,
+            ..
+        }) = kv
+        {
+            // SAFETY: the program's own callback with its own values.
+            unsafe { f(h, k, v, extra) };
+        }
+    }
+}
+
+/// Copies the attributes of `from` to the new communicator `to` through their copy
+/// callbacks (on dup).
+fn copy_attributes(from: MPI_Comm, to: MPI_Comm) {
+    let entries: Vec<(c_int, *mut c_void, Option<Keyval>)> = {
+        let st = rank_state().expect("inside a rank");
+        st.attrs
+            .iter()
+            .filter(|((c, _), _)| *c == from)
+            .map(|(&(_, k), &v)| (k, v, keyval(&st, k)))
+            .collect()
+    };
+    for (k, v, kv) in entries {
+        let Some(Keyval {
+            copy: Some(f),
+            extra,
+            ..
+        }) = kv
+        else {
+            continue;
+        };
+        let mut out: *mut c_void = std::ptr::null_mut();
+        let mut flag = 0;
+        // SAFETY: the program's own callback; `out` receives the new value.
+        let rc = unsafe {
+            f(
+                from,
+                k,
+                extra,
+                v,
+                (&mut out as *mut *mut c_void).cast(),
+                &mut flag,
+            )
+        };
+        if rc == MPI_SUCCESS && flag != 0 {
+            rank_state()
+                .expect("inside a rank")
+                .attrs
+                .insert((to, k), out);
+        }
+    }
+}
+
+fn group_arg(call: &'static str, h: c_int) -> Result<mpcrs::Group, c_int> {
+    match rank_state().and_then(|st| st.group(h)) {
+        Some(g) => Ok(g),
+        None => Err(match comm_for(call, MPI_COMM_WORLD) {
+            Ok(w) => fail(
+                &w,
+                call,
+                ErrorClass::Group,
+                format!("invalid group handle {h:#x}"),
+            ),
+            Err(code) => code,
+        }),
+    }
+}
+
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(code) => return code,
+        }
+    };
+}
+
+/// Reads `n` ints of a C array.
+///
+/// # Safety
+/// `p` holds `n` ints (or `n` is 0).
+unsafe fn ints<'a>(p: *const c_int, n: usize) -> &'a [c_int] {
+    if n == 0 || p.is_null() {
+        &[]
+    } else {
+        // SAFETY: by contract.
+        unsafe { std::slice::from_raw_parts(p, n) }
+    }
+}
+
+fn store_group(g: mpcrs::Group, out: *mut c_int) -> c_int {
+    let h = rank_state().expect("inside a rank").add_group(g);
+    // SAFETY: writable by the callers' contract.
+    unsafe { *out = h };
+    MPI_SUCCESS
+}
+
+mpi_fn! {
+    fn Comm_split_type(comm: MPI_Comm, split_type: c_int, key: c_int, _info: c_int, newcomm: *mut MPI_Comm) -> c_int {
+        let c = tri!(comm_for("MPI_Comm_split_type", comm));
+        // Ranks of one process share memory: they all land in the same communicator.
+        let color = if split_type == MPI_COMM_TYPE_SHARED { Some(0) } else { None };
+        match c.split(color, key) {
+            Ok(s) => {
+                store_new(s, newcomm);
+                MPI_SUCCESS
+            }
+            Err(e) => code(&e),
+        }
+    }
+
+    fn Comm_create(comm: MPI_Comm, group: c_int, newcomm: *mut MPI_Comm) -> c_int {
+        let c = tri!(comm_for("MPI_Comm_create", comm));
+        let g = tri!(group_arg("MPI_Comm_create", group));
+        match c.create(&g) {
+            Ok(s) => {
+                store_new(s, newcomm);
+                MPI_SUCCESS
+            }
+            Err(e) => code(&e),
+        }
+    }
+
+    fn Comm_create_group(comm: MPI_Comm, group: c_int, tag: c_int, newcomm: *mut MPI_Comm) -> c_int {
+        let c = tri!(comm_for("MPI_Comm_create_group", comm));
+        let g = tri!(group_arg("MPI_Comm_create_group", group));
+        match c.create_group(&g, tag) {
+            Ok(s) => {
+                store_new(Some(s), newcomm);
+                MPI_SUCCESS
+            }
+            Err(e) => code(&e),
+        }
+    }
+
+    fn Comm_group(comm: MPI_Comm, group: *mut c_int) -> c_int {
+        let c = tri!(comm_for("MPI_Comm_group", comm));
+        store_group(c.group(), group)
+    }
+
+    fn Comm_get_parent(parent: *mut MPI_Comm) -> c_int {
+        // No dynamic process management: no rank was spawned by another.
+        // SAFETY: writable by contract.
+        unsafe { *parent = MPI_COMM_NULL };
+        MPI_SUCCESS
+    }
+
+    fn Comm_set_name(comm: MPI_Comm, name: *const c_char) -> c_int {
+        let c = tri!(comm_for("MPI_Comm_set_name", comm));
+        // SAFETY: a NUL-terminated string by contract.
+        let n = unsafe { CStr::from_ptr(name) }.to_string_lossy();
+        c.set_name(&n);
+        MPI_SUCCESS
+    }
+
+    fn Comm_get_name(comm: MPI_Comm, name: *mut c_char, resultlen: *mut c_int) -> c_int {
+        let c = tri!(comm_for("MPI_Comm_get_name", comm));
+        // SAFETY: MPI specifies a buffer of MPI_MAX_OBJECT_NAME bytes.
+        unsafe { crate::env::write_cstr(&c.name(), name, MPI_MAX_OBJECT_NAME, resultlen) };
+        MPI_SUCCESS
+    }
+
+    fn Comm_create_keyval(copy_fn: Option<CopyAttrFn>, delete_fn: Option<DeleteAttrFn>, keyval_out: *mut c_int, extra_state: *mut c_void) -> c_int {
+        let mut st = tri!(rank_state().ok_or(ErrorClass::Other as c_int));
+        st.keyvals.push(Some(Keyval { copy: copy_fn, delete: delete_fn, extra: extra_state }));
+        // SAFETY: writable by contract.
+        unsafe { *keyval_out = KEYVAL_USER | (st.keyvals.len() - 1) as c_int };
+        MPI_SUCCESS
+    }
+
+    fn Comm_free_keyval(keyval_inout: *mut c_int) -> c_int {
+        // SAFETY: readable and writable by contract.
+        let k = unsafe { *keyval_inout };
+        let mut st = tri!(rank_state().ok_or(ErrorClass::Other as c_int));
+        if keyval(&st, k).is_none() {
+            return ErrorClass::Arg as c_int;
+        }
+        st.keyvals[(k & 0x03ff_ffff) as usize] = None;
+        // SAFETY: writable by contract.
+        unsafe { *keyval_inout = KEYVAL_INVALID };
+        MPI_SUCCESS
+    }
+
+    fn Comm_set_attr(comm: MPI_Comm, keyval_in: c_int, attribute_val: *mut c_void) -> c_int {
+        let c = tri!(comm_for("MPI_Comm_set_attr", comm));
+        let old = {
+            let mut st = rank_state().expect("inside a rank");
+            if keyval(&st, keyval_in).is_none() {
+                drop(st);
+                return fail(&c, "MPI_Comm_set_attr", ErrorClass::Arg, format!("invalid keyval {keyval_in:#x}"));
+            }
+            st.attrs.insert((comm, keyval_in), attribute_val)
+        };
+        if let Some(v) = old {
+            let kv = rank_state().and_then(|st| keyval(&st, keyval_in));
+            if let Some(Keyval { delete: Some(f), extra, .. }) = kv {
+                // SAFETY: the program's own callback on the value being replaced.
+                unsafe { f(comm, keyval_in, v, extra) };
+            }
+        }
+        MPI_SUCCESS
+    }
+
+    fn Comm_get_attr(comm: MPI_Comm, keyval_in: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
+        let _c = tri!(comm_for("MPI_Comm_get_attr", comm));
+        let predefined: Option<*const c_int> = match keyval_in {
+            MPI_TAG_UB => Some(&TAG_UB_VALUE),
+            MPI_WTIME_IS_GLOBAL => Some(&WTIME_IS_GLOBAL_VALUE),
+            MPI_HOST => Some(&PROC_NULL_VALUE),
+            MPI_IO => Some(&ANY_SOURCE_VALUE),
+            MPI_UNIVERSE_SIZE | MPI_APPNUM => None,
+            _ => None,
+        };
+        let value: Option<*mut c_void> = match predefined {
+            Some(p) => Some(p as *mut c_void),
+            None => rank_state().and_then(|st| st.attrs.get(&(comm, keyval_in)).copied()),
+        };
+        // SAFETY: `attribute_val` is a `void **` and `flag` writable, per MPI.
+        unsafe {
+            *flag = value.is_some() as c_int;
+            if let Some(v) = value {
+                *(attribute_val as *mut *mut c_void) = v;
+            }
+        }
+        MPI_SUCCESS
+    }
+
+    fn Comm_delete_attr(comm: MPI_Comm, keyval_in: c_int) -> c_int {
+        let c = tri!(comm_for("MPI_Comm_delete_attr", comm));
+        let removed = rank_state().and_then(|mut st| st.attrs.remove(&(comm, keyval_in)).map(|v| (v, keyval(&st, keyval_in))));
+        match removed {
+            Some((v, Some(Keyval { delete: Some(f), extra, .. }))) => {
+                // SAFETY: the program's own callback.
+                unsafe { f(comm, keyval_in, v, extra) };
+                MPI_SUCCESS
+            }
+            Some(_) => MPI_SUCCESS,
+            None => fail(&c, "MPI_Comm_delete_attr", ErrorClass::Arg, format!("no attribute for keyval {keyval_in:#x}")),
+        }
+    }
+
+    fn Group_size(group: c_int, size: *mut c_int) -> c_int {
+        let g = tri!(group_arg("MPI_Group_size", group));
+        // SAFETY: writable by contract.
+        unsafe { *size = g.size() as c_int };
+        MPI_SUCCESS
+    }
+
+    fn Group_rank(group: c_int, rank: *mut c_int) -> c_int {
+        let g = tri!(group_arg("MPI_Group_rank", group));
+        let me = mpcrs::current_rank().unwrap_or(-1);
+        // SAFETY: writable by contract.
+        unsafe { *rank = g.rank_of_world(me).map_or(MPI_UNDEFINED, |r| r as c_int) };
+        MPI_SUCCESS
+    }
+
+    fn Group_translate_ranks(group1: c_int, n: c_int, ranks1: *const c_int, group2: c_int, ranks2: *mut c_int) -> c_int {
+        let g1 = tri!(group_arg("MPI_Group_translate_ranks", group1));
+        let g2 = tri!(group_arg("MPI_Group_translate_ranks", group2));
+        // SAFETY: `n` entries by contract.
+        let r1 = unsafe { ints(ranks1, n.max(0) as usize) };
+        match g1.translate_ranks(r1, &g2) {
+            Some(out) => {
+                for (i, r) in out.into_iter().enumerate() {
+                    // SAFETY: `n` entries by contract.
+                    unsafe { *ranks2.add(i) = r };
+                }
+                MPI_SUCCESS
+            }
+            None => ErrorClass::Rank as c_int,
+        }
+    }
+
+    fn Group_incl(group: c_int, n: c_int, ranks: *const c_int, newgroup: *mut c_int) -> c_int {
+        let g = tri!(group_arg("MPI_Group_incl", group));
+        // SAFETY: `n` entries by contract.
+        match g.incl(unsafe { ints(ranks, n.max(0) as usize) }) {
+            Some(ng) => store_group(ng, newgroup),
+            None => ErrorClass::Rank as c_int,
+        }
+    }
+
+    fn Group_excl(group: c_int, n: c_int, ranks: *const c_int, newgroup: *mut c_int) -> c_int {
+        let g = tri!(group_arg("MPI_Group_excl", group));
+        // SAFETY: `n` entries by contract.
+        match g.excl(unsafe { ints(ranks, n.max(0) as usize) }) {
+            Some(ng) => store_group(ng, newgroup),
+            None => ErrorClass::Rank as c_int,
+        }
+    }
+
+    fn Group_union(group1: c_int, group2: c_int, newgroup: *mut c_int) -> c_int {
+        let (a, b) = (tri!(group_arg("MPI_Group_union", group1)), tri!(group_arg("MPI_Group_union", group2)));
+        store_group(a.union(&b), newgroup)
+    }
+
+    fn Group_intersection(group1: c_int, group2: c_int, newgroup: *mut c_int) -> c_int {
+        let (a, b) = (tri!(group_arg("MPI_Group_intersection", group1)), tri!(group_arg("MPI_Group_intersection", group2)));
+        store_group(a.intersection(&b), newgroup)
+    }
+
+    fn Group_difference(group1: c_int, group2: c_int, newgroup: *mut c_int) -> c_int {
+        let (a, b) = (tri!(group_arg("MPI_Group_difference", group1)), tri!(group_arg("MPI_Group_difference", group2)));
+        store_group(a.difference(&b), newgroup)
+    }
+
+    fn Group_compare(group1: c_int, group2: c_int, result: *mut c_int) -> c_int {
+        let (a, b) = (tri!(group_arg("MPI_Group_compare", group1)), tri!(group_arg("MPI_Group_compare", group2)));
+        let r = match a.compare(&b) {
+            Comparison::Identical | Comparison::Congruent => MPI_IDENT,
+            Comparison::Similar => MPI_SIMILAR,
+            Comparison::Unequal => MPI_UNEQUAL,
+        };
+        // SAFETY: writable by contract.
+        unsafe { *result = r };
+        MPI_SUCCESS
+    }
+
+    fn Group_free(group: *mut c_int) -> c_int {
+        // SAFETY: readable and writable by contract.
+        let h = unsafe { *group };
+        if rank_state().is_some_and(|mut st| st.free_group(h)) {
+            // SAFETY: writable by contract.
+            unsafe { *group = MPI_GROUP_NULL };
+            MPI_SUCCESS
+        } else {
+            ErrorClass::Group as c_int
+        }
     }
 }

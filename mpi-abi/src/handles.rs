@@ -71,6 +71,10 @@ const COMM_USER: c_int = 0x8400_0000u32 as c_int;
 const REQUEST_USER: c_int = 0xac00_0000u32 as c_int;
 /// Handles of user-defined ops.
 const OP_USER: c_int = 0x9800_0000u32 as c_int;
+/// Handles of groups created by the program.
+const GROUP_USER: c_int = 0x8800_0000u32 as c_int;
+pub const MPI_GROUP_NULL: c_int = 0x0800_0000;
+pub const MPI_GROUP_EMPTY: c_int = 0x4800_0000;
 /// Handles of messages taken by matched probes.
 const MESSAGE_USER: c_int = 0xec00_0000u32 as c_int;
 pub const MPI_MESSAGE_NULL: c_int = 0x2c00_0000;
@@ -118,6 +122,13 @@ pub(crate) struct RankState {
     pub(crate) bsend_buffer: Option<(usize, usize)>,
     /// Buffered sends in flight, with the copy each sends from.
     pub(crate) bsends: Vec<(RawRequest, Vec<u8>)>,
+    groups: Vec<Option<mpcrs::Group>>,
+    /// Cartesian topologies, by communicator handle.
+    pub(crate) carts: std::collections::HashMap<MPI_Comm, crate::topo::Cart>,
+    /// Attributes set on communicators: (communicator, keyval) -> value.
+    pub(crate) attrs: std::collections::HashMap<(MPI_Comm, c_int), *mut libc::c_void>,
+    /// User keyvals: index -> (copy function, delete function, extra state).
+    pub(crate) keyvals: Vec<Option<crate::comm::Keyval>>,
 }
 
 /// One rank's tables. Only that rank's ULT touches them (the lookup goes through
@@ -129,6 +140,9 @@ struct RankCell(RefCell<RankState>);
 // `rank_state`), which runs on one worker thread at a time; no two threads ever
 // access the same cell concurrently.
 unsafe impl Sync for RankCell {}
+// SAFETY: as for `Sync`: the raw pointers inside (attribute values, buffers) are
+// the program's, used only by the rank that stored them.
+unsafe impl Send for RankCell {}
 
 pub(crate) struct Job {
     ranks: Box<[RankCell]>,
@@ -302,6 +316,37 @@ impl RankState {
             return None;
         }
         self.messages.get_mut((h & INDEX_MASK) as usize)?.take()
+    }
+
+    pub(crate) fn add_group(&mut self, g: mpcrs::Group) -> c_int {
+        if g.size() == 0 {
+            return MPI_GROUP_EMPTY;
+        }
+        self.groups.push(Some(g));
+        GROUP_USER | (self.groups.len() - 1) as c_int
+    }
+
+    pub(crate) fn group(&self, h: c_int) -> Option<mpcrs::Group> {
+        if h == MPI_GROUP_EMPTY {
+            return Some(mpcrs::Group::empty());
+        }
+        if h & !INDEX_MASK != GROUP_USER {
+            return None;
+        }
+        self.groups
+            .get((h & INDEX_MASK) as usize)
+            .cloned()
+            .flatten()
+    }
+
+    pub(crate) fn free_group(&mut self, h: c_int) -> bool {
+        h == MPI_GROUP_EMPTY
+            || (h & !INDEX_MASK == GROUP_USER
+                && self
+                    .groups
+                    .get_mut((h & INDEX_MASK) as usize)
+                    .and_then(|g| g.take())
+                    .is_some())
     }
 
     pub(crate) fn add_op(&mut self, op: UserOp) -> MPI_Op {

@@ -18,6 +18,7 @@ mod handles;
 mod loader;
 mod p2p;
 mod requests;
+mod topo;
 mod types;
 
 pub use handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Status};

@@ -264,6 +264,58 @@ impl Communicator {
     /// shared state goes when the last rank's handle does.
     pub fn free(self) {}
 
+    /// MPI_Comm_create_group: collective over the members of `group` only (a subset
+    /// of this communicator); `tag` separates concurrent creations. The first member
+    /// builds the communicator and hands it to the others with point-to-point
+    /// messages on this communicator.
+    pub fn create_group(&self, group: &Group, tag: i32) -> Result<Communicator> {
+        let call = "MPI_Comm_create_group";
+        let Some(my_index) = group.rank_of_world(self.world_rank) else {
+            return self.fail(
+                call,
+                ErrorClass::Group,
+                "the caller is not a member of the group",
+            );
+        };
+        let to_comm_rank = |w: i32| self.shared.group.rank_of_world(w).map(|r| r as i32);
+        let mut ranks = Vec::with_capacity(group.size());
+        for &w in group.members() {
+            match to_comm_rank(w) {
+                Some(r) => ranks.push(r),
+                None => {
+                    return self.fail(
+                        call,
+                        ErrorClass::Group,
+                        format!("world rank {w} of the group is not in the communicator"),
+                    )
+                }
+            }
+        }
+        let shared = if my_index == 0 {
+            let u = self.shared.universe.clone();
+            let shared = CommShared::new(u.clone(), u.new_context(), group.clone());
+            for &r in &ranks[1..] {
+                // Ranks share the address space: the message carries a counted
+                // reference to the new communicator, taken back by the receiver.
+                let ptr = Arc::into_raw(shared.clone()) as usize as u64;
+                self.send(&[ptr], r, tag)?;
+            }
+            shared
+        } else {
+            let mut ptr = [0u64];
+            self.recv(&mut ptr, ranks[0], tag)?;
+            // SAFETY: the leader sent a pointer from `Arc::into_raw` of a CommShared,
+            // with one strong count for this receiver.
+            unsafe { Arc::from_raw(ptr[0] as usize as *const CommShared) }
+        };
+        Ok(Communicator::from_shared(
+            shared,
+            my_index as i32,
+            self.world_rank,
+            "",
+        ))
+    }
+
     /// MPI_COMM_SELF for the caller: a communicator holding only itself.
     pub fn self_comm(&self) -> Communicator {
         let u = self.shared.universe.clone();

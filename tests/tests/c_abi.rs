@@ -114,6 +114,24 @@ fn ready_buffered_persistent_matched_probe_cancel_and_test_families() {
     }
 }
 
+#[test]
+fn groups_communicators_attributes_and_cartesian_topologies() {
+    let bin = build(&c_source("comms.c"), "comms", None, &[]);
+    for n in [1, 4, 7, 64] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("comms at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "groups ok",
+                "communicators ok",
+                "attributes ok",
+                "cartesian ok"
+            ],
+            "at -n {n}"
+        );
+    }
+}
+
 /// Builds `src` with MPICH's mpicc, runs it under mpcrs-run and under MPICH's
 /// launcher at 4 ranks, and requires the same output.
 fn same_output_as_mpich(src: &str) {
@@ -142,6 +160,7 @@ fn binaries_built_by_mpich_run_unchanged_with_the_same_output() {
     same_output_as_mpich("basics.c");
     same_output_as_mpich("datatypes.c");
     same_output_as_mpich("p2p_more.c");
+    same_output_as_mpich("comms.c");
 }
 
 #[test]

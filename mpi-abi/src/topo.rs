@@ -1,0 +1,289 @@
+//! Cartesian topologies (MPI_Cart_*) and MPI_Dims_create.
+
+use std::os::raw::c_int;
+
+use mpcrs::ErrorClass;
+
+use crate::export::mpi_fn;
+use crate::handles::*;
+
+/// A Cartesian communicator's shape.
+#[derive(Clone, Debug)]
+pub(crate) struct Cart {
+    pub(crate) dims: Vec<c_int>,
+    pub(crate) periods: Vec<bool>,
+}
+
+impl Cart {
+    /// Coordinates of `rank` (row-major, as MPI specifies).
+    pub(crate) fn coords(&self, rank: c_int) -> Vec<c_int> {
+        let mut r = rank;
+        let mut c = vec![0; self.dims.len()];
+        for d in (0..self.dims.len()).rev() {
+            c[d] = r % self.dims[d];
+            r /= self.dims[d];
+        }
+        c
+    }
+
+    /// Rank of coordinates (periodic ones wrapped); `None` if off a non-periodic edge.
+    pub(crate) fn rank(&self, coords: &[c_int]) -> Option<c_int> {
+        let mut r = 0;
+        for d in 0..self.dims.len() {
+            let mut c = coords[d];
+            if self.periods[d] {
+                c = c.rem_euclid(self.dims[d]);
+            } else if c < 0 || c >= self.dims[d] {
+                return None;
+            }
+            r = r * self.dims[d] + c;
+        }
+        Some(r)
+    }
+}
+
+/// Balanced factorization of `nnodes` into `dims.len()` dimensions, keeping the
+/// non-zero entries the caller fixed (MPI_Dims_create).
+pub(crate) fn dims_create(nnodes: c_int, dims: &mut [c_int]) -> bool {
+    let fixed: c_int = dims.iter().filter(|&&d| d > 0).product();
+    if fixed == 0 || nnodes % fixed != 0 {
+        return false;
+    }
+    let free: Vec<usize> = (0..dims.len()).filter(|&i| dims[i] == 0).collect();
+    if free.is_empty() {
+        return fixed == nnodes;
+    }
+    // Prime factors, largest first, each given to the currently smallest slot.
+    let mut rest = nnodes / fixed;
+    let mut factors = Vec::new();
+    let mut p = 2;
+    while rest > 1 {
+        while rest % p == 0 {
+            factors.push(p);
+            rest /= p;
+        }
+        p += 1;
+    }
+    factors.sort_unstable_by(|a, b| b.cmp(a));
+    let mut vals = vec![1; free.len()];
+    for f in factors {
+        let i = (0..vals.len()).min_by_key(|&i| vals[i]).unwrap();
+        vals[i] *= f;
+    }
+    vals.sort_unstable_by(|a, b| b.cmp(a));
+    for (k, &i) in free.iter().enumerate() {
+        dims[i] = vals[k];
+    }
+    true
+}
+
+/// Reads `n` ints of a C array.
+///
+/// # Safety
+/// `p` holds `n` ints (or `n` is 0).
+unsafe fn ints<'a>(p: *const c_int, n: usize) -> &'a [c_int] {
+    if n == 0 || p.is_null() {
+        &[]
+    } else {
+        // SAFETY: by contract.
+        unsafe { std::slice::from_raw_parts(p, n) }
+    }
+}
+
+fn cart_of(
+    call: &'static str,
+    comm: MPI_Comm,
+) -> Result<(std::sync::Arc<mpcrs::Communicator>, Cart), c_int> {
+    let c = comm_for(call, comm)?;
+    let cart = rank_state()
+        .expect("inside a rank")
+        .carts
+        .get(&comm)
+        .cloned();
+    match cart {
+        Some(t) => Ok((c, t)),
+        None => Err(fail(
+            &c,
+            call,
+            ErrorClass::Topology,
+            "the communicator has no Cartesian topology".into(),
+        )),
+    }
+}
+
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(code) => return code,
+        }
+    };
+}
+
+mpi_fn! {
+    fn Dims_create(nnodes: c_int, ndims: c_int, dims: *mut c_int) -> c_int {
+        // SAFETY: `ndims` ints, readable and writable, by contract.
+        let d = unsafe { std::slice::from_raw_parts_mut(dims, ndims.max(0) as usize) };
+        if dims_create(nnodes, d) {
+            MPI_SUCCESS
+        } else {
+            ErrorClass::Dims as c_int
+        }
+    }
+
+    fn Cart_create(comm_old: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int, _reorder: c_int, comm_cart: *mut MPI_Comm) -> c_int {
+        let call = "MPI_Cart_create";
+        let c = tri!(comm_for(call, comm_old));
+        let n = ndims.max(0) as usize;
+        // SAFETY: `ndims` entries each, by contract.
+        let (d, p) = unsafe { (ints(dims, n).to_vec(), ints(periods, n).to_vec()) };
+        let cells: i64 = d.iter().map(|&x| x as i64).product();
+        if d.iter().any(|&x| x <= 0) || cells > c.size() as i64 {
+            return fail(&c, call, ErrorClass::Dims, format!("grid {d:?} needs {cells} ranks, the communicator has {}", c.size()));
+        }
+        // The first `cells` ranks form the grid in rank order (no reordering).
+        let color = if (c.rank() as i64) < cells { Some(0) } else { None };
+        let sub = match c.split(color, c.rank()) {
+            Ok(s) => s,
+            Err(e) => return code(&e),
+        };
+        let h = match sub {
+            Some(s) => {
+                let mut st = rank_state().expect("inside a rank");
+                let h = st.add_comm(s);
+                st.carts.insert(h, Cart { dims: d, periods: p.iter().map(|&x| x != 0).collect() });
+                h
+            }
+            None => MPI_COMM_NULL,
+        };
+        // SAFETY: writable by contract.
+        unsafe { *comm_cart = h };
+        MPI_SUCCESS
+    }
+
+    fn Cartdim_get(comm: MPI_Comm, ndims: *mut c_int) -> c_int {
+        let (_, cart) = tri!(cart_of("MPI_Cartdim_get", comm));
+        // SAFETY: writable by contract.
+        unsafe { *ndims = cart.dims.len() as c_int };
+        MPI_SUCCESS
+    }
+
+    fn Cart_get(comm: MPI_Comm, maxdims: c_int, dims: *mut c_int, periods: *mut c_int, coords: *mut c_int) -> c_int {
+        let (c, cart) = tri!(cart_of("MPI_Cart_get", comm));
+        let me = cart.coords(c.rank());
+        for d in 0..(maxdims.max(0) as usize).min(cart.dims.len()) {
+            // SAFETY: `maxdims` entries each, by contract.
+            unsafe {
+                *dims.add(d) = cart.dims[d];
+                *periods.add(d) = cart.periods[d] as c_int;
+                *coords.add(d) = me[d];
+            }
+        }
+        MPI_SUCCESS
+    }
+
+    fn Cart_rank(comm: MPI_Comm, coords: *const c_int, rank: *mut c_int) -> c_int {
+        let (c, cart) = tri!(cart_of("MPI_Cart_rank", comm));
+        // SAFETY: one coordinate per dimension, by contract.
+        let co = unsafe { ints(coords, cart.dims.len()) };
+        match cart.rank(co) {
+            Some(r) => {
+                // SAFETY: writable by contract.
+                unsafe { *rank = r };
+                MPI_SUCCESS
+            }
+            None => fail(&c, "MPI_Cart_rank", ErrorClass::Arg, format!("coordinates {co:?} are outside the grid")),
+        }
+    }
+
+    fn Cart_coords(comm: MPI_Comm, rank: c_int, maxdims: c_int, coords: *mut c_int) -> c_int {
+        let (c, cart) = tri!(cart_of("MPI_Cart_coords", comm));
+        if rank < 0 || rank >= c.size() {
+            return fail(&c, "MPI_Cart_coords", ErrorClass::Rank, format!("rank {rank} is not in 0..{}", c.size()));
+        }
+        let co = cart.coords(rank);
+        for d in 0..(maxdims.max(0) as usize).min(co.len()) {
+            // SAFETY: `maxdims` entries by contract.
+            unsafe { *coords.add(d) = co[d] };
+        }
+        MPI_SUCCESS
+    }
+
+    fn Cart_shift(comm: MPI_Comm, direction: c_int, disp: c_int, rank_source: *mut c_int, rank_dest: *mut c_int) -> c_int {
+        let (c, cart) = tri!(cart_of("MPI_Cart_shift", comm));
+        let d = direction as usize;
+        if direction < 0 || d >= cart.dims.len() {
+            return fail(&c, "MPI_Cart_shift", ErrorClass::Arg, format!("direction {direction} is not a dimension"));
+        }
+        let me = cart.coords(c.rank());
+        let at = |delta: c_int| {
+            let mut co = me.clone();
+            co[d] += delta;
+            cart.rank(&co).unwrap_or(mpcrs::PROC_NULL)
+        };
+        // SAFETY: writable by contract.
+        unsafe {
+            *rank_source = at(-disp);
+            *rank_dest = at(disp);
+        }
+        MPI_SUCCESS
+    }
+
+    fn Cart_sub(comm: MPI_Comm, remain_dims: *const c_int, newcomm: *mut MPI_Comm) -> c_int {
+        let (c, cart) = tri!(cart_of("MPI_Cart_sub", comm));
+        // SAFETY: one flag per dimension, by contract.
+        let keep = unsafe { ints(remain_dims, cart.dims.len()) }.to_vec();
+        let me = cart.coords(c.rank());
+        // Ranks that agree on every dropped coordinate share a sub-grid.
+        let mut color = 0;
+        let mut key = 0;
+        for d in 0..cart.dims.len() {
+            if keep[d] != 0 {
+                key = key * cart.dims[d] + me[d];
+            } else {
+                color = color * cart.dims[d] + me[d];
+            }
+        }
+        let sub = match c.split(Some(color), key) {
+            Ok(s) => s.expect("every rank has a colour"),
+            Err(e) => return code(&e),
+        };
+        let dims: Vec<c_int> = (0..cart.dims.len()).filter(|&d| keep[d] != 0).map(|d| cart.dims[d]).collect();
+        let periods: Vec<bool> = (0..cart.dims.len()).filter(|&d| keep[d] != 0).map(|d| cart.periods[d]).collect();
+        let mut st = rank_state().expect("inside a rank");
+        let h = st.add_comm(sub);
+        st.carts.insert(h, Cart { dims, periods });
+        // SAFETY: writable by contract.
+        unsafe { *newcomm = h };
+        MPI_SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dims_are_balanced_and_respect_fixed_entries() {
+        let mut d = [0, 0];
+        assert!(dims_create(12, &mut d));
+        assert_eq!(d, [4, 3]);
+        let mut d = [0, 3, 0];
+        assert!(dims_create(24, &mut d));
+        assert_eq!(d, [4, 3, 2]);
+        let mut d = [5, 0];
+        assert!(!dims_create(12, &mut d));
+    }
+
+    #[test]
+    fn coordinates_round_trip_with_periods() {
+        let c = Cart {
+            dims: vec![2, 3],
+            periods: vec![false, true],
+        };
+        assert_eq!(c.coords(5), vec![1, 2]);
+        assert_eq!(c.rank(&[1, 2]), Some(5));
+        assert_eq!(c.rank(&[1, 3]), Some(3));
+        assert_eq!(c.rank(&[2, 0]), None);
+    }
+}
