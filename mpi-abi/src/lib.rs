@@ -16,6 +16,7 @@ mod env;
 mod export;
 mod handles;
 mod loader;
+mod nbc;
 mod p2p;
 mod requests;
 mod topo;

@@ -13,6 +13,37 @@ use crate::group::{Comparison, Group};
 use crate::p2p::mailbox::Mailbox;
 use crate::universe::Universe;
 
+/// A ticket queue: collectives of one rank on one communicator, one at a time, in
+/// the order they took their tickets.
+#[derive(Default)]
+pub(crate) struct Lane {
+    next: std::sync::atomic::AtomicU64,
+    done: std::sync::atomic::AtomicU64,
+    waiters: mpcrs_scheduler::sync::WaitList,
+}
+
+/// Holds the lane until dropped.
+pub(crate) struct LaneTurn<'a>(&'a Lane);
+
+impl Lane {
+    /// Takes a ticket (without yielding first) and waits for its turn.
+    pub(crate) fn enter(&self) -> LaneTurn<'_> {
+        let t = self.next.fetch_add(1, Ordering::AcqRel);
+        if self.done.load(Ordering::Acquire) != t {
+            self.waiters
+                .wait_until(|| self.done.load(Ordering::Acquire) == t);
+        }
+        LaneTurn(self)
+    }
+}
+
+impl Drop for LaneTurn<'_> {
+    fn drop(&mut self) {
+        self.0.done.fetch_add(1, Ordering::AcqRel);
+        self.0.waiters.notify_all();
+    }
+}
+
 /// What all ranks of a communicator share.
 pub(crate) struct CommShared {
     pub(crate) context: u64,
@@ -40,6 +71,10 @@ impl CommShared {
 /// second handle is made with [`Communicator::dup`].
 pub struct Communicator {
     pub(crate) shared: Arc<CommShared>,
+    /// Orders this rank's collectives on this communicator: a non-blocking
+    /// collective runs in a helper ULT, and a rank may have several in flight, but
+    /// it must enter each collective round once, in the order it issued them.
+    pub(crate) lane: Lane,
     pub(crate) rank: i32,
     pub(crate) world_rank: i32,
     /// 0: ERRORS_ARE_FATAL, 1: ERRORS_RETURN (atomic so handles can be shared).
@@ -68,6 +103,7 @@ impl Communicator {
     ) -> Communicator {
         Communicator {
             shared,
+            lane: Lane::default(),
             rank,
             world_rank,
             errhandler: AtomicU8::new(0),

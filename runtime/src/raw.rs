@@ -90,6 +90,39 @@ pub fn mprobe(
     })
 }
 
+/// The completing side of a request made with [`manual_request`].
+pub struct Completer(std::sync::Arc<crate::request::Completion>);
+
+impl Completer {
+    pub fn complete(self, status: Status) {
+        self.0.complete(status)
+    }
+}
+
+/// A request completed by hand (non-blocking collectives run by a helper ULT).
+pub fn manual_request() -> (RawRequest, Completer) {
+    let c = crate::request::Completion::new();
+    (RawRequest(Pending::Waiting(c.clone())), Completer(c))
+}
+
+/// Runs `f` in a new ULT on the caller's worker, acting as the caller's rank, and
+/// yields until `f` has started, so whatever `f` begins (entering a collective)
+/// is ordered before the caller's next call. Must be called from a rank.
+pub fn spawn_as_rank(f: impl FnOnce() + Send + 'static) {
+    let rank = crate::universe::current_rank().expect("spawn_as_rank outside a rank");
+    let started = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = started.clone();
+    // The join handle is not needed: the helper reports through its request.
+    let _ = mpcrs_scheduler::spawn_local(move || {
+        crate::universe::set_current_rank(rank);
+        flag.store(true, std::sync::atomic::Ordering::Release);
+        f();
+    });
+    while !started.load(std::sync::atomic::Ordering::Acquire) {
+        mpcrs_scheduler::yield_now();
+    }
+}
+
 /// Waits until at least one of `requests` completed; returns the indices of those
 /// that did.
 pub fn wait_some(requests: &[&RawRequest]) -> Vec<usize> {
@@ -212,6 +245,7 @@ fn truncated(comm: &Communicator, call: &'static str, t: bool) -> Result<()> {
 
 /// MPI_Barrier.
 pub fn barrier(comm: &Communicator) {
+    let _turn = comm.lane.enter();
     coll::barrier(&comm.shared.arena)
 }
 
@@ -221,6 +255,7 @@ pub fn barrier(comm: &Communicator) {
 /// `buf` valid for `len` bytes until return.
 pub unsafe fn bcast(comm: &Communicator, buf: *mut u8, len: usize, root: i32) -> Result<()> {
     let root = comm.check(comm.check_root("MPI_Bcast", root))?;
+    let _turn = comm.lane.enter();
     // SAFETY: forwarded.
     let t = unsafe { coll::bcast(&comm.shared.arena, comm.rank as usize, root, buf, len) };
     truncated(comm, "MPI_Bcast", t)
@@ -271,6 +306,7 @@ pub unsafe fn reduce(
         None => None,
     };
     let red = reduction(comm, call, op, el)?;
+    let _turn = comm.lane.enter();
     // SAFETY: forwarded.
     let t = unsafe {
         coll::reduce(
@@ -300,6 +336,7 @@ pub unsafe fn reduce_scatter(
     op: &Op,
 ) -> Result<()> {
     let red = reduction(comm, call, op, el)?;
+    let _turn = comm.lane.enter();
     // SAFETY: forwarded.
     let t = unsafe {
         coll::reduce_scatter(
@@ -330,6 +367,7 @@ pub unsafe fn scan(
     exclusive: bool,
 ) -> Result<()> {
     let red = reduction(comm, call, op, el)?;
+    let _turn = comm.lane.enter();
     // SAFETY: forwarded.
     let t = unsafe {
         coll::scan(
@@ -367,6 +405,7 @@ pub unsafe fn exchange(
         },
         p => p,
     };
+    let _turn = comm.lane.enter();
     // SAFETY: forwarded.
     let t = unsafe {
         coll::exchange(

@@ -132,6 +132,19 @@ fn groups_communicators_attributes_and_cartesian_topologies() {
     }
 }
 
+#[test]
+fn nonblocking_collectives_overlap_and_keep_their_order() {
+    let bin = build(&c_source("nbc.c"), "nbc", None, &[]);
+    for n in [1, 2, 4, 7, 64] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("nbc at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            ["ibarrier ok", "ireduce ok", "inonblocking ok"],
+            "at -n {n}"
+        );
+    }
+}
+
 /// Builds `src` with MPICH's mpicc, runs it under mpcrs-run and under MPICH's
 /// launcher at 4 ranks, and requires the same output.
 fn same_output_as_mpich(src: &str) {
@@ -161,6 +174,7 @@ fn binaries_built_by_mpich_run_unchanged_with_the_same_output() {
     same_output_as_mpich("datatypes.c");
     same_output_as_mpich("p2p_more.c");
     same_output_as_mpich("comms.c");
+    same_output_as_mpich("nbc.c");
 }
 
 #[test]
