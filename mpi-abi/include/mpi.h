@@ -132,6 +132,8 @@ typedef int MPI_Message;
 #define MPI_MAX_LIBRARY_VERSION_STRING 8192
 #define MPI_MAX_ERROR_STRING           512
 #define MPI_MAX_OBJECT_NAME            128
+#define MPI_MAX_INFO_KEY               255
+#define MPI_MAX_INFO_VAL               1024
 #define MPI_ORDER_C         56
 #define MPI_ORDER_FORTRAN   57
 #define MPI_COMM_TYPE_SHARED 1
@@ -251,6 +253,14 @@ MPCRS_DECLARE(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *ran
 MPCRS_DECLARE(int, Cart_sub, (MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm))
 MPCRS_DECLARE(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 MPCRS_DECLARE(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+MPCRS_DECLARE(int, Errhandler_free, (MPI_Errhandler *errhandler))
+MPCRS_DECLARE(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+MPCRS_DECLARE(int, Info_create, (MPI_Info *info))
+MPCRS_DECLARE(int, Info_set, (MPI_Info info, const char *key, const char *value))
+MPCRS_DECLARE(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+MPCRS_DECLARE(int, Info_delete, (MPI_Info info, const char *key))
+MPCRS_DECLARE(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+MPCRS_DECLARE(int, Info_free, (MPI_Info *info))
 MPCRS_DECLARE(int, Error_class, (int errorcode, int *errorclass))
 MPCRS_DECLARE(int, Error_string, (int errorcode, char *string, int *resultlen))
 
@@ -340,6 +350,24 @@ MPCRS_DECLARE(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Dat
 MPCRS_DECLARE(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 
 int MPIX_Checkpoint(MPIX_CR_state_t *state);
+
+/* Fortran handle conversions: handles are the same integers. */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
 
 #undef MPCRS_DECLARE
 

@@ -59,7 +59,7 @@ fn errhandler_of(h: MPI_Errhandler) -> Option<ErrorHandler> {
     }
 }
 
-fn class_of(code: c_int) -> Option<ErrorClass> {
+pub(crate) fn class_of(code: c_int) -> Option<ErrorClass> {
     use ErrorClass::*;
     [
         Success, Buffer, Count, Type, Tag, Comm, Rank, Root, Group, Op, Topology, Dims, Arg,

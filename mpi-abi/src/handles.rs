@@ -71,6 +71,8 @@ const COMM_USER: c_int = 0x8400_0000u32 as c_int;
 const REQUEST_USER: c_int = 0xac00_0000u32 as c_int;
 /// Handles of user-defined ops.
 const OP_USER: c_int = 0x9800_0000u32 as c_int;
+/// Handles of info objects.
+const INFO_USER: c_int = 0x9c00_0000u32 as c_int;
 /// Handles of groups created by the program.
 const GROUP_USER: c_int = 0x8800_0000u32 as c_int;
 pub const MPI_GROUP_NULL: c_int = 0x0800_0000;
@@ -129,6 +131,7 @@ pub(crate) struct RankState {
     pub(crate) attrs: std::collections::HashMap<(MPI_Comm, c_int), *mut libc::c_void>,
     /// User keyvals: index -> (copy function, delete function, extra state).
     pub(crate) keyvals: Vec<Option<crate::comm::Keyval>>,
+    infos: Vec<Option<std::collections::BTreeMap<String, String>>>,
 }
 
 /// One rank's tables. Only that rank's ULT touches them (the lookup goes through
@@ -347,6 +350,28 @@ impl RankState {
                     .get_mut((h & INDEX_MASK) as usize)
                     .and_then(|g| g.take())
                     .is_some())
+    }
+
+    pub(crate) fn add_info(&mut self) -> c_int {
+        self.infos.push(Some(Default::default()));
+        INFO_USER | (self.infos.len() - 1) as c_int
+    }
+
+    pub(crate) fn info_mut(
+        &mut self,
+        h: c_int,
+    ) -> Option<&mut std::collections::BTreeMap<String, String>> {
+        if h & !INDEX_MASK != INFO_USER {
+            return None;
+        }
+        self.infos.get_mut((h & INDEX_MASK) as usize)?.as_mut()
+    }
+
+    pub(crate) fn free_info(&mut self, h: c_int) -> bool {
+        self.info_mut(h).is_some() && {
+            self.infos[(h & INDEX_MASK) as usize] = None;
+            true
+        }
     }
 
     pub(crate) fn add_op(&mut self, op: UserOp) -> MPI_Op {

@@ -15,6 +15,7 @@ mod datatype;
 mod env;
 mod export;
 mod handles;
+mod info;
 mod loader;
 mod nbc;
 mod p2p;

@@ -145,6 +145,27 @@ fn nonblocking_collectives_overlap_and_keep_their_order() {
     }
 }
 
+#[test]
+fn info_conversions_error_handlers_and_invalid_handles() {
+    let bin = build(&c_source("misc.c"), "misc", None, &[]);
+    for n in [1, 4] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("misc at -n {n}"));
+        assert_eq!(out.trim(), "misc ok");
+    }
+}
+
+#[test]
+fn calls_before_init_are_fatal_and_named() {
+    let bin = build(&c_source("before_init.c"), "before_init", None, &[]);
+    let o = run(&bin, 2, &[]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(mpcrs::FATAL_EXIT_CODE), "{err}");
+    assert!(
+        err.contains("fatal error in MPI_Comm_rank") && err.contains("called before MPI_Init"),
+        "{err}"
+    );
+}
+
 /// Builds `src` with MPICH's mpicc, runs it under mpcrs-run and under MPICH's
 /// launcher at 4 ranks, and requires the same output.
 fn same_output_as_mpich(src: &str) {

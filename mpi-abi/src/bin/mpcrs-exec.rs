@@ -18,7 +18,16 @@ fn main() {
         std::process::exit(2);
     }
     let exe = std::env::current_exe().expect("current_exe");
-    let lib = exe.with_file_name("libmpi.so");
+    // Build layout: next to this executable; installed layout: PREFIX/lib.
+    let beside = exe.with_file_name("libmpi.so");
+    let lib = if beside.exists() {
+        beside
+    } else {
+        exe.parent()
+            .and_then(|d| d.parent())
+            .map(|p| p.join("lib/libmpi.so"))
+            .unwrap_or(beside)
+    };
     let lib_c = CString::new(lib.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: valid path; RTLD_GLOBAL so the program copies bind to this instance.
     let handle = unsafe { libc::dlopen(lib_c.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };

@@ -87,7 +87,11 @@ fn main() -> ExitCode {
             let mut c = Command::new(dir.join("mpcrs-exec"));
             c.arg(&path);
             let old = std::env::var_os("LD_LIBRARY_PATH").unwrap_or_default();
+            // libmpi.so: beside us (build layout) or in ../lib (installed layout).
             let mut paths = vec![dir.clone()];
+            if let Some(prefix) = dir.parent() {
+                paths.push(prefix.join("lib"));
+            }
             paths.extend(std::env::split_paths(&old));
             c.env(
                 "LD_LIBRARY_PATH",

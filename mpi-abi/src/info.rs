@@ -1,0 +1,141 @@
+//! Info objects, error-handler odds and ends, and Fortran handle conversions.
+
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int};
+
+use mpcrs::ErrorClass;
+
+use crate::export::mpi_fn;
+use crate::handles::*;
+
+pub const MPI_INFO_NULL: c_int = 0x1c00_0000;
+const MPI_MAX_INFO_VAL: usize = 1024;
+
+/// # Safety
+/// `p` is a NUL-terminated string.
+unsafe fn text(p: *const c_char) -> String {
+    // SAFETY: by contract.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+mpi_fn! {
+    fn Info_create(info: *mut c_int) -> c_int {
+        let Some(mut st) = rank_state() else { return ErrorClass::Other as c_int };
+        let h = st.add_info();
+        // SAFETY: writable by contract.
+        unsafe { *info = h };
+        MPI_SUCCESS
+    }
+
+    fn Info_set(info: c_int, key: *const c_char, value: *const c_char) -> c_int {
+        let Some(mut st) = rank_state() else { return ErrorClass::Other as c_int };
+        // SAFETY: NUL-terminated strings by contract.
+        let (k, v) = unsafe { (text(key), text(value)) };
+        match st.info_mut(info) {
+            Some(map) => {
+                map.insert(k, v);
+                MPI_SUCCESS
+            }
+            None => ErrorClass::Arg as c_int,
+        }
+    }
+
+    fn Info_get(info: c_int, key: *const c_char, valuelen: c_int, value: *mut c_char, flag: *mut c_int) -> c_int {
+        let Some(mut st) = rank_state() else { return ErrorClass::Other as c_int };
+        // SAFETY: NUL-terminated string by contract.
+        let k = unsafe { text(key) };
+        let Some(map) = st.info_mut(info) else { return ErrorClass::Arg as c_int };
+        match map.get(&k) {
+            Some(v) => {
+                // SAFETY: `value` holds valuelen + 1 bytes, per MPI.
+                unsafe {
+                    crate::env::write_cstr(v, value, (valuelen.max(0) as usize + 1).min(MPI_MAX_INFO_VAL + 1), std::ptr::null_mut());
+                    *flag = 1;
+                }
+            }
+            // SAFETY: writable by contract.
+            None => unsafe { *flag = 0 },
+        }
+        MPI_SUCCESS
+    }
+
+    fn Info_delete(info: c_int, key: *const c_char) -> c_int {
+        let Some(mut st) = rank_state() else { return ErrorClass::Other as c_int };
+        // SAFETY: NUL-terminated string by contract.
+        let k = unsafe { text(key) };
+        match st.info_mut(info).map(|m| m.remove(&k)) {
+            Some(Some(_)) => MPI_SUCCESS,
+            _ => ErrorClass::Arg as c_int,
+        }
+    }
+
+    fn Info_get_nkeys(info: c_int, nkeys: *mut c_int) -> c_int {
+        let Some(mut st) = rank_state() else { return ErrorClass::Other as c_int };
+        match st.info_mut(info) {
+            Some(m) => {
+                // SAFETY: writable by contract.
+                unsafe { *nkeys = m.len() as c_int };
+                MPI_SUCCESS
+            }
+            None => ErrorClass::Arg as c_int,
+        }
+    }
+
+    fn Info_free(info: *mut c_int) -> c_int {
+        let Some(mut st) = rank_state() else { return ErrorClass::Other as c_int };
+        // SAFETY: readable and writable by contract.
+        if st.free_info(unsafe { *info }) {
+            // SAFETY: writable by contract.
+            unsafe { *info = MPI_INFO_NULL };
+            MPI_SUCCESS
+        } else {
+            ErrorClass::Arg as c_int
+        }
+    }
+
+    fn Errhandler_free(errhandler: *mut c_int) -> c_int {
+        // The predefined handlers are the only ones: freeing one just nulls the handle.
+        // SAFETY: writable by contract.
+        unsafe { *errhandler = 0x1400_0000 }; // MPI_ERRHANDLER_NULL
+        MPI_SUCCESS
+    }
+
+    fn Comm_call_errhandler(comm: MPI_Comm, errorcode: c_int) -> c_int {
+        let c = match comm_for("MPI_Comm_call_errhandler", comm) {
+            Ok(c) => c,
+            Err(code) => return code,
+        };
+        let class = crate::env::class_of(errorcode).unwrap_or(ErrorClass::Unknown);
+        // Fatal handlers end the job here; ERRORS_RETURN makes this a no-op.
+        fail(&c, "MPI_Comm_call_errhandler", class, format!("error code {errorcode} raised by the program"));
+        MPI_SUCCESS
+    }
+}
+
+// Fortran handles are the same integers in the MPICH ABI: the conversions are
+// identities, exported under the C names MPICH uses.
+macro_rules! c2f {
+    ($($c2f:ident, $f2c:ident;)*) => {
+        $(
+            #[no_mangle]
+            pub extern "C" fn $c2f(h: c_int) -> c_int {
+                h
+            }
+            #[no_mangle]
+            pub extern "C" fn $f2c(h: c_int) -> c_int {
+                h
+            }
+        )*
+    };
+}
+
+c2f! {
+    MPI_Comm_c2f, MPI_Comm_f2c;
+    MPI_Type_c2f, MPI_Type_f2c;
+    MPI_Group_c2f, MPI_Group_f2c;
+    MPI_Request_c2f, MPI_Request_f2c;
+    MPI_Op_c2f, MPI_Op_f2c;
+    MPI_Info_c2f, MPI_Info_f2c;
+    MPI_Errhandler_c2f, MPI_Errhandler_f2c;
+    MPI_Message_c2f, MPI_Message_f2c;
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs mpcrs under PREFIX (default /usr/local): bin/ (mpcrs-run, mpcrs-exec,
+# mpcrs-cc, mpcrs-cxx and the mpicc/mpicxx names), lib/libmpi.so (also as
+# libmpi.so.12 and libmpich.so.12, so binaries built by MPICH's mpicc load it),
+# include/mpi.h, and pkg-config files. Usage: scripts/install.sh [PREFIX]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+PREFIX=${1:-/usr/local}
+
+cargo build --release --workspace
+R=target/release
+install -d "$PREFIX/bin" "$PREFIX/lib/pkgconfig" "$PREFIX/include"
+install -m 755 $R/mpcrs-run $R/mpcrs-exec $R/mpcrs-cc $R/mpcrs-cxx "$PREFIX/bin/"
+ln -sf mpcrs-cc "$PREFIX/bin/mpicc"
+ln -sf mpcrs-cxx "$PREFIX/bin/mpicxx"
+install -m 755 $R/libmpi.so "$PREFIX/lib/"
+ln -sf libmpi.so "$PREFIX/lib/libmpi.so.12"
+ln -sf libmpi.so "$PREFIX/lib/libmpich.so.12"
+install -m 644 mpi-abi/include/mpi.h "$PREFIX/include/"
+version=$(cargo metadata --no-deps --format-version 1 | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"]=="mpcrs"))')
+for name in mpcrs mpi; do
+  cat > "$PREFIX/lib/pkgconfig/$name.pc" <<PC
+prefix=$PREFIX
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: $name
+Description: mpcrs, a thread-based MPI runtime (MPICH ABI)
+Version: $version
+Cflags: -I\${includedir}
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lmpi
+PC
+done
+echo "installed mpcrs $version under $PREFIX"
