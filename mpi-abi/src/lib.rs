@@ -22,6 +22,7 @@ mod p2p;
 mod requests;
 mod topo;
 mod types;
+pub mod wrapper;
 
 pub use handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Status};
 pub use loader::mpcrs_abi_main;

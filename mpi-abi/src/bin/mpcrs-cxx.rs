@@ -1,3 +1,4 @@
-//! mpcrs-cxx: the compiler wrapper under its C++ name (it picks the C++ compiler
-//! from the name it is called by; see mpcrs-cc.rs).
-include!("mpcrs-cc.rs");
+//! mpcrs-cxx: compiles and links C++ MPI programs against mpcrs (see mpi::wrapper).
+fn main() -> std::process::ExitCode {
+    mpi::wrapper::main()
+}

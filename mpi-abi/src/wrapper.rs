@@ -1,0 +1,102 @@
+//! The compiler wrappers mpcrs-cc / mpcrs-cxx: compile and link MPI programs against mpcrs's mpi.h and
+//! libmpi, as mpicc does. `-show` prints the underlying command, `-compile-info`
+//! and `-link-info` its compile and link parts. Works from the build directory
+//! (target/release) or from an installation (bin/ beside include/ and lib/).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+struct Paths {
+    include: PathBuf,
+    lib: PathBuf,
+}
+
+fn locate() -> Paths {
+    let exe = std::env::current_exe().expect("current_exe");
+    let dir = exe.parent().expect("executable directory").to_path_buf();
+    // Installed layout: PREFIX/bin/mpcrs-cc, PREFIX/include/mpi.h, PREFIX/lib/libmpi.so.
+    if let Some(prefix) = dir.parent() {
+        if prefix.join("include/mpi.h").exists() && prefix.join("lib/libmpi.so").exists() {
+            return Paths {
+                include: prefix.join("include"),
+                lib: prefix.join("lib"),
+            };
+        }
+    }
+    // Build layout: the workspace's mpi-abi/include, and libmpi.so next to us.
+    let include = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include");
+    Paths { include, lib: dir }
+}
+
+fn is_cxx(argv0: &str) -> bool {
+    let name = Path::new(argv0)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    name.contains("cxx") || name.contains("c++") || name.contains("CC")
+}
+
+/// Entry point of both wrappers; C++ when called by a C++ name (mpcrs-cxx, mpicxx).
+pub fn main() -> ExitCode {
+    let mut args: Vec<String> = std::env::args().collect();
+    let argv0 = args.remove(0);
+    let compiler = if is_cxx(&argv0) {
+        std::env::var("MPCRS_CXX").unwrap_or_else(|_| "c++".into())
+    } else {
+        std::env::var("MPCRS_CC").unwrap_or_else(|_| "cc".into())
+    };
+    let p = locate();
+    let compile = vec![format!("-I{}", p.include.display())];
+    // PIE (the toolchain default, made explicit) lets the launcher load one copy of
+    // the program per rank; the rpath finds libmpi when the program runs alone.
+    let link = vec![
+        "-pie".to_string(),
+        "-fPIE".to_string(),
+        format!("-L{}", p.lib.display()),
+        format!("-Wl,-rpath,{}", p.lib.display()),
+        "-lmpi".to_string(),
+    ];
+    let (mut show, mut only_compile, mut only_link) = (false, false, false);
+    args.retain(|a| match a.as_str() {
+        "-show" | "--show" => {
+            show = true;
+            false
+        }
+        "-compile-info" | "--compile-info" => {
+            only_compile = true;
+            false
+        }
+        "-link-info" | "--link-info" => {
+            only_link = true;
+            false
+        }
+        _ => true,
+    });
+    let linking = !args
+        .iter()
+        .any(|a| a == "-c" || a == "-E" || a == "-S" || a == "-M" || a == "-MM");
+    let mut cmd: Vec<String> = vec![compiler];
+    if only_compile {
+        cmd.extend(compile);
+    } else if only_link {
+        cmd.extend(link);
+    } else {
+        cmd.extend(compile);
+        cmd.push("-fPIE".into());
+        cmd.extend(args);
+        if linking {
+            cmd.extend(link);
+        }
+    }
+    if show || only_compile || only_link {
+        println!("{}", cmd.join(" "));
+        return ExitCode::SUCCESS;
+    }
+    match Command::new(&cmd[0]).args(&cmd[1..]).status() {
+        Ok(s) => ExitCode::from(s.code().unwrap_or(1).clamp(0, 255) as u8),
+        Err(e) => {
+            eprintln!("mpcrs-cc: cannot run {}: {e}", cmd[0]);
+            ExitCode::from(127)
+        }
+    }
+}
