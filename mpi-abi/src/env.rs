@@ -240,7 +240,7 @@ pub unsafe extern "C" fn MPIX_Checkpoint(state: *mut c_int) -> c_int {
 }
 
 mpi_fn! {
-    fn Alloc_mem(size: isize, _info: c_int, baseptr: *mut c_void) -> c_int {
+    fn Alloc_mem(size: MPI_Aint, _info: c_int, baseptr: *mut c_void) -> c_int {
         // SAFETY: malloc of a non-negative size; `baseptr` is a `void **` per MPI.
         unsafe {
             let p = libc::malloc(size.max(1) as usize);

@@ -1,5 +1,7 @@
 //! Every MPI function is exported twice: `PMPI_x` holds the body and `MPI_x` calls
 //! it, so profiling tools can interpose on `MPI_x` (the MPI profiling interface).
+//! Both are public Rust items named like their symbols, so the signatures can be
+//! checked against mpi.h (see mpi-abi/check).
 
 /// `mpi_fn! { fn Name(args) -> Ret { body } ... }` defines `PMPI_Name` and `MPI_Name`.
 /// Bodies run with the C caller's pointers: each function's safety contract is
@@ -9,16 +11,24 @@ macro_rules! mpi_fn {
         fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty $body:block
     )*) => {
         $(
-            const _: () = {
-                #[export_name = concat!("PMPI_", stringify!($name))]
-                unsafe extern "C" fn pmpi( $($arg : $ty),* ) -> $ret $body
+            paste::paste! {
+                #[doc = concat!("`PMPI_", stringify!($name), "` of the MPI standard.")]
+                ///
+                /// # Safety
+                /// Called from C with the arguments MPI specifies for this function.
+                #[no_mangle]
+                pub unsafe extern "C" fn [<PMPI_ $name>]( $($arg : $ty),* ) -> $ret $body
 
-                #[export_name = concat!("MPI_", stringify!($name))]
-                unsafe extern "C" fn mpi( $($arg : $ty),* ) -> $ret {
+                #[doc = concat!("`MPI_", stringify!($name), "`: calls `PMPI_", stringify!($name), "`.")]
+                ///
+                /// # Safety
+                /// As the PMPI entry point.
+                #[no_mangle]
+                pub unsafe extern "C" fn [<MPI_ $name>]( $($arg : $ty),* ) -> $ret {
                     // SAFETY: same contract as the PMPI entry point.
-                    unsafe { pmpi( $($arg),* ) }
+                    unsafe { [<PMPI_ $name>]( $($arg),* ) }
                 }
-            };
+            }
         )*
     };
 }

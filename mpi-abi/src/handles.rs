@@ -27,6 +27,8 @@ pub(crate) struct UserOp {
     pub(crate) commute: bool,
 }
 
+/// MPI_Aint: an address-sized signed integer (`long` on LP64, as MPICH).
+pub type MPI_Aint = std::os::raw::c_long;
 pub type MPI_Comm = c_int;
 pub type MPI_Datatype = c_int;
 pub type MPI_Op = c_int;

@@ -25,4 +25,25 @@ mod types;
 pub mod wrapper;
 
 pub use handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Status};
+
+/// Size in bytes of a predefined datatype handle (for the ABI check).
+#[doc(hidden)]
+pub fn predefined_datatype_size(h: MPI_Datatype) -> Option<usize> {
+    datatype::predefined(h).map(|e| e.size)
+}
+
+/// Every exported `MPI_*` and `PMPI_*` function as a Rust item, for the check of
+/// their signatures against mpi.h (mpi-abi/check).
+#[doc(hidden)]
+pub mod abi {
+    pub use crate::coll::*;
+    pub use crate::comm::*;
+    pub use crate::env::*;
+    pub use crate::info::*;
+    pub use crate::nbc::*;
+    pub use crate::p2p::*;
+    pub use crate::requests::*;
+    pub use crate::topo::*;
+    pub use crate::types::*;
+}
 pub use loader::mpcrs_abi_main;

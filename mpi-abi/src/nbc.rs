@@ -18,71 +18,10 @@ struct P(*mut c_void);
 // SAFETY: see the type's doc; the helper runs on the same worker as its rank.
 unsafe impl Send for P {}
 
-extern "C" {
-    fn PMPI_Barrier(comm: MPI_Comm) -> c_int;
-    fn PMPI_Bcast(
-        buffer: *mut c_void,
-        count: c_int,
-        datatype: MPI_Datatype,
-        root: c_int,
-        comm: MPI_Comm,
-    ) -> c_int;
-    fn PMPI_Reduce(
-        s: *const c_void,
-        r: *mut c_void,
-        count: c_int,
-        t: MPI_Datatype,
-        op: MPI_Op,
-        root: c_int,
-        comm: MPI_Comm,
-    ) -> c_int;
-    fn PMPI_Allreduce(
-        s: *const c_void,
-        r: *mut c_void,
-        count: c_int,
-        t: MPI_Datatype,
-        op: MPI_Op,
-        comm: MPI_Comm,
-    ) -> c_int;
-    fn PMPI_Gather(
-        s: *const c_void,
-        sc: c_int,
-        st: MPI_Datatype,
-        r: *mut c_void,
-        rc: c_int,
-        rt: MPI_Datatype,
-        root: c_int,
-        comm: MPI_Comm,
-    ) -> c_int;
-    fn PMPI_Scatter(
-        s: *const c_void,
-        sc: c_int,
-        st: MPI_Datatype,
-        r: *mut c_void,
-        rc: c_int,
-        rt: MPI_Datatype,
-        root: c_int,
-        comm: MPI_Comm,
-    ) -> c_int;
-    fn PMPI_Allgather(
-        s: *const c_void,
-        sc: c_int,
-        st: MPI_Datatype,
-        r: *mut c_void,
-        rc: c_int,
-        rt: MPI_Datatype,
-        comm: MPI_Comm,
-    ) -> c_int;
-    fn PMPI_Alltoall(
-        s: *const c_void,
-        sc: c_int,
-        st: MPI_Datatype,
-        r: *mut c_void,
-        rc: c_int,
-        rt: MPI_Datatype,
-        comm: MPI_Comm,
-    ) -> c_int;
-}
+use crate::coll::{
+    PMPI_Allgather, PMPI_Allreduce, PMPI_Alltoall, PMPI_Barrier, PMPI_Bcast, PMPI_Gather,
+    PMPI_Reduce, PMPI_Scatter,
+};
 
 /// Starts `run` (a blocking collective returning an MPI code) in a helper ULT and
 /// returns its request.

@@ -78,11 +78,11 @@ mpi_fn! {
         store(datatype::hvector(n, b, stride as isize * old.extent, &old), newtype)
     }
 
-    fn Type_create_hvector(count: c_int, blocklength: c_int, stride: isize, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+    fn Type_create_hvector(count: c_int, blocklength: c_int, stride: MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
         let old = tri!(old_type("MPI_Type_create_hvector", oldtype));
         let n = tri!(nonneg("MPI_Type_create_hvector", count, "count"));
         let b = tri!(nonneg("MPI_Type_create_hvector", blocklength, "block length"));
-        store(datatype::hvector(n, b, stride, &old), newtype)
+        store(datatype::hvector(n, b, stride as isize, &old), newtype)
     }
 
     fn Type_indexed(count: c_int, blocklengths: *const c_int, displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
@@ -94,12 +94,12 @@ mpi_fn! {
         store(datatype::hindexed(&p, &old), newtype)
     }
 
-    fn Type_create_hindexed(count: c_int, blocklengths: *const c_int, displacements: *const isize, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+    fn Type_create_hindexed(count: c_int, blocklengths: *const c_int, displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
         let old = tri!(old_type("MPI_Type_create_hindexed", oldtype));
         let n = tri!(nonneg("MPI_Type_create_hindexed", count, "count"));
         // SAFETY: `count` entries each, by contract.
         let (bl, ds) = unsafe { (array(blocklengths, n), array(displacements, n)) };
-        let p: Vec<(isize, usize)> = bl.iter().zip(ds).map(|(&b, &d)| (d, b.max(0) as usize)).collect();
+        let p: Vec<(isize, usize)> = bl.iter().zip(ds).map(|(&b, &d)| (d as isize, b.max(0) as usize)).collect();
         store(datatype::hindexed(&p, &old), newtype)
     }
 
@@ -113,21 +113,21 @@ mpi_fn! {
         store(datatype::hindexed(&p, &old), newtype)
     }
 
-    fn Type_create_struct(count: c_int, blocklengths: *const c_int, displacements: *const isize, types: *const MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+    fn Type_create_struct(count: c_int, blocklengths: *const c_int, displacements: *const MPI_Aint, types: *const MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
         let n = tri!(nonneg("MPI_Type_create_struct", count, "count"));
         // SAFETY: `count` entries each, by contract.
         let (bl, ds, ts) = unsafe { (array(blocklengths, n), array(displacements, n), array(types, n)) };
         let mut members = Vec::with_capacity(n);
         for i in 0..n {
             let t = tri!(old_type("MPI_Type_create_struct", ts[i]));
-            members.push((ds[i], bl[i].max(0) as usize, t));
+            members.push((ds[i] as isize, bl[i].max(0) as usize, t));
         }
         store(datatype::structure(&members), newtype)
     }
 
-    fn Type_create_resized(oldtype: MPI_Datatype, lb: isize, extent: isize, newtype: *mut MPI_Datatype) -> c_int {
+    fn Type_create_resized(oldtype: MPI_Datatype, lb: MPI_Aint, extent: MPI_Aint, newtype: *mut MPI_Datatype) -> c_int {
         let old = tri!(old_type("MPI_Type_create_resized", oldtype));
-        store(datatype::resized(&old, lb, extent), newtype)
+        store(datatype::resized(&old, lb as isize, extent as isize), newtype)
     }
 
     fn Type_create_subarray(ndims: c_int, sizes: *const c_int, subsizes: *const c_int, starts: *const c_int, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
@@ -185,22 +185,22 @@ mpi_fn! {
         MPI_SUCCESS
     }
 
-    fn Type_get_extent(datatype: MPI_Datatype, lb: *mut isize, extent: *mut isize) -> c_int {
+    fn Type_get_extent(datatype: MPI_Datatype, lb: *mut MPI_Aint, extent: *mut MPI_Aint) -> c_int {
         let t = tri!(old_type("MPI_Type_get_extent", datatype));
         // SAFETY: writable by contract.
         unsafe {
-            *lb = t.lb;
-            *extent = t.extent;
+            *lb = t.lb as MPI_Aint;
+            *extent = t.extent as MPI_Aint;
         }
         MPI_SUCCESS
     }
 
-    fn Type_get_true_extent(datatype: MPI_Datatype, true_lb: *mut isize, true_extent: *mut isize) -> c_int {
+    fn Type_get_true_extent(datatype: MPI_Datatype, true_lb: *mut MPI_Aint, true_extent: *mut MPI_Aint) -> c_int {
         let t = tri!(old_type("MPI_Type_get_true_extent", datatype));
         // SAFETY: writable by contract.
         unsafe {
-            *true_lb = t.true_lb;
-            *true_extent = t.true_extent;
+            *true_lb = t.true_lb as MPI_Aint;
+            *true_extent = t.true_extent as MPI_Aint;
         }
         MPI_SUCCESS
     }
