@@ -724,3 +724,69 @@ unsafe fn reduce_scatter(
     }
     ret(r)
 }
+
+mpi_fn! {
+    fn Alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int {
+        let call = "MPI_Alltoallw";
+        let c = match comm_for(call, comm) {
+            Ok(c) => c,
+            Err(code) => return code,
+        };
+        let n = c.size() as usize;
+        // Every block has its own type and a displacement in bytes: pack each send
+        // block into one buffer, exchange packed blocks, unpack each received one.
+        // SAFETY: one entry per rank in every array, by contract.
+        let (sc, sd, st, rc, rd, rt) = unsafe {
+            (
+                ints(sendcounts, n),
+                ints(sdispls, n),
+                std::slice::from_raw_parts(sendtypes, n),
+                ints(recvcounts, n),
+                ints(rdispls, n),
+                std::slice::from_raw_parts(recvtypes, n),
+            )
+        };
+        let mut packed = Vec::new();
+        let mut s_counts = Vec::with_capacity(n);
+        let mut s_displs = Vec::with_capacity(n);
+        for j in 0..n {
+            let ti = match datatype::describe(sc[j], st[j]) {
+                Ok((_, t)) => t,
+                Err((class, detail)) => return fail(&c, call, class, detail),
+            };
+            s_displs.push(packed.len());
+            // SAFETY: block j lies at byte displacement sd[j] of the send buffer.
+            unsafe { datatype::pack((sendbuf as *const u8).add(sd[j].max(0) as usize), sc[j].max(0) as usize, &ti, &mut packed) };
+            s_counts.push(packed.len() - s_displs[j]);
+        }
+        let mut r_types = Vec::with_capacity(n);
+        let mut r_counts = Vec::with_capacity(n);
+        let mut r_displs = Vec::with_capacity(n);
+        let mut at = 0;
+        for j in 0..n {
+            let (len, ti) = match datatype::describe(rc[j], rt[j]) {
+                Ok(x) => x,
+                Err((class, detail)) => return fail(&c, call, class, detail),
+            };
+            r_displs.push(at);
+            r_counts.push(len);
+            at += len;
+            r_types.push(ti);
+        }
+        let mut incoming = vec![0u8; at];
+        // SAFETY: both packed areas are sized by their layouts.
+        let r = unsafe {
+            raw::exchange(&c, call, Pattern::AllToAll, packed.as_ptr(),
+                Layout::Varying { counts: &s_counts, displs: &s_displs }, incoming.as_mut_ptr(),
+                Layout::Varying { counts: &r_counts, displs: &r_displs })
+        };
+        if r.is_ok() {
+            for j in 0..n {
+                let data = &incoming[r_displs[j]..r_displs[j] + r_counts[j]];
+                // SAFETY: block j lies at byte displacement rd[j] of the receive buffer.
+                unsafe { datatype::unpack(data, (recvbuf as *mut u8).add(rd[j].max(0) as usize), rc[j].max(0) as usize, &r_types[j]) };
+            }
+        }
+        ret(r)
+    }
+}

@@ -113,6 +113,23 @@ int main(int argc, char **argv) {
     /* reversed receive displacements */
     MPI_Alltoallv(sendv, ones, seq, MPI_INT, recvv, ones, offs, MPI_INT, MPI_COMM_WORLD);
     for (int s = 0; s < size; s++) CHECK(recvv[size - 1 - s] == s * 10 + rank, "alltoallv");
+    /* alltoallw: ints to even ranks, doubles to odd ones, byte displacements */
+    int *wsc = malloc(sizeof(int) * size), *wsd = malloc(sizeof(int) * size);
+    int *wrc = malloc(sizeof(int) * size), *wrd = malloc(sizeof(int) * size);
+    MPI_Datatype *wst = malloc(sizeof(MPI_Datatype) * size), *wrt = malloc(sizeof(MPI_Datatype) * size);
+    double *wsend = malloc(sizeof(double) * size), *wrecv = malloc(sizeof(double) * size);
+    for (int s = 0; s < size; s++) {
+        wsc[s] = 1; wrc[s] = 1;
+        wsd[s] = s * sizeof(double); wrd[s] = s * sizeof(double);
+        wst[s] = rank % 2 ? MPI_DOUBLE : MPI_INT;     /* what I send is typed by my parity */
+        wrt[s] = s % 2 ? MPI_DOUBLE : MPI_INT;        /* what I receive, by the sender's */
+        if (rank % 2) wsend[s] = rank + s / 10.0; else ((int *)&wsend[s])[0] = rank * 10 + s;
+    }
+    MPI_Alltoallw(wsend, wsc, wsd, wst, wrecv, wrc, wrd, wrt, MPI_COMM_WORLD);
+    for (int s = 0; s < size; s++) {
+        if (s % 2) CHECK(wrecv[s] == s + rank / 10.0, "alltoallw double");
+        else CHECK(((int *)&wrecv[s])[0] == s * 10 + rank, "alltoallw int");
+    }
     if (rank == 0) printf("vcollectives ok\n");
 
     /* reduce_scatter_block and reduce_scatter */

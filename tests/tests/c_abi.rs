@@ -148,7 +148,7 @@ fn nonblocking_collectives_overlap_and_keep_their_order() {
 #[test]
 fn info_conversions_error_handlers_and_invalid_handles() {
     let bin = build(&c_source("misc.c"), "misc", None, &[]);
-    for n in [1, 4] {
+    for n in [1, 4, 7, 64] {
         let out = expect_success(&run(&bin, n, &[]), &format!("misc at -n {n}"));
         assert_eq!(out.trim(), "misc ok");
     }
@@ -164,6 +164,21 @@ fn calls_before_init_are_fatal_and_named() {
         err.contains("fatal error in MPI_Comm_rank") && err.contains("called before MPI_Init"),
         "{err}"
     );
+}
+
+#[test]
+fn cxx_programs_through_mpcrs_cxx() {
+    let cxx = profile_dir().join("mpcrs-cxx");
+    let bin = build(
+        &c_source("cxx.cpp"),
+        "cxx",
+        Some(cxx.to_str().unwrap()),
+        &[],
+    );
+    for n in [1, 8] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("c++ at -n {n}"));
+        assert_eq!(out.trim(), format!("c++ ranks {n}: ok"));
+    }
 }
 
 /// Builds `src` with MPICH's mpicc, runs it under mpcrs-run and under MPICH's
