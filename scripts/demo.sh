@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Demo: builds mpcrs and runs example jobs with many ranks per process on the
 # machine's cores: a 2-D heat diffusion at 64 ranks (its checksum is the one Open
-# MPI and MPICH print for ../shared/bench/heat.c), ping-pong between two ranks, and
-# allreduce at 64 ranks.
+# MPI and MPICH print for ../shared/bench/heat.c), ping-pong between two ranks,
+# allreduce at 64 ranks, and the unmodified C heat.c built with mpcrs-cc.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -20,3 +20,9 @@ mpcrs-run -n 2 $R/examples/pingpong 4194304 | awk 'NR==1 || $1==0 || $1==4194304
 echo
 echo "== allreduce of one double at 64 ranks (ranks count us_per_call)"
 mpcrs-run -n 64 $R/examples/allreduce 1 2000
+echo
+echo "== the C benchmark heat.c, unmodified, built with mpcrs-cc: 64 ranks as threads"
+SHARED=${MPCRS_SHARED:-../shared}
+mkdir -p target/demo
+mpcrs-cc -O2 -o target/demo/heat "$SHARED/bench/heat.c" -lm 2>/dev/null
+mpcrs-run -n 64 target/demo/heat 256 200

@@ -194,7 +194,7 @@ unsafe fn stage_v(
         extent: 0,
         true_lb: 0,
         true_extent: 0,
-        blocks: Arc::from(pieces),
+        blocks: datatype::Blocks::from(pieces),
         elem: ti.elem,
         committed: true,
     };

@@ -38,6 +38,33 @@ pub(crate) fn predefined(t: MPI_Datatype) -> Option<Elements> {
     Some(Elements { kind, size })
 }
 
+/// The contiguous pieces of one element. Predefined types have one piece and need
+/// no allocation: they are looked up on every call.
+#[derive(Clone, Debug)]
+pub(crate) enum Blocks {
+    One([(isize, usize); 1]),
+    Many(Arc<[(isize, usize)]>),
+}
+
+impl std::ops::Deref for Blocks {
+    type Target = [(isize, usize)];
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Blocks::One(b) => b,
+            Blocks::Many(b) => b,
+        }
+    }
+}
+
+impl From<Vec<(isize, usize)>> for Blocks {
+    fn from(v: Vec<(isize, usize)>) -> Blocks {
+        match v.as_slice() {
+            [one] => Blocks::One([*one]),
+            _ => Blocks::Many(Arc::from(v)),
+        }
+    }
+}
+
 /// Everything the library needs to know of a datatype.
 #[derive(Clone, Debug)]
 pub(crate) struct TypeInfo {
@@ -51,7 +78,7 @@ pub(crate) struct TypeInfo {
     pub(crate) true_extent: isize,
     /// Contiguous pieces of one element: (offset from the element's start, bytes),
     /// in type-map order, adjacent pieces merged.
-    pub(crate) blocks: Arc<[(isize, usize)]>,
+    pub(crate) blocks: Blocks,
     /// The basic element kind when the type is made of one kind only (reductions).
     pub(crate) elem: Option<Elements>,
     pub(crate) committed: bool,
@@ -65,7 +92,7 @@ impl TypeInfo {
             extent: el.size as isize,
             true_lb: 0,
             true_extent: el.size as isize,
-            blocks: Arc::from(vec![(0isize, el.size)]),
+            blocks: Blocks::One([(0, el.size)]),
             elem: Some(el),
             committed: true,
         }
@@ -153,7 +180,7 @@ fn derived(
         extent: ub - lb,
         true_lb: tlb,
         true_extent: tub - tlb,
-        blocks: Arc::from(blocks),
+        blocks: Blocks::from(blocks),
         elem,
         committed: false,
     }

@@ -24,6 +24,70 @@ pub(crate) fn resolve(
     }
 }
 
+/// The bytes of a (count, datatype) argument: the common case of a predefined
+/// datatype needs no description and no staging.
+pub(crate) enum Resolved {
+    Contiguous(usize),
+    Typed(usize, TypeInfo),
+}
+
+/// [`resolve`] with the predefined-datatype fast path (the hot calls).
+pub(crate) fn resolve_fast(
+    call: &'static str,
+    comm: MPI_Comm,
+    count: c_int,
+    t: MPI_Datatype,
+) -> Result<(Arc<Communicator>, Resolved), c_int> {
+    if let Some(el) = datatype::predefined(t) {
+        if count >= 0 {
+            return Ok((
+                comm_for(call, comm)?,
+                Resolved::Contiguous(count as usize * el.size),
+            ));
+        }
+    }
+    let (c, len, ti) = resolve(call, comm, count, t)?;
+    Ok((c, Resolved::Typed(len, ti)))
+}
+
+/// Bytes to send: the buffer itself, or a packed copy kept in the staging.
+///
+/// # Safety
+/// `buf` holds `count` elements of the datatype.
+pub(crate) unsafe fn send_bytes(
+    buf: *const c_void,
+    count: c_int,
+    r: &Resolved,
+) -> (*const u8, usize, Option<Staging>) {
+    match r {
+        Resolved::Contiguous(len) => (buf.cast(), *len, None),
+        Resolved::Typed(len, ti) => {
+            // SAFETY: forwarded.
+            let (p, st) = unsafe { Staging::send(buf.cast(), count as usize, ti) };
+            (p, *len, st)
+        }
+    }
+}
+
+/// Where to receive: the buffer itself, or a staging area unpacked afterwards.
+///
+/// # Safety
+/// `buf` holds `count` elements of the datatype.
+pub(crate) unsafe fn recv_bytes(
+    buf: *mut c_void,
+    count: c_int,
+    r: &Resolved,
+) -> (*mut u8, usize, Option<Staging>) {
+    match r {
+        Resolved::Contiguous(len) => (buf.cast(), *len, None),
+        Resolved::Typed(len, ti) => {
+            // SAFETY: forwarded.
+            let (p, st) = unsafe { Staging::recv(buf.cast(), count as usize, ti, false) };
+            (p, *len, st)
+        }
+    }
+}
+
 /// Finishes a completed operation: status out, truncation through the handler.
 ///
 /// # Safety
@@ -76,12 +140,12 @@ pub(crate) unsafe fn send_impl(
     comm: MPI_Comm,
     sync: bool,
 ) -> c_int {
-    let (c, len, ti) = match resolve(call, comm, count, t) {
+    let (c, r) = match resolve_fast(call, comm, count, t) {
         Ok(x) => x,
         Err(code) => return code,
     };
     // SAFETY: the C caller keeps `buf` valid for count elements during the call.
-    let (data, _staged) = unsafe { Staging::send(buf.cast(), count as usize, &ti) };
+    let (data, len, _staged) = unsafe { send_bytes(buf, count, &r) };
     // SAFETY: `data` is the buffer or its packed copy, alive until we return.
     match unsafe { raw::isend(&c, call, data, len, dest, tag, sync) } {
         Ok(r) => {
@@ -104,12 +168,12 @@ mpi_fn! {
     }
 
     fn Recv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-        let (c, len, ti) = match resolve("MPI_Recv", comm, count, datatype) {
+        let (c, r) = match resolve_fast("MPI_Recv", comm, count, datatype) {
             Ok(x) => x,
             Err(code) => return code,
         };
         // SAFETY: the C caller lends `buf` for count elements during the call.
-        let (dst, staged) = unsafe { Staging::recv(buf.cast(), count as usize, &ti, false) };
+        let (dst, len, staged) = unsafe { recv_bytes(buf, count, &r) };
         // SAFETY: `dst` is the buffer or a staging area of `len` bytes.
         match unsafe { raw::recv(&c, "MPI_Recv", dst, len, source, tag) } {
             Ok(st) => {
@@ -124,36 +188,36 @@ mpi_fn! {
     }
 
     fn Isend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-        let (c, len, ti) = match resolve("MPI_Isend", comm, count, datatype) {
+        let (c, r) = match resolve_fast("MPI_Isend", comm, count, datatype) {
             Ok(x) => x,
             Err(code) => return code,
         };
         // SAFETY: MPI forbids touching `buf` until the request completes.
-        let (data, staged) = unsafe { Staging::send(buf.cast(), count as usize, &ti) };
+        let (data, len, staged) = unsafe { send_bytes(buf, count, &r) };
         // SAFETY: MPI forbids touching `buf` until the request completes.
         let r = unsafe { raw::isend(&c, "MPI_Isend", data, len, dest, tag, false) };
         start("MPI_Isend", c, r, staged, request)
     }
 
     fn Issend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-        let (c, len, ti) = match resolve("MPI_Issend", comm, count, datatype) {
+        let (c, r) = match resolve_fast("MPI_Issend", comm, count, datatype) {
             Ok(x) => x,
             Err(code) => return code,
         };
         // SAFETY: MPI forbids touching `buf` until the request completes.
-        let (data, staged) = unsafe { Staging::send(buf.cast(), count as usize, &ti) };
+        let (data, len, staged) = unsafe { send_bytes(buf, count, &r) };
         // SAFETY: as MPI_Isend.
         let r = unsafe { raw::isend(&c, "MPI_Issend", data, len, dest, tag, true) };
         start("MPI_Issend", c, r, staged, request)
     }
 
     fn Irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-        let (c, len, ti) = match resolve("MPI_Irecv", comm, count, datatype) {
+        let (c, r) = match resolve_fast("MPI_Irecv", comm, count, datatype) {
             Ok(x) => x,
             Err(code) => return code,
         };
         // SAFETY: MPI forbids touching `buf` until the request completes.
-        let (dst, staged) = unsafe { Staging::recv(buf.cast(), count as usize, &ti, false) };
+        let (dst, len, staged) = unsafe { recv_bytes(buf, count, &r) };
         // SAFETY: `dst` stays valid: the staging moves into the request entry.
         let r = unsafe { raw::irecv(&c, "MPI_Irecv", dst, len, source, tag) };
         start("MPI_Irecv", c, r, staged, request)
