@@ -12,5 +12,14 @@
 //!
 //! Ranks of the same process never reach this crate: they copy directly.
 //!
-//! State now: the crate holds no driver yet; ranks of one process are all the
-//! runtime runs so far (multi-process jobs are the next step of the layout).
+//! State now: the configuration (parsing and validation), gates and the election
+//! of endpoints; the drivers come with multi-process jobs.
+
+pub mod config;
+pub mod election;
+pub mod gate;
+mod xml;
+
+pub use config::{ConfigError, Driver, NetConfig, Rail, RailSet, Topology, DEFAULT_OPTION};
+pub use gate::{Gate, MessageInfo, MessageKind};
+pub use xml::Pos;

@@ -1,0 +1,214 @@
+//! Endpoint election (seed 002, Fig. 2): each remote process has a list of
+//! endpoints sorted by rail priority. A message goes on the highest-priority rail
+//! whose gates all accept it and that either has an endpoint to the process or
+//! can create one on demand (and reach the process); otherwise there is no route.
+
+use std::collections::HashMap;
+
+use crate::config::{Rail, RailSet};
+use crate::gate::MessageInfo;
+
+/// A connection to one remote process over one rail.
+#[derive(Debug)]
+pub struct Endpoint<C> {
+    /// Index of the rail in the job's [`RailSet`].
+    pub rail: usize,
+    pub conn: C,
+}
+
+/// What the election decided for a message.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Election {
+    /// Send on the existing endpoint at this index of the process's list.
+    Existing(usize),
+    /// Create an endpoint on this rail (index in the rail set), then send on it.
+    Create(usize),
+}
+
+/// No rail can carry the message to the process.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no route to process {process}: no connected endpoint accepts a {size}-byte message and no rail can connect on demand")]
+pub struct NoRoute {
+    pub process: u32,
+    pub size: u64,
+}
+
+/// The routes of this process to every other.
+pub struct Routes<C> {
+    rails: RailSet,
+    endpoints: HashMap<u32, Vec<Endpoint<C>>>,
+    rng: u64,
+}
+
+impl<C> Routes<C> {
+    pub fn new(rails: RailSet) -> Routes<C> {
+        Routes {
+            rails,
+            endpoints: HashMap::new(),
+            rng: 0x9e37_79b9_7f4a_7c15,
+        }
+    }
+
+    pub fn rails(&self) -> &RailSet {
+        &self.rails
+    }
+
+    fn draw(&mut self) -> u8 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (self.rng % 100) as u8
+    }
+
+    fn accepts(&mut self, rail: usize, m: &MessageInfo) -> bool {
+        let draw = self.draw();
+        self.rails.rails[rail]
+            .gates
+            .iter()
+            .all(|g| g.accepts(m, draw))
+    }
+
+    /// Chooses how to send `m` to `process`; `reachable` says whether a rail's
+    /// driver can connect to it at all (shared memory only within a node). Rails
+    /// are walked by priority: the first whose gates accept the message wins, with
+    /// its existing endpoint, or with a new one if it connects on demand. So a
+    /// higher-priority rail gets its endpoint the first time a message wants it,
+    /// even while a lower one (the ring) could carry the message.
+    pub fn elect(
+        &mut self,
+        process: u32,
+        m: &MessageInfo,
+        reachable: impl Fn(&Rail) -> bool,
+    ) -> Result<Election, NoRoute> {
+        for r in 0..self.rails.rails.len() {
+            let existing = self
+                .endpoints
+                .get(&process)
+                .and_then(|l| l.iter().position(|e| e.rail == r));
+            let usable = existing.is_some()
+                || (self.rails.rails[r].ondemand && reachable(&self.rails.rails[r]));
+            if !usable || !self.accepts(r, m) {
+                continue;
+            }
+            return Ok(match existing {
+                Some(i) => Election::Existing(i),
+                None => Election::Create(r),
+            });
+        }
+        Err(NoRoute {
+            process,
+            size: m.size,
+        })
+    }
+
+    /// Adds an endpoint, keeping the process's list in rail priority order.
+    pub fn add(&mut self, process: u32, rail: usize, conn: C) {
+        let list = self.endpoints.entry(process).or_default();
+        // Rails are sorted by priority in the set: lower index, higher priority.
+        let at = list
+            .iter()
+            .position(|e| e.rail > rail)
+            .unwrap_or(list.len());
+        list.insert(at, Endpoint { rail, conn });
+    }
+
+    pub fn endpoints(&self, process: u32) -> &[Endpoint<C>] {
+        self.endpoints.get(&process).map_or(&[], |l| l.as_slice())
+    }
+
+    pub fn endpoint_mut(&mut self, process: u32, index: usize) -> Option<&mut Endpoint<C>> {
+        self.endpoints.get_mut(&process)?.get_mut(index)
+    }
+
+    /// Removes every endpoint of the rails `which` selects (closing high-speed
+    /// rails at a checkpoint); returns them so the caller can close them.
+    pub fn remove_rails(&mut self, which: impl Fn(&Rail) -> bool) -> Vec<(u32, Endpoint<C>)> {
+        let mut out = Vec::new();
+        for (&p, list) in self.endpoints.iter_mut() {
+            let mut i = 0;
+            while i < list.len() {
+                if which(&self.rails.rails[list[i].rail]) {
+                    out.push((p, list.remove(i)));
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Driver, NetConfig};
+    use crate::gate::MessageKind;
+
+    fn routes(option: &str) -> Routes<&'static str> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/rails.xml");
+        let cfg = NetConfig::load(&path).unwrap();
+        Routes::new(cfg.select(option).unwrap())
+    }
+
+    fn msg(size: u64) -> MessageInfo {
+        MessageInfo {
+            size,
+            kind: MessageKind::Process,
+        }
+    }
+
+    #[test]
+    fn multirail_tcp_sends_large_messages_on_tcp_large() {
+        let mut r = routes("multirail_tcp");
+        assert_eq!(r.rails().rails[0].name, "tcp_large");
+        // At start only the ring endpoint exists.
+        r.add(3, 1, "ring");
+        assert_eq!(r.elect(3, &msg(100), |_| true), Ok(Election::Existing(0)));
+        // A large message wants tcp_large, which has no endpoint yet: create one.
+        assert_eq!(
+            r.elect(3, &msg(64 << 10), |_| true),
+            Ok(Election::Create(0))
+        );
+        // Were tcp_large unable to connect, the ring would carry it.
+        assert_eq!(
+            r.elect(3, &msg(64 << 10), |rail| rail.name != "tcp_large"),
+            Ok(Election::Existing(0))
+        );
+        r.add(3, 0, "large");
+        assert_eq!(r.endpoints(3)[0].conn, "large");
+        assert_eq!(
+            r.elect(3, &msg(64 << 10), |_| true),
+            Ok(Election::Existing(0))
+        );
+        assert_eq!(r.elect(3, &msg(100), |_| true), Ok(Election::Existing(1)));
+    }
+
+    #[test]
+    fn on_demand_creation_respects_reachability_and_reports_no_route() {
+        let mut r = routes("default");
+        assert_eq!(r.rails().rails[0].name, "shm_mpi");
+        // A process on another node: shared memory cannot reach it.
+        let remote = |rail: &Rail| rail.driver != Driver::Shm;
+        assert_eq!(r.elect(5, &msg(10), remote), Ok(Election::Create(1)));
+        assert_eq!(r.elect(5, &msg(10), |_| true), Ok(Election::Create(0)));
+        let err = r.elect(5, &msg(10), |_| false).unwrap_err();
+        assert_eq!(err.to_string(), "no route to process 5: no connected endpoint accepts a 10-byte message and no rail can connect on demand");
+    }
+
+    #[test]
+    fn closing_high_speed_rails_keeps_tcp() {
+        let mut r = routes("default");
+        r.add(1, 1, "tcp");
+        r.add(1, 0, "shm");
+        assert_eq!(
+            r.endpoints(1).iter().map(|e| e.conn).collect::<Vec<_>>(),
+            ["shm", "tcp"]
+        );
+        let closed = r.remove_rails(|rail| rail.driver == Driver::Shm);
+        assert_eq!(closed.len(), 1);
+        assert_eq!(
+            r.endpoints(1).iter().map(|e| e.conn).collect::<Vec<_>>(),
+            ["tcp"]
+        );
+    }
+}

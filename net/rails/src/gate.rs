@@ -1,0 +1,119 @@
+//! Gates: conditions a message must meet to travel on a rail (seed 002, 5.2.1).
+
+/// What the election knows of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageInfo {
+    pub size: u64,
+    pub kind: MessageKind,
+}
+
+/// MPC's message types: between MPI processes, between tasks, runtime-internal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageKind {
+    Process,
+    Task,
+    Common,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Gate {
+    /// Messages of at least this many bytes.
+    MinSize(u64),
+    /// Messages of at most this many bytes.
+    MaxSize(u64),
+    /// Always (true) or never (false).
+    Boolean(bool),
+    /// A share of the messages, in percent.
+    Probabilistic(u8),
+    /// Only these kinds of messages.
+    MsgType {
+        process: bool,
+        task: bool,
+        common: bool,
+    },
+}
+
+impl Gate {
+    /// Whether the message may pass; `draw` is a uniform number in 0..100 used by
+    /// probabilistic gates.
+    pub fn accepts(&self, m: &MessageInfo, draw: u8) -> bool {
+        match *self {
+            Gate::MinSize(n) => m.size >= n,
+            Gate::MaxSize(n) => m.size <= n,
+            Gate::Boolean(b) => b,
+            Gate::Probabilistic(p) => draw < p,
+            Gate::MsgType {
+                process,
+                task,
+                common,
+            } => match m.kind {
+                MessageKind::Process => process,
+                MessageKind::Task => task,
+                MessageKind::Common => common,
+            },
+        }
+    }
+}
+
+/// Parses a size like `32KB`, `4 MB`, `1GB`, `512` (bytes); binary units.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let unit = t[digits.len()..].trim().to_ascii_uppercase();
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("size {s:?} does not start with a number"))?;
+    let mult: u64 = match unit.as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        other => {
+            return Err(format!(
+                "size {s:?} has an unknown unit {other:?} (use B, KB, MB or GB)"
+            ))
+        }
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("size {s:?} is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gates_filter_messages() {
+        let small = MessageInfo {
+            size: 100,
+            kind: MessageKind::Process,
+        };
+        let large = MessageInfo {
+            size: 64 << 10,
+            kind: MessageKind::Common,
+        };
+        let g = Gate::MinSize(32 << 10);
+        assert!(!g.accepts(&small, 0) && g.accepts(&large, 0));
+        assert!(Gate::MaxSize(100).accepts(&small, 0));
+        assert!(!Gate::Boolean(false).accepts(&small, 0));
+        assert!(
+            Gate::Probabilistic(30).accepts(&small, 29)
+                && !Gate::Probabilistic(30).accepts(&small, 30)
+        );
+        let only_process = Gate::MsgType {
+            process: true,
+            task: false,
+            common: false,
+        };
+        assert!(only_process.accepts(&small, 0) && !only_process.accepts(&large, 0));
+    }
+
+    #[test]
+    fn sizes_with_units() {
+        assert_eq!(parse_size("32KB"), Ok(32768));
+        assert_eq!(parse_size(" 4 MB "), Ok(4 << 20));
+        assert_eq!(parse_size("512"), Ok(512));
+        assert!(parse_size("12XB").unwrap_err().contains("unknown unit"));
+        assert!(parse_size("KB").is_err());
+    }
+}
