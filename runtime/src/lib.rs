@@ -30,6 +30,7 @@ mod datatype;
 pub mod elf;
 mod error;
 mod group;
+pub mod launch;
 mod op;
 mod p2p;
 pub mod raw;
