@@ -208,19 +208,6 @@ unsafe fn stage_v(
     }
 }
 
-/// Reads `n` ints of a C array (empty for a null pointer).
-///
-/// # Safety
-/// `p` is null or holds `n` ints.
-unsafe fn ints<'a>(p: *const c_int, n: usize) -> &'a [c_int] {
-    if p.is_null() {
-        &[]
-    } else {
-        // SAFETY: by contract.
-        unsafe { std::slice::from_raw_parts(p, n) }
-    }
-}
-
 /// The common part of the uniform gather/scatter/allgather/alltoall calls.
 #[allow(clippy::too_many_arguments)]
 unsafe fn exchange_uniform(
@@ -367,7 +354,7 @@ mpi_fn! {
             Err(code) => return code,
         };
         // SAFETY: one count per rank.
-        let counts = unsafe { ints(recvcounts, c.size() as usize) }.to_vec();
+        let counts = unsafe { c_array(recvcounts, c.size() as usize) }.to_vec();
         // SAFETY: forwarded from the C caller.
         unsafe { reduce_scatter("MPI_Reduce_scatter", &c, sendbuf, recvbuf, &counts, datatype, op) }
     }
@@ -482,7 +469,7 @@ mpi_fn! {
         };
         let send = if is_root {
             // SAFETY: counts and displacements hold one entry per rank at the root.
-            Some(unsafe { stage_v(sendbuf as *mut u8, ints(sendcounts, n), ints(displs, n), &sti, true) })
+            Some(unsafe { stage_v(sendbuf as *mut u8, c_array(sendcounts, n), c_array(displs, n), &sti, true) })
         } else {
             None
         };
@@ -529,8 +516,8 @@ mpi_fn! {
         // SAFETY: one count and displacement per rank on both sides.
         let (send, recv) = unsafe {
             (
-                stage_v(sendbuf as *mut u8, ints(sendcounts, n), ints(sdispls, n), &sti, true),
-                stage_v(recvbuf.cast(), ints(recvcounts, n), ints(rdispls, n), &rti, false),
+                stage_v(sendbuf as *mut u8, c_array(sendcounts, n), c_array(sdispls, n), &sti, true),
+                stage_v(recvbuf.cast(), c_array(recvcounts, n), c_array(rdispls, n), &rti, false),
             )
         };
         // SAFETY: staged or user areas sized by their layouts.
@@ -605,8 +592,8 @@ unsafe fn gather_v(
         Some(unsafe {
             stage_v(
                 recvbuf.cast(),
-                ints(recvcounts, n),
-                ints(displs, n),
+                c_array(recvcounts, n),
+                c_array(displs, n),
                 &rti,
                 in_place,
             )
@@ -738,11 +725,11 @@ mpi_fn! {
         // SAFETY: one entry per rank in every array, by contract.
         let (sc, sd, st, rc, rd, rt) = unsafe {
             (
-                ints(sendcounts, n),
-                ints(sdispls, n),
+                c_array(sendcounts, n),
+                c_array(sdispls, n),
                 std::slice::from_raw_parts(sendtypes, n),
-                ints(recvcounts, n),
-                ints(rdispls, n),
+                c_array(recvcounts, n),
+                c_array(rdispls, n),
                 std::slice::from_raw_parts(recvtypes, n),
             )
         };

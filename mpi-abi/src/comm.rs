@@ -256,19 +256,6 @@ macro_rules! tri {
     };
 }
 
-/// Reads `n` ints of a C array.
-///
-/// # Safety
-/// `p` holds `n` ints (or `n` is 0).
-unsafe fn ints<'a>(p: *const c_int, n: usize) -> &'a [c_int] {
-    if n == 0 || p.is_null() {
-        &[]
-    } else {
-        // SAFETY: by contract.
-        unsafe { std::slice::from_raw_parts(p, n) }
-    }
-}
-
 fn store_group(g: mpcrs::Group, out: *mut c_int) -> c_int {
     let h = rank_state().expect("inside a rank").add_group(g);
     // SAFETY: writable by the callers' contract.
@@ -439,7 +426,7 @@ mpi_fn! {
         let g1 = tri!(group_arg("MPI_Group_translate_ranks", group1));
         let g2 = tri!(group_arg("MPI_Group_translate_ranks", group2));
         // SAFETY: `n` entries by contract.
-        let r1 = unsafe { ints(ranks1, n.max(0) as usize) };
+        let r1 = unsafe { c_array(ranks1, n.max(0) as usize) };
         match g1.translate_ranks(r1, &g2) {
             Some(out) => {
                 for (i, r) in out.into_iter().enumerate() {
@@ -455,7 +442,7 @@ mpi_fn! {
     fn Group_incl(group: c_int, n: c_int, ranks: *const c_int, newgroup: *mut c_int) -> c_int {
         let g = tri!(group_arg("MPI_Group_incl", group));
         // SAFETY: `n` entries by contract.
-        match g.incl(unsafe { ints(ranks, n.max(0) as usize) }) {
+        match g.incl(unsafe { c_array(ranks, n.max(0) as usize) }) {
             Some(ng) => store_group(ng, newgroup),
             None => ErrorClass::Rank as c_int,
         }
@@ -464,7 +451,7 @@ mpi_fn! {
     fn Group_excl(group: c_int, n: c_int, ranks: *const c_int, newgroup: *mut c_int) -> c_int {
         let g = tri!(group_arg("MPI_Group_excl", group));
         // SAFETY: `n` entries by contract.
-        match g.excl(unsafe { ints(ranks, n.max(0) as usize) }) {
+        match g.excl(unsafe { c_array(ranks, n.max(0) as usize) }) {
             Some(ng) => store_group(ng, newgroup),
             None => ErrorClass::Rank as c_int,
         }

@@ -484,3 +484,16 @@ pub(crate) unsafe fn write_status(out: *mut MPI_Status, st: &mpcrs::Status) {
 pub(crate) fn status_bytes(s: &MPI_Status) -> u64 {
     (s.count_lo as u32 as u64) | (((s.count_hi_and_cancelled as u32 as u64) >> 1) << 32)
 }
+
+/// Reads `n` elements of a C array argument (empty for `n == 0` or a null pointer).
+///
+/// # Safety
+/// `p` holds `n` elements when `n > 0` and it is not null.
+pub(crate) unsafe fn c_array<'a, T>(p: *const T, n: usize) -> &'a [T] {
+    if n == 0 || p.is_null() {
+        &[]
+    } else {
+        // SAFETY: by contract.
+        unsafe { std::slice::from_raw_parts(p, n) }
+    }
+}

@@ -130,6 +130,34 @@ pub(crate) fn start(
     }
 }
 
+/// MPI_Isend, MPI_Issend and MPI_Irsend.
+///
+/// # Safety
+/// `buf` holds `count` elements and stays untouched until the request completes;
+/// `request` is writable.
+#[allow(clippy::too_many_arguments)]
+unsafe fn isend_common(
+    call: &'static str,
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    sync: bool,
+    request: *mut MPI_Request,
+) -> c_int {
+    let (c, r) = match resolve_fast(call, comm, count, datatype) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    // SAFETY: forwarded; a packed copy moves into the request entry.
+    let (data, len, staged) = unsafe { send_bytes(buf, count, &r) };
+    // SAFETY: as above.
+    let r = unsafe { raw::isend(&c, call, data, len, dest, tag, sync) };
+    start(call, c, r, staged, request)
+}
+
 pub(crate) unsafe fn send_impl(
     call: &'static str,
     buf: *const c_void,
@@ -188,27 +216,13 @@ mpi_fn! {
     }
 
     fn Isend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-        let (c, r) = match resolve_fast("MPI_Isend", comm, count, datatype) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
-        // SAFETY: MPI forbids touching `buf` until the request completes.
-        let (data, len, staged) = unsafe { send_bytes(buf, count, &r) };
-        // SAFETY: MPI forbids touching `buf` until the request completes.
-        let r = unsafe { raw::isend(&c, "MPI_Isend", data, len, dest, tag, false) };
-        start("MPI_Isend", c, r, staged, request)
+        // SAFETY: forwarded from the C caller.
+        unsafe { isend_common("MPI_Isend", buf, count, datatype, dest, tag, comm, false, request) }
     }
 
     fn Issend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-        let (c, r) = match resolve_fast("MPI_Issend", comm, count, datatype) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
-        // SAFETY: MPI forbids touching `buf` until the request completes.
-        let (data, len, staged) = unsafe { send_bytes(buf, count, &r) };
-        // SAFETY: as MPI_Isend.
-        let r = unsafe { raw::isend(&c, "MPI_Issend", data, len, dest, tag, true) };
-        start("MPI_Issend", c, r, staged, request)
+        // SAFETY: forwarded from the C caller.
+        unsafe { isend_common("MPI_Issend", buf, count, datatype, dest, tag, comm, true, request) }
     }
 
     fn Irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
@@ -353,15 +367,9 @@ mpi_fn! {
     }
 
     fn Irsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-        let (c, len, ti) = match resolve("MPI_Irsend", comm, count, datatype) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
-        // SAFETY: MPI forbids touching `buf` until the request completes.
-        let (data, staged) = unsafe { Staging::send(buf.cast(), count as usize, &ti) };
-        // SAFETY: as above.
-        let r = unsafe { raw::isend(&c, "MPI_Irsend", data, len, dest, tag, false) };
-        start("MPI_Irsend", c, r, staged, request)
+        // Ready mode: the matching receive is posted; a standard send is correct.
+        // SAFETY: forwarded from the C caller.
+        unsafe { isend_common("MPI_Irsend", buf, count, datatype, dest, tag, comm, false, request) }
     }
 
     fn Bsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {

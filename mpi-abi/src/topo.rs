@@ -77,19 +77,6 @@ pub(crate) fn dims_create(nnodes: c_int, dims: &mut [c_int]) -> bool {
     true
 }
 
-/// Reads `n` ints of a C array.
-///
-/// # Safety
-/// `p` holds `n` ints (or `n` is 0).
-unsafe fn ints<'a>(p: *const c_int, n: usize) -> &'a [c_int] {
-    if n == 0 || p.is_null() {
-        &[]
-    } else {
-        // SAFETY: by contract.
-        unsafe { std::slice::from_raw_parts(p, n) }
-    }
-}
-
 fn cart_of(
     call: &'static str,
     comm: MPI_Comm,
@@ -136,7 +123,7 @@ mpi_fn! {
         let c = tri!(comm_for(call, comm_old));
         let n = ndims.max(0) as usize;
         // SAFETY: `ndims` entries each, by contract.
-        let (d, p) = unsafe { (ints(dims, n).to_vec(), ints(periods, n).to_vec()) };
+        let (d, p) = unsafe { (c_array(dims, n).to_vec(), c_array(periods, n).to_vec()) };
         let cells: i64 = d.iter().map(|&x| x as i64).product();
         if d.iter().any(|&x| x <= 0) || cells > c.size() as i64 {
             return fail(&c, call, ErrorClass::Dims, format!("grid {d:?} needs {cells} ranks, the communicator has {}", c.size()));
@@ -185,7 +172,7 @@ mpi_fn! {
     fn Cart_rank(comm: MPI_Comm, coords: *const c_int, rank: *mut c_int) -> c_int {
         let (c, cart) = tri!(cart_of("MPI_Cart_rank", comm));
         // SAFETY: one coordinate per dimension, by contract.
-        let co = unsafe { ints(coords, cart.dims.len()) };
+        let co = unsafe { c_array(coords, cart.dims.len()) };
         match cart.rank(co) {
             Some(r) => {
                 // SAFETY: writable by contract.
@@ -232,7 +219,7 @@ mpi_fn! {
     fn Cart_sub(comm: MPI_Comm, remain_dims: *const c_int, newcomm: *mut MPI_Comm) -> c_int {
         let (c, cart) = tri!(cart_of("MPI_Cart_sub", comm));
         // SAFETY: one flag per dimension, by contract.
-        let keep = unsafe { ints(remain_dims, cart.dims.len()) }.to_vec();
+        let keep = unsafe { c_array(remain_dims, cart.dims.len()) }.to_vec();
         let me = cart.coords(c.rank());
         // Ranks that agree on every dropped coordinate share a sub-grid.
         let mut color = 0;

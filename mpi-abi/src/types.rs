@@ -42,19 +42,6 @@ fn nonneg(call: &'static str, v: c_int, what: &str) -> Result<usize, c_int> {
         .map_err(|_| arg_error(call, ErrorClass::Count, format!("negative {what} {v}")))
 }
 
-/// Reads `n` values of a C array.
-///
-/// # Safety
-/// `p` holds `n` values (or `n` is 0).
-unsafe fn array<'a, T>(p: *const T, n: usize) -> &'a [T] {
-    if n == 0 || p.is_null() {
-        &[]
-    } else {
-        // SAFETY: by contract.
-        unsafe { std::slice::from_raw_parts(p, n) }
-    }
-}
-
 macro_rules! tri {
     ($e:expr) => {
         match $e {
@@ -89,7 +76,7 @@ mpi_fn! {
         let old = tri!(old_type("MPI_Type_indexed", oldtype));
         let n = tri!(nonneg("MPI_Type_indexed", count, "count"));
         // SAFETY: `count` entries each, by contract.
-        let (bl, ds) = unsafe { (array(blocklengths, n), array(displacements, n)) };
+        let (bl, ds) = unsafe { (c_array(blocklengths, n), c_array(displacements, n)) };
         let p: Vec<(isize, usize)> = bl.iter().zip(ds).map(|(&b, &d)| (d as isize * old.extent, b.max(0) as usize)).collect();
         store(datatype::hindexed(&p, &old), newtype)
     }
@@ -98,7 +85,7 @@ mpi_fn! {
         let old = tri!(old_type("MPI_Type_create_hindexed", oldtype));
         let n = tri!(nonneg("MPI_Type_create_hindexed", count, "count"));
         // SAFETY: `count` entries each, by contract.
-        let (bl, ds) = unsafe { (array(blocklengths, n), array(displacements, n)) };
+        let (bl, ds) = unsafe { (c_array(blocklengths, n), c_array(displacements, n)) };
         let p: Vec<(isize, usize)> = bl.iter().zip(ds).map(|(&b, &d)| (d as isize, b.max(0) as usize)).collect();
         store(datatype::hindexed(&p, &old), newtype)
     }
@@ -108,7 +95,7 @@ mpi_fn! {
         let n = tri!(nonneg("MPI_Type_create_indexed_block", count, "count"));
         let b = tri!(nonneg("MPI_Type_create_indexed_block", blocklength, "block length"));
         // SAFETY: `count` entries, by contract.
-        let ds = unsafe { array(displacements, n) };
+        let ds = unsafe { c_array(displacements, n) };
         let p: Vec<(isize, usize)> = ds.iter().map(|&d| (d as isize * old.extent, b)).collect();
         store(datatype::hindexed(&p, &old), newtype)
     }
@@ -116,7 +103,7 @@ mpi_fn! {
     fn Type_create_struct(count: c_int, blocklengths: *const c_int, displacements: *const MPI_Aint, types: *const MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
         let n = tri!(nonneg("MPI_Type_create_struct", count, "count"));
         // SAFETY: `count` entries each, by contract.
-        let (bl, ds, ts) = unsafe { (array(blocklengths, n), array(displacements, n), array(types, n)) };
+        let (bl, ds, ts) = unsafe { (c_array(blocklengths, n), c_array(displacements, n), c_array(types, n)) };
         let mut members = Vec::with_capacity(n);
         for i in 0..n {
             let t = tri!(old_type("MPI_Type_create_struct", ts[i]));
@@ -135,7 +122,7 @@ mpi_fn! {
         let old = tri!(old_type(call, oldtype));
         let nd = tri!(nonneg(call, ndims, "dimension count"));
         // SAFETY: `ndims` entries each, by contract.
-        let (sz, sub, st) = unsafe { (array(sizes, nd), array(subsizes, nd), array(starts, nd)) };
+        let (sz, sub, st) = unsafe { (c_array(sizes, nd), c_array(subsizes, nd), c_array(starts, nd)) };
         for d in 0..nd {
             if sz[d] <= 0 || sub[d] < 0 || st[d] < 0 || st[d] + sub[d] > sz[d] {
                 return arg_error(call, ErrorClass::Arg, format!(

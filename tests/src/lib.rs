@@ -112,3 +112,22 @@ pub fn expect_success(o: &Output, what: &str) -> String {
     );
     out
 }
+
+/// The `checksum …` line a heat program prints.
+pub fn heat_checksum(out: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix("checksum "))
+        .unwrap_or_else(|| panic!("no checksum line in:\n{out}"))
+        .trim()
+        .to_string()
+}
+
+/// A program of ../shared/bench (or of $MPCRS_SHARED/bench).
+pub fn shared_bench(name: &str) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::env::var_os("MPCRS_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared"))
+        .join("bench")
+        .join(name)
+}

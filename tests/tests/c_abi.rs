@@ -5,20 +5,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use mpcrs_tests::{expect_success, profile_dir, run_command, run_job, text};
+use mpcrs_tests::{
+    expect_success, heat_checksum, profile_dir, run_command, run_job, shared_bench, text,
+};
 
 fn c_source(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("c")
-        .join(name)
-}
-
-fn shared_bench(name: &str) -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    std::env::var_os("MPCRS_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared"))
-        .join("bench")
         .join(name)
 }
 
@@ -225,21 +218,13 @@ fn fatal_errors_name_call_rank_and_class() {
     );
 }
 
-fn checksum(out: &str) -> String {
-    out.lines()
-        .find_map(|l| l.strip_prefix("checksum "))
-        .unwrap_or_else(|| panic!("no checksum in:\n{out}"))
-        .trim()
-        .to_string()
-}
-
 #[test]
 fn shared_heat_benchmark_matches_open_mpi_at_4_and_64_ranks() {
     let src = shared_bench("heat.c");
     let ours = build(&src, "heat", None, &["-lm"]);
     let theirs = build(&src, "heat-openmpi-c", Some("mpicc.openmpi"), &["-lm"]);
     for n in [4usize, 64] {
-        let a = checksum(&expect_success(
+        let a = heat_checksum(&expect_success(
             &run(&ours, n, &["64", "40"]),
             "heat (mpcrs)",
         ));
@@ -255,7 +240,7 @@ fn shared_heat_benchmark_matches_open_mpi_at_4_and_64_ranks() {
                 .args(["64", "40"]),
             Duration::from_secs(300),
         );
-        let b = checksum(&expect_success(&o, "heat (Open MPI)"));
+        let b = heat_checksum(&expect_success(&o, "heat (Open MPI)"));
         assert_eq!(a, b, "heat checksum at -n {n}");
     }
 }

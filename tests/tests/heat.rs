@@ -5,26 +5,12 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use mpcrs_tests::{example, expect_success, profile_dir, run_command, run_job};
-
-fn checksum(out: &str) -> String {
-    out.lines()
-        .find_map(|l| l.strip_prefix("checksum "))
-        .unwrap_or_else(|| panic!("no checksum line in:\n{out}"))
-        .trim()
-        .to_string()
-}
-
-fn shared_bench() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    std::env::var_os("MPCRS_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared"))
-        .join("bench")
-}
+use mpcrs_tests::{
+    example, expect_success, heat_checksum, profile_dir, run_command, run_job, shared_bench,
+};
 
 fn openmpi_checksum(ranks: usize, kib: &str, iters: &str) -> String {
-    let src = shared_bench().join("heat.c");
+    let src = shared_bench("heat.c");
     assert!(
         src.exists(),
         "{} is missing (../shared beside the repository)",
@@ -57,7 +43,7 @@ fn openmpi_checksum(ranks: usize, kib: &str, iters: &str) -> String {
             .args([kib, iters]),
         Duration::from_secs(300),
     );
-    checksum(&expect_success(&o, "heat under Open MPI"))
+    heat_checksum(&expect_success(&o, "heat under Open MPI"))
 }
 
 fn heat_matches_open_mpi(ranks: usize) {
@@ -74,7 +60,7 @@ fn heat_matches_open_mpi(ranks: usize) {
         ],
         Duration::from_secs(120),
     );
-    let ours = checksum(&expect_success(&o, "heat under mpcrs"));
+    let ours = heat_checksum(&expect_success(&o, "heat under mpcrs"));
     let theirs = openmpi_checksum(ranks, kib, iters);
     assert_eq!(ours, theirs, "checksums differ at -n {ranks}");
 }
