@@ -1,7 +1,6 @@
 //! The Rust heat example against the C benchmark it mirrors, run with Open MPI:
 //! the same size and iteration count must give the same checksum.
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
