@@ -10,7 +10,7 @@ use mpcrs::{Communicator, ErrorClass, Op};
 use crate::datatype::{self, Staging, TypeInfo};
 use crate::export::mpi_fn;
 use crate::handles::*;
-use crate::p2p::resolve;
+use crate::p2p::{resolve, resolve_fast, Resolved};
 
 /// The runtime op of a handle for elements of type `t`.
 fn op_of(h: MPI_Op, t: MPI_Datatype, el: Elements) -> Option<Op> {
@@ -78,17 +78,28 @@ unsafe fn reduction(
     comm: MPI_Comm,
     kind: Reduction,
 ) -> c_int {
-    let (c, len, ti) = match resolve(call, comm, count, t) {
+    let (c, r) = match resolve_fast(call, comm, count, t) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let Some(el) = ti.elem else {
-        return fail(
-            &c,
-            call,
-            ErrorClass::Type,
-            "reductions need a datatype made of one basic type".into(),
-        );
+    // Predefined types (the common case) need neither a description nor staging.
+    let (len, ti, el) = match r {
+        Resolved::Contiguous(len) => (
+            len,
+            None,
+            datatype::predefined(t).expect("resolved as predefined"),
+        ),
+        Resolved::Typed(len, ti) => match ti.elem {
+            Some(el) => (len, Some(ti), el),
+            None => {
+                return fail(
+                    &c,
+                    call,
+                    ErrorClass::Type,
+                    "reductions need a datatype made of one basic type".into(),
+                );
+            }
+        },
     };
     let Some(o) = op_of(op, t, el) else {
         return fail(
@@ -104,17 +115,19 @@ unsafe fn reduction(
         _ => true,
     };
     let in_place = is_in_place(sendbuf);
-    // SAFETY: MPI lends the buffers for the call, each holding `count` elements.
-    let (rptr, rstage) = if receives || in_place {
-        unsafe { Staging::recv(recvbuf.cast(), n, &ti, in_place) }
-    } else {
-        (std::ptr::null_mut(), None)
+    let (rptr, rstage) = match &ti {
+        // SAFETY: MPI lends the buffers for the call, each holding `count` elements.
+        Some(ti) if receives || in_place => unsafe {
+            Staging::recv(recvbuf.cast(), n, ti, in_place)
+        },
+        _ if receives || in_place => (recvbuf.cast(), None),
+        _ => (std::ptr::null_mut(), None),
     };
-    let (sptr, _sstage) = if in_place {
-        (rptr as *const u8, None)
-    } else {
+    let (sptr, _sstage) = match &ti {
+        _ if in_place => (rptr as *const u8, None),
         // SAFETY: as above.
-        unsafe { Staging::send(sendbuf.cast(), n, &ti) }
+        Some(ti) => unsafe { Staging::send(sendbuf.cast(), n, ti) },
+        None => (sendbuf.cast(), None),
     };
     let el = Elements {
         kind: el.kind,
