@@ -8,4 +8,12 @@
 //! Must not touch: MPI semantics, payload data of MPI messages (those go over the
 //! elected rail), checkpoint images.
 //!
-//! State now: empty; it is filled together with the multi-process launcher.
+//! State now: the routing rule, the start-up connections of each topology, the
+//! key-value entries of the ring, and the control-message format; the transport
+//! comes with multi-process jobs.
+
+pub mod control;
+pub mod route;
+
+pub use control::{Control, ControlKind};
+pub use route::{initial_peers, next_hop, parse_ring_entry, ring_entry, RingEntry, StaticTopology};
