@@ -12,12 +12,13 @@
 //!
 //! Ranks of the same process never reach this crate: they copy directly.
 //!
-//! State now: the configuration (parsing and validation), gates and the election
-//! of endpoints; the drivers come with multi-process jobs.
+//! State now: the configuration (parsing and validation), gates, the election of
+//! endpoints and the tcp driver; shm and ibverbs come with multi-process jobs.
 
 pub mod config;
 pub mod election;
 pub mod gate;
+pub mod tcp;
 mod xml;
 
 pub use config::{ConfigError, Driver, NetConfig, Rail, RailSet, Topology, DEFAULT_OPTION};
