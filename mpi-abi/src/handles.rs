@@ -139,6 +139,9 @@ pub(crate) struct RankState {
 /// One rank's tables. Only that rank's ULT touches them (the lookup goes through
 /// the calling ULT's own rank), so a `RefCell` suffices; borrows are never held
 /// across a call that may switch ULTs.
+/// Padded to its own cache lines: neighbouring ranks run on different workers, and
+/// every call writes the borrow flag.
+#[repr(align(128))]
 struct RankCell(RefCell<RankState>);
 
 // SAFETY: a rank's cell is only reached from the ULT of that rank (see

@@ -68,7 +68,10 @@ impl CommShared {
 }
 
 /// One rank's handle on a communicator (MPI_Comm). Not `Clone`: as in MPI, a
-/// second handle is made with [`Communicator::dup`].
+/// second handle is made with [`Communicator::dup`]. Aligned to its own cache
+/// lines: the handles of ranks on different workers must not share one (the C
+/// ABI counts references to them on every call).
+#[repr(align(128))]
 pub struct Communicator {
     pub(crate) shared: Arc<CommShared>,
     /// Orders this rank's collectives on this communicator: a non-blocking
