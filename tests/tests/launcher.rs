@@ -86,6 +86,58 @@ fn a_program_killed_by_a_signal_is_reported() {
 }
 
 #[test]
+fn tag_output_prefixes_every_line_with_process_and_ranks() {
+    let o = run_job(
+        &[
+            "-n",
+            "3",
+            "--tag-output",
+            example("hello").to_str().unwrap(),
+        ],
+        Duration::from_secs(30),
+    );
+    let out = expect_success(&o, "hello --tag-output");
+    assert!(
+        out.lines().count() == 3
+            && out
+                .lines()
+                .all(|l| l.starts_with("[0,0-2] hello from rank")),
+        "{out}"
+    );
+}
+
+#[test]
+fn interrupting_the_launcher_ends_the_job_and_its_children() {
+    // mpcrs-run runs a shell that starts a long sleep; SIGTERM to mpcrs-run must end both.
+    let marker = std::env::temp_dir().join(format!("mpcrs-term-{}", std::process::id()));
+    let script = format!("sleep 60 & echo $! > {}; wait", marker.display());
+    let mut child = Command::new(mpcrs_run())
+        .args(["-n", "2", "sh", "-c", &script])
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !marker.exists() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let sleeper: i32 = std::fs::read_to_string(&marker)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _ = std::fs::remove_file(&marker);
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + libc::SIGTERM));
+    std::thread::sleep(Duration::from_millis(100));
+    let state = std::fs::read_to_string(format!("/proc/{sleeper}/stat")).unwrap_or_default();
+    let running = state
+        .rsplit_once(')')
+        .is_some_and(|(_, r)| !r.trim_start().starts_with('Z'));
+    assert!(!running, "the job's grandchild {sleeper} survived");
+}
+
+#[test]
 fn hello_prints_every_rank_in_order() {
     let o = run_job(
         &["-n", "5", example("hello").to_str().unwrap()],

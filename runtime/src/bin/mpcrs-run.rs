@@ -4,10 +4,10 @@
 //! API) with N ranks in one process on C worker threads, forwards its output and
 //! exits with the worst rank's status.
 
-use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitCode};
 
 use clap::Parser;
+use mpcrs::launch::supervise;
 use mpcrs::run::env;
 
 #[derive(Parser, Debug)]
@@ -25,6 +25,10 @@ struct Args {
     /// Worker threads per process (default: one per CPU of the cpuset).
     #[arg(short = 'c', long = "cores", value_parser = clap::value_parser!(u32).range(1..))]
     workers: Option<u32>,
+
+    /// Prefix every output line with the process and its ranks, as [process,first-last].
+    #[arg(long)]
+    tag_output: bool,
 
     /// Stack size of each rank, in bytes (suffixes K, M, G accepted).
     #[arg(long, value_parser = parse_size)]
@@ -60,18 +64,6 @@ fn resolve_program(program: &str) -> Option<std::path::PathBuf> {
             .map(|d| d.join(program))
             .find(|p| p.is_file())
     })
-}
-
-fn signal_name(sig: i32) -> String {
-    // SAFETY: strsignal returns a pointer to a static or thread-local string.
-    let p = unsafe { libc::strsignal(sig) };
-    if p.is_null() {
-        format!("signal {sig}")
-    } else {
-        // SAFETY: non-null NUL-terminated string from libc.
-        let s = unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy();
-        format!("signal {sig} ({s})")
-    }
 }
 
 fn main() -> ExitCode {
@@ -110,24 +102,38 @@ fn main() -> ExitCode {
     if let Some(s) = args.stack_size {
         cmd.env(env::STACK_SIZE, s.to_string());
     }
-    let ranks = format!("ranks 0-{}", args.ranks - 1);
-    let status = match cmd.status() {
-        Ok(s) => s,
+    let host = hostname();
+    let spec = supervise::ProcessSpec {
+        index: 0,
+        ranks: 0..args.ranks as usize,
+        host,
+        command: cmd,
+    };
+    // Supervised like every process of a job: own process group (nothing it starts
+    // outlives the job), Ctrl-C/SIGTERM end it, a failure is reported by name.
+    let outcome = match supervise::run(
+        vec![spec],
+        args.tag_output,
+        std::time::Duration::from_secs(1),
+    ) {
+        Ok(o) => o,
         Err(e) => {
             eprintln!("mpcrs-run: cannot execute {program}: {e}");
             return ExitCode::from(127);
         }
     };
-    if let Some(code) = status.code() {
-        if code != 0 {
-            eprintln!("mpcrs-run: process 0 ({ranks}, {program}) exited with status {code}");
-        }
-        return ExitCode::from(code as u8);
+    if let Some(msg) = outcome.message() {
+        eprintln!("mpcrs-run: {msg} ({program})");
     }
-    let sig = status.signal().unwrap_or(0);
-    eprintln!(
-        "mpcrs-run: process 0 ({ranks}, {program}) was killed by {}",
-        signal_name(sig)
-    );
-    ExitCode::from((128 + sig).min(255) as u8)
+    ExitCode::from(outcome.exit_code().clamp(0, 255) as u8)
+}
+
+fn hostname() -> String {
+    let mut buf = [0 as libc::c_char; 256];
+    // SAFETY: gethostname writes at most len bytes; the last stays NUL.
+    unsafe { libc::gethostname(buf.as_mut_ptr(), buf.len() - 1) };
+    // SAFETY: NUL-terminated.
+    unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
 }

@@ -1,4 +1,5 @@
-//! What the launcher (mpcrs-run) shares with the processes it starts: the PMI-2
-//! key-value store through which a job's processes find each other.
+//! The launcher's machinery: the PMI-2 key-value store through which a job's
+//! processes find each other, and the supervision of those processes.
 
 pub mod pmi2;
+pub mod supervise;

@@ -1,0 +1,322 @@
+//! Supervision of a job's processes by the launcher: start them, forward their
+//! output (optionally tagged), and end the whole job as soon as one of them fails,
+//! naming it. Every process runs in its own process group, so ending the job ends
+//! whatever the processes started too: nothing is left behind.
+
+use std::io::{BufRead, BufReader, Write};
+use std::ops::Range;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::{Duration, Instant};
+
+/// One process of a job.
+pub struct ProcessSpec {
+    pub index: usize,
+    pub ranks: Range<usize>,
+    pub host: String,
+    pub command: Command,
+}
+
+/// How a job ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every process exited 0.
+    Success,
+    /// A process failed first; the others were ended.
+    Failed {
+        index: usize,
+        ranks: Range<usize>,
+        host: String,
+        /// "exited with status 3" or "was killed by signal 9 (Killed)".
+        reason: String,
+        /// The status the launcher should exit with.
+        code: i32,
+    },
+    /// The launcher was asked to stop (SIGINT, SIGTERM) and ended the job.
+    Interrupted { signal: i32 },
+}
+
+impl Outcome {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Outcome::Success => 0,
+            Outcome::Failed { code, .. } => *code,
+            Outcome::Interrupted { signal } => 128 + signal,
+        }
+    }
+
+    /// The message naming the failed process, if any.
+    pub fn message(&self) -> Option<String> {
+        match self {
+            Outcome::Success => None,
+            Outcome::Failed {
+                index,
+                ranks,
+                host,
+                reason,
+                ..
+            } => Some(format!(
+                "process {index} (ranks {}-{}, host {host}) {reason}; ending the job",
+                ranks.start,
+                ranks.end.saturating_sub(1)
+            )),
+            Outcome::Interrupted { signal } => Some(format!(
+                "interrupted by {}; ending the job",
+                signal_name(*signal)
+            )),
+        }
+    }
+}
+
+/// The name of a signal, as strsignal gives it.
+pub fn signal_name(sig: i32) -> String {
+    // SAFETY: strsignal returns a pointer to a static or thread-local string.
+    let p = unsafe { libc::strsignal(sig) };
+    if p.is_null() {
+        format!("signal {sig}")
+    } else {
+        // SAFETY: non-null NUL-terminated string from libc.
+        let s = unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy();
+        format!("signal {sig} ({s})")
+    }
+}
+
+fn describe(status: ExitStatus) -> (String, i32) {
+    match (status.code(), status.signal()) {
+        (Some(c), _) => (format!("exited with status {c}"), c),
+        (None, Some(s)) => (format!("was killed by {}", signal_name(s)), 128 + s),
+        _ => ("ended in an unknown way".into(), 1),
+    }
+}
+
+/// The last SIGINT/SIGTERM the launcher received (0: none).
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_stop(sig: libc::c_int) {
+    STOP_SIGNAL.store(sig, Ordering::SeqCst);
+}
+
+fn install_stop_handlers() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic (async-signal-safe).
+        unsafe { libc::signal(sig, on_stop as *const () as libc::sighandler_t) };
+    }
+}
+
+fn kill_group(child: &Child, sig: i32) {
+    // SAFETY: signalling the process group we created for this child.
+    unsafe { libc::kill(-(child.id() as i32), sig) };
+}
+
+/// Ends every process still running: SIGTERM to each group, SIGKILL after `grace`.
+fn end_all(children: &mut [(ProcessSpec, Child)], grace: Duration) {
+    for (_, c) in children.iter() {
+        kill_group(c, libc::SIGTERM);
+    }
+    let deadline = Instant::now() + grace;
+    loop {
+        let running = children
+            .iter_mut()
+            .filter_map(|(_, c)| matches!(c.try_wait(), Ok(None)).then_some(()))
+            .count();
+        if running == 0 || Instant::now() >= deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for (_, c) in children.iter_mut() {
+        kill_group(c, libc::SIGKILL);
+        let _ = c.wait();
+    }
+}
+
+/// Forwards a child's stream line by line, prefixed by `tag` if any.
+fn forward(
+    stream: impl std::io::Read + Send + 'static,
+    tag: Option<String>,
+    to_stderr: bool,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).split(b'\n') {
+            let Ok(mut line) = line else { break };
+            line.push(b'\n');
+            let mut out: Box<dyn Write> = if to_stderr {
+                Box::new(std::io::stderr().lock())
+            } else {
+                Box::new(std::io::stdout().lock())
+            };
+            if let Some(t) = &tag {
+                let _ = out.write_all(t.as_bytes());
+            }
+            let _ = out.write_all(&line);
+        }
+    })
+}
+
+/// Runs the processes to completion; the first failure ends the others (within
+/// the `grace` period) and is reported.
+pub fn run(specs: Vec<ProcessSpec>, tag_output: bool, grace: Duration) -> std::io::Result<Outcome> {
+    install_stop_handlers();
+    let mut children = Vec::with_capacity(specs.len());
+    let mut forwarders = Vec::new();
+    for mut spec in specs {
+        if tag_output {
+            spec.command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        }
+        // SAFETY: setpgid in the child before exec only changes its own group.
+        unsafe {
+            spec.command.pre_exec(|| {
+                libc::setpgid(0, 0);
+                Ok(())
+            });
+        }
+        let mut child = match spec.command.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                end_all(&mut children, grace);
+                return Err(e);
+            }
+        };
+        if tag_output {
+            let tag = format!(
+                "[{},{}-{}] ",
+                spec.index,
+                spec.ranks.start,
+                spec.ranks.end.saturating_sub(1)
+            );
+            forwarders.push(forward(
+                child.stdout.take().unwrap(),
+                Some(tag.clone()),
+                false,
+            ));
+            forwarders.push(forward(child.stderr.take().unwrap(), Some(tag), true));
+        }
+        children.push((spec, child));
+    }
+    let mut done = vec![false; children.len()];
+    let outcome = loop {
+        let sig = STOP_SIGNAL.swap(0, Ordering::SeqCst);
+        if sig != 0 {
+            end_all(&mut children, grace);
+            break Outcome::Interrupted { signal: sig };
+        }
+        let mut failed = None;
+        for (i, (spec, child)) in children.iter_mut().enumerate() {
+            if done[i] {
+                continue;
+            }
+            if let Some(status) = child.try_wait()? {
+                done[i] = true;
+                if !status.success() {
+                    let (reason, code) = describe(status);
+                    failed = Some(Outcome::Failed {
+                        index: spec.index,
+                        ranks: spec.ranks.clone(),
+                        host: spec.host.clone(),
+                        reason,
+                        code,
+                    });
+                    break;
+                }
+            }
+        }
+        if let Some(f) = failed {
+            end_all(&mut children, grace);
+            break f;
+        }
+        if done.iter().all(|&d| d) {
+            break Outcome::Success;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    for f in forwarders {
+        let _ = f.join();
+    }
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(index: usize, script: &str) -> ProcessSpec {
+        let mut c = Command::new("sh");
+        c.args(["-c", script]);
+        ProcessSpec {
+            index,
+            ranks: index * 2..index * 2 + 2,
+            host: "localhost".into(),
+            command: c,
+        }
+    }
+
+    /// Running (a zombie waiting for its reaper counts as gone).
+    fn alive(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().starts_with('Z'))
+            })
+            .is_some_and(|zombie| !zombie)
+    }
+
+    #[test]
+    fn a_killed_process_ends_the_job_quickly_and_nothing_is_left() {
+        let marker = std::env::temp_dir().join(format!("mpcrs-supervise-{}", std::process::id()));
+        let pidfile = marker.display().to_string();
+        // Processes 0 and 2 run long and start a grandchild each; process 1 dies.
+        let specs = vec![
+            sh(0, &format!("sleep 60 & echo $! >> {pidfile}; wait")),
+            sh(1, "sleep 0.3; kill -9 $$"),
+            sh(2, &format!("sleep 60 & echo $! >> {pidfile}; wait")),
+        ];
+        let t0 = Instant::now();
+        let out = run(specs, false, Duration::from_millis(500)).unwrap();
+        assert!(
+            t0.elapsed() < Duration::from_secs(2),
+            "took {:?}",
+            t0.elapsed()
+        );
+        assert_eq!(out.exit_code(), 128 + 9);
+        let msg = out.message().unwrap();
+        assert!(
+            msg.starts_with("process 1 (ranks 2-3, host localhost) was killed by signal 9"),
+            "{msg}"
+        );
+        let pids: Vec<i32> = std::fs::read_to_string(&marker)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        let _ = std::fs::remove_file(&marker);
+        assert_eq!(pids.len(), 2, "grandchildren recorded");
+        std::thread::sleep(Duration::from_millis(50));
+        for p in pids {
+            assert!(!alive(p), "grandchild {p} survived the job");
+        }
+    }
+
+    #[test]
+    fn exit_statuses_and_success() {
+        let ok = run(
+            vec![sh(0, "exit 0"), sh(1, "true")],
+            false,
+            Duration::from_millis(200),
+        )
+        .unwrap();
+        assert_eq!(ok, Outcome::Success);
+        let bad = run(
+            vec![sh(0, "sleep 5"), sh(1, "exit 3")],
+            false,
+            Duration::from_millis(200),
+        )
+        .unwrap();
+        assert_eq!(bad.exit_code(), 3);
+        assert!(bad
+            .message()
+            .unwrap()
+            .contains("process 1 (ranks 2-3, host localhost) exited with status 3"));
+    }
+}
