@@ -1,7 +1,7 @@
 //! Supervision of a job's processes by the launcher: start them, forward their
 //! output (optionally tagged), and end the whole job as soon as one of them fails,
-//! naming it. Every process runs in its own process group, so ending the job ends
-//! whatever the processes started too: nothing is left behind.
+//! naming it. Unless the launcher reads a terminal, every process runs in its own
+//! process group, so ending the job ends whatever the processes started too.
 
 use std::io::{BufRead, BufReader, Write};
 use std::ops::Range;
@@ -104,9 +104,22 @@ fn install_stop_handlers() {
     }
 }
 
+/// Whether children get process groups of their own. Not when the launcher reads
+/// a terminal: a process outside the terminal's foreground group that reads it is
+/// stopped (SIGTTIN), and Ctrl-C reaches the whole foreground group anyway.
+fn own_groups() -> bool {
+    // SAFETY: isatty only queries the descriptor.
+    unsafe { libc::isatty(0) == 0 }
+}
+
 fn kill_group(child: &Child, sig: i32) {
-    // SAFETY: signalling the process group we created for this child.
-    unsafe { libc::kill(-(child.id() as i32), sig) };
+    let target = if own_groups() {
+        -(child.id() as i32)
+    } else {
+        child.id() as i32
+    };
+    // SAFETY: signalling the child (or the process group we created for it).
+    unsafe { libc::kill(target, sig) };
 }
 
 /// Ends every process still running: SIGTERM to each group, SIGKILL after `grace`.
@@ -164,12 +177,14 @@ pub fn run(specs: Vec<ProcessSpec>, tag_output: bool, grace: Duration) -> std::i
         if tag_output {
             spec.command.stdout(Stdio::piped()).stderr(Stdio::piped());
         }
-        // SAFETY: setpgid in the child before exec only changes its own group.
-        unsafe {
-            spec.command.pre_exec(|| {
-                libc::setpgid(0, 0);
-                Ok(())
-            });
+        if own_groups() {
+            // SAFETY: setpgid in the child before exec only changes its own group.
+            unsafe {
+                spec.command.pre_exec(|| {
+                    libc::setpgid(0, 0);
+                    Ok(())
+                });
+            }
         }
         let mut child = match spec.command.spawn() {
             Ok(c) => c,
