@@ -22,7 +22,7 @@ pub(crate) fn predefined(t: MPI_Datatype) -> Option<Elements> {
         0x4c00_0405 | 0x4c00_0439 | 0x4c00_040e => (4, Kind::I32), // INT, INT32_T, WCHAR
         0x4c00_0406 | 0x4c00_043d => (4, Kind::U32), // UNSIGNED, UINT32_T
         0x4c00_0807 | 0x4c00_0809 | 0x4c00_083a => (8, Kind::I64), // LONG, LONG_LONG, INT64_T
-        0x4c00_0843 | 0x4c00_0844 | 0x4c00_0845 => (8, Kind::I64), // AINT, OFFSET, COUNT
+        0x4c00_0843..=0x4c00_0845 => (8, Kind::I64), // AINT, OFFSET, COUNT
         0x4c00_0808 | 0x4c00_0819 | 0x4c00_083e => (8, Kind::U64), // UNSIGNED_LONG, UNSIGNED_LONG_LONG, UINT64_T
         0x4c00_040a => (4, Kind::F32),                             // FLOAT
         0x4c00_080b => (8, Kind::F64),                             // DOUBLE

@@ -369,7 +369,7 @@ mpi_fn! {
             let bytes = status_bytes(&*status);
             *count = match ti.size {
                 0 => 0,
-                size if bytes % size as u64 == 0 => (bytes / size as u64) as c_int,
+                size if bytes.is_multiple_of(size as u64) => (bytes / size as u64) as c_int,
                 _ => MPI_UNDEFINED,
             };
         }
@@ -385,7 +385,7 @@ mpi_fn! {
         // SAFETY: `status` readable, `count` writable by contract.
         unsafe {
             let bytes = status_bytes(&*status);
-            *count = if bytes % unit == 0 { (bytes / unit) as c_int } else { MPI_UNDEFINED };
+            *count = if bytes.is_multiple_of(unit) { (bytes / unit) as c_int } else { MPI_UNDEFINED };
         }
         MPI_SUCCESS
     }

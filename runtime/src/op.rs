@@ -156,7 +156,9 @@ fn apply_kind_ok(op: &Op, kind: Kind) -> bool {
 /// caller's buffer is unaligned the copy path below is taken instead.
 fn typed<'a, T: Copy>(input: &'a [u8], inout: &'a mut [u8]) -> Option<(&'a [T], &'a mut [T])> {
     let align = std::mem::align_of::<T>();
-    if input.as_ptr() as usize % align != 0 || inout.as_ptr() as usize % align != 0 {
+    if !(input.as_ptr() as usize).is_multiple_of(align)
+        || !(inout.as_ptr() as usize).is_multiple_of(align)
+    {
         return None;
     }
     let n = inout.len() / std::mem::size_of::<T>();
@@ -226,8 +228,8 @@ macro_rules! arith {
     };
     ($op:expr, $t:ty, $input:expr, $inout:expr, float) => {
         with_typed::<$t>($input, $inout, |a, b| match $op {
-            Op::Sum => b.iter_mut().zip(a).for_each(|(y, x)| *y = *x + *y),
-            Op::Prod => b.iter_mut().zip(a).for_each(|(y, x)| *y = *x * *y),
+            Op::Sum => b.iter_mut().zip(a).for_each(|(y, x)| *y += *x),
+            Op::Prod => b.iter_mut().zip(a).for_each(|(y, x)| *y *= *x),
             Op::Max => b.iter_mut().zip(a).for_each(|(y, x)| *y = x.max(*y)),
             Op::Min => b.iter_mut().zip(a).for_each(|(y, x)| *y = x.min(*y)),
             Op::LogicalAnd => b
@@ -348,7 +350,7 @@ mod tests {
     fn user_op_and_unaligned_buffers() {
         let op = Op::user::<i32>(false, |a, b| {
             for (y, x) in b.iter_mut().zip(a) {
-                *y = *x * 10 + *y;
+                *y += *x * 10;
             }
         });
         let mut v = [1i32, 2];

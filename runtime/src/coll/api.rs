@@ -349,7 +349,7 @@ impl Communicator {
             "MPI_Gather",
             Pattern::Gather { root },
             send,
-            Layout::Uniform(send.len() * sz),
+            Layout::Uniform(std::mem::size_of_val(send)),
             ptr,
             Layout::Uniform(block * sz),
         )
@@ -411,7 +411,7 @@ impl Communicator {
             None if self.me() == root => return self.root_buffer_missing("MPI_Scatter", "send"),
             _ => (&[], 0),
         };
-        let rl = recv.len() * sz;
+        let rl = std::mem::size_of_val(recv);
         self.exchange_impl(
             "MPI_Scatter",
             Pattern::Scatter { root },
@@ -475,7 +475,7 @@ impl Communicator {
             "MPI_Allgather",
             Pattern::AllGather,
             send,
-            Layout::Uniform(send.len() * sz),
+            Layout::Uniform(std::mem::size_of_val(send)),
             recv.as_mut_ptr(),
             Layout::Uniform(block * sz),
         )
@@ -507,7 +507,7 @@ impl Communicator {
     /// MPI_Alltoall: block j of rank i's `send` goes to block i of rank j's `recv`.
     pub fn all_to_all<T: Equivalence>(&self, send: &[T], recv: &mut [T]) -> Result<()> {
         let n = self.n();
-        if send.len() % n != 0 {
+        if !send.len().is_multiple_of(n) {
             return self.fail(
                 "MPI_Alltoall",
                 ErrorClass::Count,

@@ -36,7 +36,7 @@ pub(crate) struct Reduction<'a> {
 /// Both pointers valid for `len` bytes.
 #[inline]
 unsafe fn copy(src: *const u8, dst: *mut u8, len: usize) {
-    if len > 0 && src != dst as *const u8 {
+    if len > 0 && !std::ptr::eq(src, dst) {
         // SAFETY: guaranteed by the caller; `copy` tolerates overlap.
         unsafe { std::ptr::copy(src, dst, len) };
     }

@@ -39,7 +39,10 @@ pub fn poll_until(mut cond: impl FnMut() -> bool, budget: Duration) -> bool {
         }
         tries += 1;
         // Reading the clock costs ~20 ns: do it every few tries only.
-        if tries % 16 == 0 && start.elapsed() >= budget && (rounds == 0 || rounds >= MIN_ROUNDS) {
+        if tries.is_multiple_of(16)
+            && start.elapsed() >= budget
+            && (rounds == 0 || rounds >= MIN_ROUNDS)
+        {
             return false;
         }
     }

@@ -63,7 +63,7 @@ fn p2p(c: &Communicator) -> Check {
     // sizes; the first half is received by receives posted before anything was
     // sent, the second half arrives unexpected and is received afterwards.
     const K: usize = 24;
-    let len_of = |k: usize| if k % 3 == 0 { 9000 } else { k };
+    let len_of = |k: usize| if k.is_multiple_of(3) { 9000 } else { k };
     let msgs: Vec<Vec<u32>> = (0..K)
         .map(|k| (0..len_of(k)).map(|i| (k * 1_000_000 + i) as u32).collect())
         .collect();
