@@ -5,7 +5,7 @@ use std::os::raw::{c_char, c_int, c_void};
 
 use mpcrs::{Comparison, ErrorClass};
 
-use crate::export::mpi_fn;
+use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 
 fn store_new(c: Option<mpcrs::Communicator>, out: *mut MPI_Comm) {
@@ -245,15 +245,6 @@ fn group_arg(call: &'static str, h: c_int) -> Result<mpcrs::Group, c_int> {
             Err(code) => code,
         }),
     }
-}
-
-macro_rules! tri {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(code) => return code,
-        }
-    };
 }
 
 fn store_group(g: mpcrs::Group, out: *mut c_int) -> c_int {

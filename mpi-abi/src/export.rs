@@ -33,4 +33,14 @@ macro_rules! mpi_fn {
     };
 }
 
-pub(crate) use mpi_fn;
+/// `tri!(expr)`: the value of an `Ok`, or return the MPI code of an `Err`.
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(code) => return code,
+        }
+    };
+}
+
+pub(crate) use {mpi_fn, tri};

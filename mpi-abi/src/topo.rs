@@ -4,7 +4,7 @@ use std::os::raw::c_int;
 
 use mpcrs::ErrorClass;
 
-use crate::export::mpi_fn;
+use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 
 /// A Cartesian communicator's shape.
@@ -96,15 +96,6 @@ fn cart_of(
             "the communicator has no Cartesian topology".into(),
         )),
     }
-}
-
-macro_rules! tri {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(code) => return code,
-        }
-    };
 }
 
 mpi_fn! {

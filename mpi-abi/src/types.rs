@@ -5,7 +5,7 @@ use std::os::raw::{c_int, c_void};
 use mpcrs::ErrorClass;
 
 use crate::datatype::{self, TypeInfo};
-use crate::export::mpi_fn;
+use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 
 const MPI_ORDER_C: c_int = 56;
@@ -40,15 +40,6 @@ fn store(t: TypeInfo, out: *mut MPI_Datatype) -> c_int {
 fn nonneg(call: &'static str, v: c_int, what: &str) -> Result<usize, c_int> {
     usize::try_from(v)
         .map_err(|_| arg_error(call, ErrorClass::Count, format!("negative {what} {v}")))
-}
-
-macro_rules! tri {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(code) => return code,
-        }
-    };
 }
 
 mpi_fn! {
