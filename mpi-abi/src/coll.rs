@@ -8,7 +8,7 @@ use mpcrs::raw::{self, Elements, Layout, Pattern};
 use mpcrs::{Communicator, ErrorClass, Op};
 
 use crate::datatype::{self, Staging, TypeInfo};
-use crate::export::mpi_fn;
+use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 use crate::p2p::{resolve, resolve_fast, Resolved};
 
@@ -78,10 +78,7 @@ unsafe fn reduction(
     comm: MPI_Comm,
     kind: Reduction,
 ) -> c_int {
-    let (c, r) = match resolve_fast(call, comm, count, t) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+    let (c, r) = tri!(resolve_fast(call, comm, count, t));
     // Predefined types (the common case) need neither a description nor staging.
     let (len, ti, el) = match r {
         Resolved::Contiguous(len) => (
@@ -313,10 +310,7 @@ mpi_fn! {
     }
 
     fn Bcast(buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-        let (c, len, ti) = match resolve("MPI_Bcast", comm, count, datatype) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
+        let (c, len, ti) = tri!(resolve("MPI_Bcast", comm, count, datatype));
         // The root's data goes out packed; everyone unpacks what arrives.
         let is_root = c.rank() == root;
         // SAFETY: buffer lent for the call, `count` elements.
@@ -352,20 +346,14 @@ mpi_fn! {
     }
 
     fn Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-        let c = match comm_for("MPI_Reduce_scatter_block", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Reduce_scatter_block", comm));
         let counts = vec![recvcount; c.size() as usize];
         // SAFETY: forwarded from the C caller.
         unsafe { reduce_scatter("MPI_Reduce_scatter_block", &c, sendbuf, recvbuf, &counts, datatype, op) }
     }
 
     fn Reduce_scatter(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-        let c = match comm_for("MPI_Reduce_scatter", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Reduce_scatter", comm));
         // SAFETY: one count per rank.
         let counts = unsafe { c_array(recvcounts, c.size() as usize) }.to_vec();
         // SAFETY: forwarded from the C caller.
@@ -373,10 +361,7 @@ mpi_fn! {
     }
 
     fn Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-        let c = match comm_for("MPI_Gather", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Gather", comm));
         let root_blocks = if c.rank() == root { c.size() as usize } else { 0 };
         let in_place = is_in_place(sendbuf) && c.rank() == root;
         // SAFETY: forwarded from the C caller.
@@ -387,10 +372,7 @@ mpi_fn! {
     }
 
     fn Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-        let c = match comm_for("MPI_Scatter", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Scatter", comm));
         let is_root = c.rank() == root;
         if is_root && is_in_place(recvbuf) {
             // The root keeps its block in place: receive it into a scratch copy.
@@ -415,10 +397,7 @@ mpi_fn! {
     }
 
     fn Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-        let c = match comm_for("MPI_Allgather", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Allgather", comm));
         let n = c.size() as usize;
         // SAFETY: forwarded from the C caller.
         unsafe {
@@ -428,10 +407,7 @@ mpi_fn! {
     }
 
     fn Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-        let c = match comm_for("MPI_Alltoall", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Alltoall", comm));
         let n = c.size() as usize;
         if is_in_place(sendbuf) {
             // Every rank reads others' blocks while they are overwritten: send from
@@ -469,10 +445,7 @@ mpi_fn! {
 
     fn Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
         let call = "MPI_Scatterv";
-        let c = match comm_for(call, comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for(call, comm));
         let n = c.size() as usize;
         let is_root = c.rank() == root;
         let sti = match datatype::describe(0, sendtype) {
@@ -517,10 +490,7 @@ mpi_fn! {
 
     fn Alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
         let call = "MPI_Alltoallv";
-        let c = match comm_for(call, comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for(call, comm));
         let n = c.size() as usize;
         let (sti, rti) = match (datatype::describe(0, sendtype), datatype::describe(0, recvtype)) {
             (Ok((_, s)), Ok((_, r))) => (s, r),
@@ -588,10 +558,7 @@ unsafe fn gather_v(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
-    let c = match comm_for(call, comm) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let c = tri!(comm_for(call, comm));
     let n = c.size() as usize;
     let me = c.rank() as usize;
     let receives = !rooted || c.rank() == root;
@@ -728,10 +695,7 @@ unsafe fn reduce_scatter(
 mpi_fn! {
     fn Alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int {
         let call = "MPI_Alltoallw";
-        let c = match comm_for(call, comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for(call, comm));
         let n = c.size() as usize;
         // Every block has its own type and a displacement in bytes: pack each send
         // block into one buffer, exchange packed blocks, unpack each received one.

@@ -41,10 +41,7 @@ mpi_fn! {
     }
 
     fn Comm_dup(comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
-        let c = match comm_for("MPI_Comm_dup", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Comm_dup", comm));
         match c.dup() {
             Ok(d) => {
                 store_new(Some(d), newcomm);
@@ -62,10 +59,7 @@ mpi_fn! {
     }
 
     fn Comm_split(comm: MPI_Comm, color: c_int, key: c_int, newcomm: *mut MPI_Comm) -> c_int {
-        let c = match comm_for("MPI_Comm_split", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Comm_split", comm));
         let color = if color == MPI_UNDEFINED { None } else { Some(color) };
         match c.split(color, key) {
             Ok(s) => {
@@ -79,10 +73,7 @@ mpi_fn! {
     fn Comm_free(comm: *mut MPI_Comm) -> c_int {
         // SAFETY: readable and writable by contract.
         let h = unsafe { *comm };
-        let c = match comm_for("MPI_Comm_free", h) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Comm_free", h));
         drop_attributes(h);
         rank_state().expect("inside a rank").carts.remove(&h);
         if !rank_state().expect("inside a rank").free_comm(h) {

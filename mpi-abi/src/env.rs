@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use mpcrs::{Communicator, ErrorClass, ErrorHandler};
 
-use crate::export::mpi_fn;
+use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 
 /// Copies `s` into a C buffer of `cap` bytes (NUL-terminated) and sets `len`.
@@ -103,10 +103,7 @@ mpi_fn! {
     }
 
     fn Finalize() -> c_int {
-        let world = match world_of_caller("MPI_Finalize") {
-            Ok(w) => w,
-            Err(code) => return code,
-        };
+        let world = tri!(world_of_caller("MPI_Finalize"));
         // Collective: no rank leaves while others may still talk to it.
         mpcrs::raw::barrier(&world);
         with_state(|st| st.finalized = true);
@@ -168,10 +165,7 @@ mpi_fn! {
     }
 
     fn Comm_set_errhandler(comm: MPI_Comm, errhandler: MPI_Errhandler) -> c_int {
-        let c = match comm_for("MPI_Comm_set_errhandler", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Comm_set_errhandler", comm));
         match errhandler_of(errhandler) {
             Some(h) => {
                 c.set_error_handler(h);
@@ -182,10 +176,7 @@ mpi_fn! {
     }
 
     fn Comm_get_errhandler(comm: MPI_Comm, errhandler: *mut MPI_Errhandler) -> c_int {
-        let c = match comm_for("MPI_Comm_get_errhandler", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Comm_get_errhandler", comm));
         let h = match c.error_handler() {
             ErrorHandler::Fatal => MPI_ERRORS_ARE_FATAL,
             ErrorHandler::Return => MPI_ERRORS_RETURN,
@@ -227,10 +218,7 @@ const MPIX_CR_STATE_IGNORE: c_int = 2;
 /// `state` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn MPIX_Checkpoint(state: *mut c_int) -> c_int {
-    let world = match world_of_caller("MPIX_Checkpoint") {
-        Ok(w) => w,
-        Err(code) => return code,
-    };
+    let world = tri!(world_of_caller("MPIX_Checkpoint"));
     mpcrs::raw::barrier(&world);
     if !state.is_null() {
         // SAFETY: writable by contract.

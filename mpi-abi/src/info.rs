@@ -5,7 +5,7 @@ use std::os::raw::{c_char, c_int};
 
 use mpcrs::ErrorClass;
 
-use crate::export::mpi_fn;
+use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 
 pub const MPI_INFO_NULL: c_int = 0x1c00_0000;
@@ -101,10 +101,7 @@ mpi_fn! {
     }
 
     fn Comm_call_errhandler(comm: MPI_Comm, errorcode: c_int) -> c_int {
-        let c = match comm_for("MPI_Comm_call_errhandler", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Comm_call_errhandler", comm));
         let class = crate::env::class_of(errorcode).unwrap_or(ErrorClass::Unknown);
         // Fatal handlers end the job here; ERRORS_RETURN makes this a no-op.
         fail(&c, "MPI_Comm_call_errhandler", class, format!("error code {errorcode} raised by the program"));

@@ -7,7 +7,7 @@ use std::os::raw::{c_int, c_void};
 
 use mpcrs::raw;
 
-use crate::export::mpi_fn;
+use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 use crate::p2p::start;
 
@@ -31,10 +31,7 @@ fn launch(
     request: *mut MPI_Request,
     run: impl FnOnce() -> c_int + Send + 'static,
 ) -> c_int {
-    let c = match comm_for(call, comm) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let c = tri!(comm_for(call, comm));
     let (req, completer) = raw::manual_request();
     raw::spawn_as_rank(move || {
         let rc = run();

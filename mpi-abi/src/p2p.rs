@@ -7,7 +7,7 @@ use mpcrs::raw;
 use mpcrs::Communicator;
 
 use crate::datatype::{self, Staging, TypeInfo};
-use crate::export::mpi_fn;
+use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 
 /// Resolves the communicator and the (packed) byte size of (count, datatype).
@@ -147,10 +147,7 @@ unsafe fn isend_common(
     sync: bool,
     request: *mut MPI_Request,
 ) -> c_int {
-    let (c, r) = match resolve_fast(call, comm, count, datatype) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+    let (c, r) = tri!(resolve_fast(call, comm, count, datatype));
     // SAFETY: forwarded; a packed copy moves into the request entry.
     let (data, len, staged) = unsafe { send_bytes(buf, count, &r) };
     // SAFETY: as above.
@@ -168,10 +165,7 @@ pub(crate) unsafe fn send_impl(
     comm: MPI_Comm,
     sync: bool,
 ) -> c_int {
-    let (c, r) = match resolve_fast(call, comm, count, t) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+    let (c, r) = tri!(resolve_fast(call, comm, count, t));
     // SAFETY: the C caller keeps `buf` valid for count elements during the call.
     let (data, len, _staged) = unsafe { send_bytes(buf, count, &r) };
     // SAFETY: `data` is the buffer or its packed copy, alive until we return.
@@ -196,10 +190,7 @@ mpi_fn! {
     }
 
     fn Recv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-        let (c, r) = match resolve_fast("MPI_Recv", comm, count, datatype) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
+        let (c, r) = tri!(resolve_fast("MPI_Recv", comm, count, datatype));
         // SAFETY: the C caller lends `buf` for count elements during the call.
         let (dst, len, staged) = unsafe { recv_bytes(buf, count, &r) };
         // SAFETY: `dst` is the buffer or a staging area of `len` bytes.
@@ -226,10 +217,7 @@ mpi_fn! {
     }
 
     fn Irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-        let (c, r) = match resolve_fast("MPI_Irecv", comm, count, datatype) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
+        let (c, r) = tri!(resolve_fast("MPI_Irecv", comm, count, datatype));
         // SAFETY: MPI forbids touching `buf` until the request completes.
         let (dst, len, staged) = unsafe { recv_bytes(buf, count, &r) };
         // SAFETY: `dst` stays valid: the staging moves into the request entry.
@@ -240,14 +228,8 @@ mpi_fn! {
     fn Sendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int,
                 recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
                 comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-        let (c, slen, sti) = match resolve("MPI_Sendrecv", comm, sendcount, sendtype) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
-        let (_, rlen, rti) = match resolve("MPI_Sendrecv", comm, recvcount, recvtype) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
+        let (c, slen, sti) = tri!(resolve("MPI_Sendrecv", comm, sendcount, sendtype));
+        let (_, rlen, rti) = tri!(resolve("MPI_Sendrecv", comm, recvcount, recvtype));
         // SAFETY: both buffers lent for the call.
         let (sdata, _sstaged) = unsafe { Staging::send(sendbuf.cast(), sendcount as usize, &sti) };
         // SAFETY: as above.
@@ -277,10 +259,7 @@ mpi_fn! {
     }
 
     fn Probe(source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-        let c = match comm_for("MPI_Probe", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Probe", comm));
         match raw::probe(&c, "MPI_Probe", source, tag, true) {
             Ok(st) => {
                 // SAFETY: by contract.
@@ -292,10 +271,7 @@ mpi_fn! {
     }
 
     fn Iprobe(source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) -> c_int {
-        let c = match comm_for("MPI_Iprobe", comm) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Iprobe", comm));
         match raw::probe(&c, "MPI_Iprobe", source, tag, false) {
             Ok(st) => {
                 // SAFETY: by contract.
@@ -424,10 +400,7 @@ mpi_fn! {
     }
 
     fn Sendrecv_replace(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, sendtag: c_int, source: c_int, recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-        let (c, len, ti) = match resolve("MPI_Sendrecv_replace", comm, count, datatype) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
+        let (c, len, ti) = tri!(resolve("MPI_Sendrecv_replace", comm, count, datatype));
         // Send from a packed copy, receive into the buffer.
         let mut copy = Vec::with_capacity(len);
         // SAFETY: `buf` holds `count` elements.
@@ -481,10 +454,7 @@ mpi_fn! {
         if r != MPI_SUCCESS {
             return r;
         }
-        let c = match comm_for("MPI_Imrecv", MPI_COMM_WORLD) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+        let c = tri!(comm_for("MPI_Imrecv", MPI_COMM_WORLD));
         let status = mpcrs::Status {
             source: st.MPI_SOURCE,
             tag: st.MPI_TAG,
@@ -509,10 +479,7 @@ unsafe fn matched_probe(
     message: *mut c_int,
     status: *mut MPI_Status,
 ) -> c_int {
-    let c = match comm_for(call, comm) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let c = tri!(comm_for(call, comm));
     let blocking = flag.is_null();
     match raw::mprobe(&c, call, source, tag, blocking) {
         Err(e) => code(&e),
@@ -560,10 +527,7 @@ unsafe fn matched_recv(
 ) -> c_int {
     // SAFETY: by contract.
     let h = unsafe { *message };
-    let (c, len, ti) = match resolve(call, MPI_COMM_WORLD, count, datatype) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+    let (c, len, ti) = tri!(resolve(call, MPI_COMM_WORLD, count, datatype));
     if h == MPI_MESSAGE_NO_PROC {
         // SAFETY: by contract.
         unsafe {

@@ -7,7 +7,7 @@ use mpcrs::raw::{self, RawRequest};
 use mpcrs::ErrorClass;
 
 use crate::datatype::{self, Staging};
-use crate::export::mpi_fn;
+use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 use crate::p2p::{finish, resolve};
 
@@ -491,10 +491,7 @@ unsafe fn init_request(call: &'static str, p: Persistent, request: *mut MPI_Requ
             (comm, count, t)
         }
     };
-    let (c, _, _) = match resolve(call, comm, count, t) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+    let (c, _, _) = tri!(resolve(call, comm, count, t));
     let h = rank_state()
         .expect("inside a rank")
         .add_request(RequestEntry {
