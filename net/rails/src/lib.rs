@@ -13,11 +13,13 @@
 //! Ranks of the same process never reach this crate: they copy directly.
 //!
 //! State now: the configuration (parsing and validation), gates, the election of
-//! endpoints and the tcp driver; shm and ibverbs come with multi-process jobs.
+//! endpoints, the tcp driver and the shm driver's ring and cross-memory copy;
+//! ibverbs and the assembly into endpoints come with multi-process jobs.
 
 pub mod config;
 pub mod election;
 pub mod gate;
+pub mod shm;
 pub mod tcp;
 mod xml;
 

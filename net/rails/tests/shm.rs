@@ -1,0 +1,39 @@
+//! The shm driver between two real processes: frames through the ring and one
+//! cross-memory copy of a large buffer out of the other process.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use mpcrs_rails::shm::{read_remote, ShmRing};
+
+fn frame(i: usize) -> Vec<u8> {
+    (0..(i * 131) % 3000).map(|j| (i * 7 + j) as u8).collect()
+}
+
+#[test]
+fn frames_and_a_large_single_copy_between_two_processes() {
+    let name = format!("mpcrs-test-xproc-{}", std::process::id());
+    let ring = ShmRing::create(&name, 1 << 16).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shm-peer"))
+        .arg(&name)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut next = || loop {
+        if let Some(f) = ring.pop() {
+            return f;
+        }
+        assert!(Instant::now() < deadline, "the peer process sent nothing");
+        std::thread::sleep(Duration::from_micros(50));
+    };
+    let hello = String::from_utf8(next()).unwrap();
+    let parts: Vec<usize> = hello.split(' ').map(|p| p.parse().unwrap()).collect();
+    let mut big = vec![0u8; parts[2]];
+    read_remote(parts[0] as i32, parts[1], &mut big).unwrap();
+    assert!(big.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8));
+    for i in 0..1000 {
+        assert_eq!(next(), frame(i), "frame {i}");
+    }
+    ring.unlink().unwrap();
+    assert!(child.wait().unwrap().success());
+}
