@@ -17,6 +17,8 @@ install -m 755 $R/libmpi.so "$PREFIX/lib/"
 ln -sf libmpi.so "$PREFIX/lib/libmpi.so.12"
 ln -sf libmpi.so "$PREFIX/lib/libmpich.so.12"
 install -m 644 mpi-abi/include/mpi.h "$PREFIX/include/"
+install -d "$PREFIX/share/mpcrs"
+install -m 644 config/rails.xml "$PREFIX/share/mpcrs/"
 version=$(cargo metadata --no-deps --format-version 1 | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"]=="mpcrs"))')
 for name in mpcrs mpi; do
   cat > "$PREFIX/lib/pkgconfig/$name.pc" <<PC

@@ -20,6 +20,10 @@ pub mod env {
     pub const WORKERS: &str = "MPCRS_WORKERS";
     /// ULT stack size in bytes (`--stack-size`).
     pub const STACK_SIZE: &str = "MPCRS_STACK_SIZE";
+    /// The `<cli_option>` of the rails configuration (`--net`).
+    pub const NET: &str = "MPCRS_NET";
+    /// The rails configuration file (`--config`).
+    pub const NET_CONFIG: &str = "MPCRS_NET_CONFIG";
 }
 
 /// Exit status of a job in which a rank panicked.

@@ -138,6 +138,67 @@ fn interrupting_the_launcher_ends_the_job_and_its_children() {
 }
 
 #[test]
+fn network_options_are_checked_before_anything_starts() {
+    let bad = std::env::temp_dir().join(format!("mpcrs-bad-rails-{}.xml", std::process::id()));
+    std::fs::write(&bad, "<mpcrs>\n  <networks>\n    <configs><config><name>x</name><driver><carrier/></driver></config></configs>\n  </networks>\n</mpcrs>\n").unwrap();
+    let o = run_job(
+        &["--config", bad.to_str().unwrap(), "-n", "2", "true"],
+        Duration::from_secs(10),
+    );
+    let _ = std::fs::remove_file(&bad);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o).1;
+    assert!(
+        err.contains(&format!("{}:3:", bad.display())) && err.contains("unknown driver <carrier>"),
+        "{err}"
+    );
+    let o = run_job(&["--net", "smoke_signals", "true"], Duration::from_secs(10));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o).1;
+    assert!(
+        err.contains("unknown network option \"smoke_signals\"") && err.contains("multirail_tcp"),
+        "{err}"
+    );
+    let o = run_job(
+        &["--net", "multirail_tcp", "sh", "-c", "echo $MPCRS_NET"],
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        expect_success(&o, "--net multirail_tcp").trim(),
+        "multirail_tcp"
+    );
+}
+
+#[test]
+fn exported_environment_reaches_the_job() {
+    let o = run_job(
+        &[
+            "-x",
+            "MPCRS_TEST_A=one two",
+            "-x",
+            "PATH",
+            "sh",
+            "-c",
+            "echo \"$MPCRS_TEST_A\"",
+        ],
+        Duration::from_secs(10),
+    );
+    assert_eq!(expect_success(&o, "-x").trim(), "one two");
+    let o = run_job(
+        &["-x", "MPCRS_SURELY_UNSET_VARIABLE", "true"],
+        Duration::from_secs(10),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o)
+            .1
+            .contains("MPCRS_SURELY_UNSET_VARIABLE is not set"),
+        "{}",
+        text(&o).1
+    );
+}
+
+#[test]
 fn hello_prints_every_rank_in_order() {
     let o = run_job(
         &["-n", "5", example("hello").to_str().unwrap()],

@@ -19,7 +19,7 @@ fn frames_and_a_large_single_copy_between_two_processes() {
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
-    let mut next = || loop {
+    let next = || loop {
         if let Some(f) = ring.pop() {
             return f;
         }

@@ -30,6 +30,18 @@ struct Args {
     #[arg(long)]
     tag_output: bool,
 
+    /// Network option of the rails configuration (one of its <cli_option> names).
+    #[arg(long = "net", value_name = "NAME", default_value = mpcrs_rails::DEFAULT_OPTION)]
+    net: String,
+
+    /// Rails configuration (default: the project's config/rails.xml).
+    #[arg(long = "config", value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
+
+    /// Pass an environment variable to the job: VAR (its value here) or VAR=VALUE.
+    #[arg(short = 'x', value_name = "VAR[=VAL]")]
+    export: Vec<String>,
+
     /// Stack size of each rank, in bytes (suffixes K, M, G accepted).
     #[arg(long, value_parser = parse_size)]
     stack_size: Option<u64>,
@@ -37,6 +49,36 @@ struct Args {
     /// The program to run, and its arguments.
     #[arg(required = true, value_name = "PROGRAM [ARGS]...")]
     command: Vec<String>,
+}
+
+/// The rails configuration to use: --config, else the installed copy
+/// (PREFIX/share/mpcrs/rails.xml beside PREFIX/bin), else the source tree's.
+fn rails_config(explicit: Option<std::path::PathBuf>) -> std::path::PathBuf {
+    if let Some(p) = explicit {
+        return p;
+    }
+    let installed = std::env::current_exe().ok().and_then(|e| {
+        e.parent()
+            .and_then(|d| d.parent())
+            .map(|p| p.join("share/mpcrs/rails.xml"))
+    });
+    match installed {
+        Some(p) if p.exists() => p,
+        _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/rails.xml"),
+    }
+}
+
+/// The environment -x passes: (name, value) pairs, or what is wrong.
+fn exports(list: &[String]) -> Result<Vec<(String, String)>, String> {
+    list.iter()
+        .map(|item| match item.split_once('=') {
+            Some((k, _)) if k.is_empty() => Err(format!("-x {item:?}: empty variable name")),
+            Some((k, v)) => Ok((k.to_string(), v.to_string())),
+            None => std::env::var(item).map(|v| (item.clone(), v)).map_err(|_| {
+                format!("-x {item}: {item} is not set in this environment (use -x {item}=VALUE)")
+            }),
+        })
+        .collect()
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -68,6 +110,22 @@ fn resolve_program(program: &str) -> Option<std::path::PathBuf> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    // Everything is checked before any process starts.
+    let config_file = rails_config(args.config.clone());
+    let rails = match mpcrs_rails::NetConfig::load(&config_file).and_then(|c| c.select(&args.net)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mpcrs-run: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let exported = match exports(&args.export) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("mpcrs-run: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let program = &args.command[0];
     let here = std::env::current_exe()
         .ok()
@@ -102,6 +160,12 @@ fn main() -> ExitCode {
     if let Some(s) = args.stack_size {
         cmd.env(env::STACK_SIZE, s.to_string());
     }
+    for (k, v) in &exported {
+        cmd.env(k, v);
+    }
+    // The network the job's processes use between them (one process: none yet).
+    cmd.env(env::NET, &rails.option);
+    cmd.env(env::NET_CONFIG, &config_file);
     let host = hostname();
     let spec = supervise::ProcessSpec {
         index: 0,
