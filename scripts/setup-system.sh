@@ -8,6 +8,7 @@ packages=(
   pkg-config libhwloc-dev hwloc libclang-dev clang   # hwloc2 and bindgen
   openmpi-bin libopenmpi-dev mpich libmpich-dev      # peers for side-by-side benchmarks
   iproute2 procps                                    # netns hosts, /proc readers in tests
+  cmake libibverbs-dev libnl-3-dev libnl-route-3-dev # the ibverbs rail (cargo feature)
 )
 
 # Rust toolchain: the machine's own (rustup); nothing to install here.

@@ -199,6 +199,35 @@ fn exported_environment_reaches_the_job() {
 }
 
 #[test]
+fn an_rdma_network_without_a_device_is_refused_before_start() {
+    let has_device = std::fs::read_dir("/sys/class/infiniband")
+        .map(|mut d| d.next().is_some())
+        .unwrap_or(false);
+    let marker = std::env::temp_dir().join(format!("mpcrs-ib-started-{}", std::process::id()));
+    let touch = format!("touch {}", marker.display());
+    let o = run_job(
+        &["--net", "ib", "sh", "-c", &touch],
+        Duration::from_secs(10),
+    );
+    let started = marker.exists();
+    let _ = std::fs::remove_file(&marker);
+    let err = text(&o).1;
+    let not_built =
+        err.contains("rail ib_mpi (ibverbs): this build of mpcrs has no ibverbs support");
+    if has_device && !not_built {
+        assert!(o.status.success() && started, "{err}");
+    } else {
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(!started, "the job started despite: {err}");
+        assert!(
+            not_built
+                || err.contains("mpcrs-run: --net ib: rail ib_mpi (ibverbs): no RDMA device: "),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn hello_prints_every_rank_in_order() {
     let o = run_job(
         &["-n", "5", example("hello").to_str().unwrap()],

@@ -13,14 +13,16 @@
 //! Ranks of the same process never reach this crate: they copy directly.
 //!
 //! State now: the configuration (parsing and validation), gates, the election of
-//! endpoints, the tcp driver and the shm driver's ring and cross-memory copy;
-//! ibverbs and the assembly into endpoints come with multi-process jobs.
+//! endpoints, the tcp driver, the shm driver's ring and cross-memory copy, and the
+//! ibverbs driver (untested: no RDMA device here); the assembly into endpoints
+//! comes with multi-process jobs.
 
 pub mod config;
 pub mod election;
 pub mod gate;
 pub mod shm;
 pub mod tcp;
+pub mod verbs;
 mod xml;
 
 pub use config::{ConfigError, Driver, NetConfig, Rail, RailSet, Topology, DEFAULT_OPTION};

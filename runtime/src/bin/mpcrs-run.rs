@@ -108,6 +108,18 @@ fn resolve_program(program: &str) -> Option<std::path::PathBuf> {
     })
 }
 
+/// Refuses, before anything starts, a network option whose rails need a driver
+/// this build or this machine lacks.
+fn check_drivers(rails: &mpcrs_rails::RailSet) -> Result<(), String> {
+    for rail in &rails.rails {
+        if rail.driver == mpcrs_rails::Driver::Ibverbs {
+            mpcrs_rails::verbs::device_names()
+                .map_err(|e| format!("rail {} (ibverbs): {e}", rail.name))?;
+        }
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     // Everything is checked before any process starts.
@@ -119,6 +131,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(e) = check_drivers(&rails) {
+        eprintln!("mpcrs-run: --net {}: {e}", rails.option);
+        return ExitCode::from(2);
+    }
     let exported = match exports(&args.export) {
         Ok(x) => x,
         Err(e) => {
