@@ -8,12 +8,14 @@
 //! Must not touch: MPI semantics, payload data of MPI messages (those go over the
 //! elected rail), checkpoint images.
 //!
-//! State now: the routing rule, the start-up connections of each topology, the
-//! key-value entries of the ring, and the control-message format; the transport
-//! comes with multi-process jobs.
+//! State now: the routing rule, the start-up links of each topology, the ring
+//! entries, the control-message format, and the network itself over a tcp rail
+//! (bootstrap from a key-value store, hop-by-hop forwarding, on-demand links).
 
 pub mod control;
+pub mod network;
 pub mod route;
 
 pub use control::{Control, ControlKind};
+pub use network::{KeyValueStore, Signaling, SignalingStats, SIGNALING_RAIL};
 pub use route::{initial_peers, next_hop, parse_ring_entry, ring_entry, RingEntry, StaticTopology};

@@ -321,6 +321,50 @@ impl<S: Read + Write> Client<S> {
     }
 }
 
+/// Environment of a process started by a PMI-2 launcher (mpcrs-run, Slurm's
+/// `srun --mpi=pmi2`, MPICH's hydra): the connected descriptor and the rank.
+pub const ENV_FD: &str = "PMI_FD";
+pub const ENV_RANK: &str = "PMI_RANK";
+
+impl Client<std::os::unix::net::UnixStream> {
+    /// Connects through the descriptor the launcher left open (`PMI_FD`), as
+    /// process `PMI_RANK`. `None` when the process was not started that way.
+    pub fn from_env() -> Option<io::Result<Self>> {
+        use std::os::fd::FromRawFd;
+        let fd: i32 = std::env::var(ENV_FD).ok()?.parse().ok()?;
+        let rank = std::env::var(ENV_RANK)
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(0);
+        // SAFETY: fcntl only inspects the descriptor number; an invalid one fails.
+        if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+            return Some(Err(invalid(format!(
+                "{ENV_FD}={fd} is not an open descriptor"
+            ))));
+        }
+        static TAKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if TAKEN.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return Some(Err(invalid("the PMI-2 connection is already in use")));
+        }
+        // SAFETY: the launcher gave this process the descriptor for PMI alone, and
+        // TAKEN makes this the only owner in the process.
+        let stream = unsafe { std::os::unix::net::UnixStream::from_raw_fd(fd) };
+        Some(Client::init(stream, rank))
+    }
+}
+
+impl<S: Read + Write> mpcrs_signaling::KeyValueStore for Client<S> {
+    fn put(&mut self, key: &str, value: &str) -> io::Result<()> {
+        Client::put(self, key, value)
+    }
+    fn fence(&mut self) -> io::Result<()> {
+        Client::fence(self)
+    }
+    fn get(&mut self, key: &str) -> io::Result<Option<String>> {
+        Client::get(self, key)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

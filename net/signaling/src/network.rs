@@ -1,0 +1,395 @@
+//! The signaling network of one process: a tcp rail whose start-up links follow
+//! the topology (ring, none, fully) from the key-value store's `rank:host:port`
+//! entries, control messages forwarded hop by hop with [`next_hop`], and direct
+//! links opened on demand by a connect request routed over the existing ones.
+//!
+//! Frames on the rail start with a tag: `HELLO` (the sender's process rank, sent
+//! once by whoever opened the connection) or `CONTROL` (an encoded [`Control`]).
+
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossbeam::queue::SegQueue;
+use mpcrs_rails::tcp::TcpRail;
+
+use crate::control::{Control, ControlKind};
+use crate::route::{
+    initial_peers, next_hop, parse_ring_entry, ring_entry, RingEntry, StaticTopology,
+};
+
+const HELLO: u8 = 0;
+const CONTROL: u8 = 1;
+/// Rail number of the signaling rail itself in connect requests.
+pub const SIGNALING_RAIL: u16 = 0;
+
+/// The launcher's key-value store as a process sees it (PMI-2 under mpcrs-run or
+/// Slurm). Only ring entries go through it.
+pub trait KeyValueStore {
+    fn put(&mut self, key: &str, value: &str) -> io::Result<()>;
+    /// Returns once every process of the job has put its entries.
+    fn fence(&mut self) -> io::Result<()>;
+    fn get(&mut self, key: &str) -> io::Result<Option<String>>;
+}
+
+/// Counters for `--net-stats`.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SignalingStats {
+    /// Links opened at start-up by the topology.
+    pub static_links: u64,
+    /// Links opened later by connect requests (either side).
+    pub ondemand_links: u64,
+    /// Control messages this process originated, forwarded, and received.
+    pub sent: u64,
+    pub forwarded: u64,
+    pub delivered: u64,
+    /// Hops of the control messages delivered here: total and longest.
+    pub hops_total: u64,
+    pub hops_max: u64,
+}
+
+#[derive(Default)]
+struct Links {
+    process_of: HashMap<usize, u32>,
+    endpoint_of: HashMap<u32, usize>,
+}
+
+#[derive(Default)]
+struct Counters {
+    static_links: AtomicU64,
+    ondemand_links: AtomicU64,
+    sent: AtomicU64,
+    forwarded: AtomicU64,
+    delivered: AtomicU64,
+    hops_total: AtomicU64,
+    hops_max: AtomicU64,
+}
+
+/// The signaling network of this process.
+pub struct Signaling {
+    me: u32,
+    count: u32,
+    rail: TcpRail,
+    arrivals: Arc<SegQueue<(usize, Vec<u8>)>>,
+    links: Mutex<Links>,
+    inbox: Mutex<VecDeque<Control>>,
+    counters: Counters,
+    /// Held by the one thread progressing at a time, so that what arrives on a
+    /// link is forwarded in the order it came.
+    progressing: Mutex<()>,
+}
+
+fn timed_out(what: String) -> io::Error {
+    io::Error::new(io::ErrorKind::TimedOut, what)
+}
+
+impl Signaling {
+    /// Publishes this process's entry, waits for every process's, and opens the
+    /// start-up links of `topology`: a link between two processes is opened by the
+    /// lower rank, so each pair has exactly one.
+    pub fn bootstrap(
+        me: u32,
+        count: u32,
+        host: IpAddr,
+        topology: StaticTopology,
+        kvs: &mut dyn KeyValueStore,
+        timeout: Duration,
+    ) -> io::Result<Signaling> {
+        let arrivals = Arc::new(SegQueue::new());
+        let sink_queue = arrivals.clone();
+        let rail = TcpRail::bind(
+            host,
+            Box::new(move |ep, frame| sink_queue.push((ep, frame))),
+        )?;
+        let net = Signaling {
+            me,
+            count,
+            rail,
+            arrivals,
+            links: Mutex::new(Links::default()),
+            inbox: Mutex::new(VecDeque::new()),
+            counters: Counters::default(),
+            progressing: Mutex::new(()),
+        };
+        let (key, value) = ring_entry(&RingEntry {
+            process: me,
+            host: host.to_string(),
+            port: net.rail.address().port(),
+        });
+        kvs.put(&key, &value)?;
+        kvs.fence()?;
+        let peers = initial_peers(me, count, topology);
+        for &p in peers.iter().filter(|&&p| p > me) {
+            let (key, _) = ring_entry(&RingEntry {
+                process: p,
+                host: String::new(),
+                port: 0,
+            });
+            let value = kvs.get(&key)?.ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("process {p} published no signaling address ({key})"),
+                )
+            })?;
+            let entry = parse_ring_entry(&value).ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("malformed signaling address of process {p}: {value:?}"),
+                )
+            })?;
+            let addr = SocketAddr::new(
+                entry.host.parse().map_err(|_| {
+                    io::Error::new(io::ErrorKind::InvalidData, format!("bad host in {value:?}"))
+                })?,
+                entry.port,
+            );
+            net.open_link(p, addr)?;
+        }
+        // The lower-ranked peers connect to us; wait for their hellos.
+        let deadline = Instant::now() + timeout;
+        loop {
+            net.progress()?;
+            let missing: Vec<u32> = {
+                let links = net.links.lock().unwrap();
+                peers
+                    .iter()
+                    .copied()
+                    .filter(|p| !links.endpoint_of.contains_key(p))
+                    .collect()
+            };
+            if missing.is_empty() {
+                break;
+            }
+            if Instant::now() > deadline {
+                return Err(timed_out(format!(
+                    "process {me}: signaling links from processes {missing:?} never arrived"
+                )));
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let links = net.links.lock().unwrap().endpoint_of.len() as u64;
+        net.counters.static_links.store(links, Ordering::Relaxed);
+        Ok(net)
+    }
+
+    pub fn process(&self) -> u32 {
+        self.me
+    }
+
+    pub fn processes(&self) -> u32 {
+        self.count
+    }
+
+    /// Processes this one has a direct link to, in rank order.
+    pub fn connected(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .links
+            .lock()
+            .unwrap()
+            .endpoint_of
+            .keys()
+            .copied()
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    fn open_link(&self, to: u32, addr: SocketAddr) -> io::Result<()> {
+        let ep = self.rail.connect(addr)?;
+        let mut hello = vec![HELLO];
+        hello.extend_from_slice(&self.me.to_le_bytes());
+        self.rail.send(ep, &hello)?;
+        let mut links = self.links.lock().unwrap();
+        links.process_of.insert(ep, to);
+        links.endpoint_of.insert(to, ep);
+        Ok(())
+    }
+
+    fn forward(&self, mut c: Control) -> io::Result<()> {
+        let ep = {
+            let links = self.links.lock().unwrap();
+            let connected: Vec<u32> = links.endpoint_of.keys().copied().collect();
+            let hop = next_hop(self.me, c.dest, &connected).ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::NotConnected,
+                    format!("process {}: no route to process {}", self.me, c.dest),
+                )
+            })?;
+            links.endpoint_of[&hop]
+        };
+        c.hops += 1;
+        let mut frame = vec![CONTROL];
+        frame.extend_from_slice(&c.encode());
+        self.rail.send(ep, &frame)
+    }
+
+    /// Sends a control message to process `dest` over the signaling network.
+    pub fn send(&self, dest: u32, kind: ControlKind) -> io::Result<()> {
+        if dest >= self.count || dest == self.me {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "control message from process {} to process {dest} of {}",
+                    self.me, self.count
+                ),
+            ));
+        }
+        self.counters.sent.fetch_add(1, Ordering::Relaxed);
+        self.forward(Control {
+            source: self.me,
+            dest,
+            hops: 0,
+            kind,
+        })
+    }
+
+    /// One round: moves bytes, registers new links, forwards what passes through
+    /// and answers connect requests. Returns whether anything happened.
+    pub fn progress(&self) -> io::Result<bool> {
+        let Ok(_turn) = self.progressing.try_lock() else {
+            return Ok(false);
+        };
+        let mut moved = self.rail.progress()?;
+        while let Some((ep, frame)) = self.arrivals.pop() {
+            moved = true;
+            match frame.first() {
+                Some(&HELLO) if frame.len() == 5 => {
+                    let from = u32::from_le_bytes(frame[1..5].try_into().unwrap());
+                    let mut links = self.links.lock().unwrap();
+                    links.process_of.insert(ep, from);
+                    links.endpoint_of.insert(from, ep);
+                }
+                Some(&CONTROL) => {
+                    let c = Control::decode(&frame[1..]).ok_or_else(|| {
+                        io::Error::new(io::ErrorKind::InvalidData, "malformed control message")
+                    })?;
+                    if c.dest == self.me {
+                        self.deliver(c)?;
+                    } else {
+                        self.counters.forwarded.fetch_add(1, Ordering::Relaxed);
+                        self.forward(c)?;
+                    }
+                }
+                _ => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("unknown signaling frame of {} bytes", frame.len()),
+                    ))
+                }
+            }
+        }
+        Ok(moved)
+    }
+
+    fn deliver(&self, c: Control) -> io::Result<()> {
+        let k = &self.counters;
+        k.delivered.fetch_add(1, Ordering::Relaxed);
+        k.hops_total.fetch_add(c.hops as u64, Ordering::Relaxed);
+        k.hops_max.fetch_max(c.hops as u64, Ordering::Relaxed);
+        if let ControlKind::ConnectRequest {
+            rail: SIGNALING_RAIL,
+            address,
+        } = &c.kind
+        {
+            // The requester waits for our hello on a link we open to it.
+            let addr: SocketAddr = address.parse().map_err(|_| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "connect request from process {} with address {address:?}",
+                        c.source
+                    ),
+                )
+            })?;
+            if !self
+                .links
+                .lock()
+                .unwrap()
+                .endpoint_of
+                .contains_key(&c.source)
+            {
+                self.open_link(c.source, addr)?;
+                k.ondemand_links.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.inbox.lock().unwrap().push_back(c);
+        Ok(())
+    }
+
+    /// Opens a direct link to `dest`: a connect request travels over the existing
+    /// links, and `dest` connects back. Returns when the link is up.
+    pub fn connect_on_demand(&self, dest: u32, timeout: Duration) -> io::Result<()> {
+        if self.links.lock().unwrap().endpoint_of.contains_key(&dest) {
+            return Ok(());
+        }
+        self.send(
+            dest,
+            ControlKind::ConnectRequest {
+                rail: SIGNALING_RAIL,
+                address: self.rail.address().to_string(),
+            },
+        )?;
+        let deadline = Instant::now() + timeout;
+        while !self.links.lock().unwrap().endpoint_of.contains_key(&dest) {
+            if !self.progress()? {
+                if Instant::now() > deadline {
+                    return Err(timed_out(format!(
+                        "process {}: process {dest} never answered a connect request",
+                        self.me
+                    )));
+                }
+                std::thread::sleep(Duration::from_micros(100));
+            }
+        }
+        self.counters.ondemand_links.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The next control message addressed to this process, if one arrived.
+    pub fn try_receive(&self) -> Option<Control> {
+        self.inbox.lock().unwrap().pop_front()
+    }
+
+    /// Waits (driving progress) for the next control message.
+    pub fn receive(&self, timeout: Duration) -> io::Result<Control> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(c) = self.try_receive() {
+                return Ok(c);
+            }
+            if !self.progress()? {
+                if Instant::now() > deadline {
+                    return Err(timed_out(format!(
+                        "process {}: no control message arrived",
+                        self.me
+                    )));
+                }
+                std::thread::sleep(Duration::from_micros(100));
+            }
+        }
+    }
+
+    pub fn stats(&self) -> SignalingStats {
+        let k = &self.counters;
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        SignalingStats {
+            static_links: get(&k.static_links),
+            ondemand_links: get(&k.ondemand_links),
+            sent: get(&k.sent),
+            forwarded: get(&k.forwarded),
+            delivered: get(&k.delivered),
+            hops_total: get(&k.hops_total),
+            hops_max: get(&k.hops_max),
+        }
+    }
+}
+
+impl mpcrs_scheduler::Progress for Signaling {
+    fn poll(&self, _worker: usize) -> bool {
+        // A broken link is the job's end; the launcher names the process.
+        self.progress().unwrap_or(false)
+    }
+}
