@@ -24,6 +24,9 @@ pub mod env {
     pub const NET: &str = "MPCRS_NET";
     /// The rails configuration file (`--config`).
     pub const NET_CONFIG: &str = "MPCRS_NET_CONFIG";
+    /// Processes of the job (`-p`) and this process's index among them.
+    pub const PROCESSES: &str = "MPCRS_PROCESSES";
+    pub const PROCESS: &str = "MPCRS_PROCESS";
 }
 
 /// Exit status of a job in which a rank panicked.
@@ -53,6 +56,13 @@ impl JobConfig {
                     .ok_or_else(|| format!("{name}={v:?} is not a positive integer")),
                 Err(_) => Ok(None),
             }
+        }
+        let processes = read(env::PROCESSES)?.unwrap_or(1);
+        if processes > 1 {
+            return Err(format!(
+                "the job spans {processes} processes (mpcrs-run -p {processes}), but MPI ranks \
+                 in several processes are not supported yet; run the job with -p 1"
+            ));
         }
         Ok(JobConfig {
             ranks: read(env::RANKS)?.unwrap_or(1),

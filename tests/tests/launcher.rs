@@ -280,3 +280,80 @@ fn program_run_without_launcher_is_a_singleton() {
         "hello from rank 0 of 1"
     );
 }
+
+#[test]
+fn processes_find_each_other_through_the_launchers_key_value_store() {
+    let node = program("signal_node");
+    let o = run_job(
+        &["-n", "8", "-p", "8", node.to_str().unwrap(), "ring", "4"],
+        Duration::from_secs(60),
+    );
+    let out = expect_success(&o, "signal_node under mpcrs-run -p 8");
+    let line = |p: u32| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("process {p}: ")))
+            .unwrap_or_else(|| panic!("no report of process {p} in {out}"))
+    };
+    assert_eq!(out.lines().count(), 8, "{out}");
+    assert!(
+        line(0).contains("ondemand 1 ") && line(0).contains("connected [1, 4, 7]"),
+        "{out}"
+    );
+    assert!(
+        line(4).ends_with("received connect/0/4,epoch1/0/1,epoch99/0/1"),
+        "{out}"
+    );
+}
+
+#[test]
+fn mpi_programs_refuse_to_span_processes_for_now() {
+    let o = run_job(
+        &["-n", "4", "-p", "2", example("hello").to_str().unwrap()],
+        Duration::from_secs(30),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o).1;
+    assert!(
+        err.contains("the job spans 2 processes (mpcrs-run -p 2)"),
+        "{err}"
+    );
+    let o = run_job(&["-n", "2", "-p", "3", "true"], Duration::from_secs(10));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o)
+        .1
+        .contains("-p 3 asks for more processes than the 2 ranks"));
+}
+
+#[test]
+fn a_killed_process_ends_a_multi_process_job_within_two_seconds() {
+    let marker = format!("31.{}", std::process::id() % 1000);
+    let script =
+        format!("if [ \"$PMI_RANK\" = 2 ]; then sleep 0.3; kill -9 $$; fi; exec sleep {marker}");
+    let started = std::time::Instant::now();
+    let o = run_job(
+        &["-n", "8", "-p", "4", "sh", "-c", &script],
+        Duration::from_secs(30),
+    );
+    let took = started.elapsed();
+    assert_eq!(o.status.code(), Some(128 + 9));
+    let err = text(&o).1;
+    assert!(
+        err.contains("process 2 (ranks 4-5, host ")
+            && err.contains("was killed by signal 9 (Killed)"),
+        "{err}"
+    );
+    // 0.3 s before the kill, then at most the 2 s the job may take to end.
+    assert!(
+        took < Duration::from_millis(2300),
+        "the job took {took:?} to end"
+    );
+    let left = Command::new("pgrep")
+        .args(["-f", &format!("sleep {marker}")])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "left running: {}",
+        String::from_utf8_lossy(&left.stdout)
+    );
+}

@@ -22,6 +22,10 @@ struct Args {
     #[arg(short = 'n', long = "np", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     ranks: u32,
 
+    /// Number of processes; ranks are spread over them in contiguous blocks.
+    #[arg(short = 'p', long = "processes", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    processes: u32,
+
     /// Worker threads per process (default: one per CPU of the cpuset).
     #[arg(short = 'c', long = "cores", value_parser = clap::value_parser!(u32).range(1..))]
     workers: Option<u32>,
@@ -122,6 +126,13 @@ fn check_drivers(rails: &mpcrs_rails::RailSet) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if args.processes > args.ranks {
+        eprintln!(
+            "mpcrs-run: -p {} asks for more processes than the {} ranks of -n",
+            args.processes, args.ranks
+        );
+        return ExitCode::from(2);
+    }
     // Everything is checked before any process starts.
     let config_file = rails_config(args.config.clone());
     let rails = match mpcrs_rails::NetConfig::load(&config_file).and_then(|c| c.select(&args.net)) {
@@ -183,19 +194,30 @@ fn main() -> ExitCode {
     cmd.env(env::NET, &rails.option);
     cmd.env(env::NET_CONFIG, &config_file);
     let host = hostname();
-    let spec = supervise::ProcessSpec {
-        index: 0,
-        ranks: 0..args.ranks as usize,
-        host,
-        command: cmd,
+    let specs = if args.processes == 1 {
+        vec![supervise::ProcessSpec {
+            index: 0,
+            ranks: 0..args.ranks as usize,
+            host,
+            command: cmd,
+        }]
+    } else {
+        match mpcrs::launch::processes::with_key_value_store(
+            &cmd,
+            args.processes as usize,
+            args.ranks as usize,
+            &host,
+        ) {
+            Ok(specs) => specs,
+            Err(e) => {
+                eprintln!("mpcrs-run: cannot start the key-value store: {e}");
+                return ExitCode::from(1);
+            }
+        }
     };
     // Supervised like every process of a job: own process group (nothing it starts
     // outlives the job), Ctrl-C/SIGTERM end it, a failure is reported by name.
-    let outcome = match supervise::run(
-        vec![spec],
-        args.tag_output,
-        std::time::Duration::from_secs(1),
-    ) {
+    let outcome = match supervise::run(specs, args.tag_output, std::time::Duration::from_secs(1)) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("mpcrs-run: cannot execute {program}: {e}");

@@ -2,4 +2,5 @@
 //! processes find each other, and the supervision of those processes.
 
 pub mod pmi2;
+pub mod processes;
 pub mod supervise;

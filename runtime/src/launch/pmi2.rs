@@ -325,6 +325,7 @@ impl<S: Read + Write> Client<S> {
 /// `srun --mpi=pmi2`, MPICH's hydra): the connected descriptor and the rank.
 pub const ENV_FD: &str = "PMI_FD";
 pub const ENV_RANK: &str = "PMI_RANK";
+pub const ENV_SIZE: &str = "PMI_SIZE";
 
 impl Client<std::os::unix::net::UnixStream> {
     /// Connects through the descriptor the launcher left open (`PMI_FD`), as
