@@ -7,4 +7,9 @@
 //! Must not touch: MPI. This crate knows nothing of ranks, communicators or
 //! messages; the runtime drives it at a point where communication is quiesced.
 //!
-//! State now: empty; it is filled by the checkpoint/restart work.
+//! State now: the checkpoint directory and its crash-safe commit protocol
+//! (`commit`); the dumper, restorer and storage levels follow.
+
+pub mod commit;
+
+pub use commit::{CheckpointDir, PendingEpoch};
