@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs mpcrs under PREFIX (default /usr/local): bin/ (mpcrs-run, mpcrs-exec,
+# Installs mpcrs under PREFIX (default /usr/local): bin/ (mpcrs-run, mpcrs-exec, mpcrs-ckpt,
 # mpcrs-cc, mpcrs-cxx and the mpicc/mpicxx names), lib/libmpi.so (also as
 # libmpi.so.12 and libmpich.so.12, so binaries built by MPICH's mpicc load it),
 # include/mpi.h, and pkg-config files. Usage: scripts/install.sh [PREFIX]
@@ -10,7 +10,7 @@ PREFIX=${1:-/usr/local}
 cargo build --release --workspace
 R=target/release
 install -d "$PREFIX/bin" "$PREFIX/lib/pkgconfig" "$PREFIX/include"
-install -m 755 $R/mpcrs-run $R/mpcrs-exec $R/mpcrs-cc $R/mpcrs-cxx "$PREFIX/bin/"
+install -m 755 $R/mpcrs-run $R/mpcrs-exec $R/mpcrs-cc $R/mpcrs-cxx $R/mpcrs-ckpt "$PREFIX/bin/"
 ln -sf mpcrs-cc "$PREFIX/bin/mpicc"
 ln -sf mpcrs-cxx "$PREFIX/bin/mpicxx"
 install -m 755 $R/libmpi.so "$PREFIX/lib/"

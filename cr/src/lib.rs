@@ -8,8 +8,15 @@
 //! messages; the runtime drives it at a point where communication is quiesced.
 //!
 //! State now: the checkpoint directory and its crash-safe commit protocol
-//! (`commit`); the dumper, restorer and storage levels follow.
+//! (`commit`), the image format with per-region checksums (`image`), the mappings
+//! an image holds (`maps`) and the fork-based dumper (`dump`); the restorer,
+//! dirty-page tracking and storage levels follow.
 
 pub mod commit;
+pub mod dump;
+pub mod image;
+pub mod maps;
 
 pub use commit::{CheckpointDir, PendingEpoch};
+pub use dump::{dump_image, DumpReport};
+pub use image::{verify, ImageError};

@@ -1,0 +1,319 @@
+//! The image file of one process.
+//!
+//! ```text
+//! offset 0        header (HEADER_SIZE bytes): magic, version, executable identity,
+//!                 brk, region count, CRC-32C of the header and region table
+//! HEADER_SIZE     region table: REGION_SIZE bytes per mapping
+//! then            the mappings' paths (for diagnostics and restore)
+//! page-aligned    each region's contents, page-aligned, CRC-32C per region
+//! ```
+//! Integers are little-endian. Contents are written straight from memory, in
+//! large page-aligned writes.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+pub const MAGIC: &[u8; 8] = b"MPCRSIMG";
+pub const VERSION: u32 = 1;
+pub const HEADER_SIZE: usize = 4096;
+pub const REGION_SIZE: usize = 48;
+pub const PAGE: u64 = 4096;
+/// Longest executable path the header holds.
+pub const MAX_EXE_PATH: usize = 2048;
+
+/// Region flags.
+pub const SHARED: u32 = 1;
+pub const HAS_DATA: u32 = 2;
+
+/// Which executable an image belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExeIdentity {
+    pub path: String,
+    pub size: u64,
+    /// CRC-32C of the whole file.
+    pub crc: u32,
+}
+
+impl ExeIdentity {
+    pub fn of(path: &Path) -> io::Result<ExeIdentity> {
+        let bytes = std::fs::read(path)?;
+        Ok(ExeIdentity {
+            path: path.to_string_lossy().into_owned(),
+            size: bytes.len() as u64,
+            crc: crc32c::crc32c(&bytes),
+        })
+    }
+}
+
+/// One mapping as the image records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Region {
+    pub start: u64,
+    pub end: u64,
+    pub prot: u32,
+    pub flags: u32,
+    /// Where the contents are in the image (0 without contents).
+    pub data_offset: u64,
+    pub crc: u32,
+    pub path: String,
+}
+
+impl Region {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+    pub fn has_data(&self) -> bool {
+        self.flags & HAS_DATA != 0
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageHeader {
+    pub exe: ExeIdentity,
+    pub brk: u64,
+    pub regions: Vec<Region>,
+}
+
+/// Why an image cannot be used, with the file it is about.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {problem}", file.display())]
+pub struct ImageError {
+    pub file: PathBuf,
+    pub problem: String,
+}
+
+fn put_u32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+fn put_u64(b: &mut [u8], at: usize, v: u64) {
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+// Header fields.
+const H_VERSION: usize = 8;
+const H_EXE_SIZE: usize = 16;
+const H_EXE_CRC: usize = 24;
+const H_BRK: usize = 32;
+const H_REGIONS: usize = 40;
+const H_PATHS_LEN: usize = 44;
+const H_CRC: usize = 48;
+const H_EXE_PATH_LEN: usize = 52;
+const H_EXE_PATH: usize = 64;
+
+/// Size of header, table and paths, rounded to a page: where contents start.
+pub fn metadata_size(regions: &[Region]) -> u64 {
+    let paths: usize = regions.iter().map(|r| r.path.len()).sum();
+    let raw = HEADER_SIZE + regions.len() * REGION_SIZE + paths;
+    (raw as u64).div_ceil(PAGE) * PAGE
+}
+
+/// Lays the regions' contents out after the metadata (sets `data_offset`);
+/// returns the image's total size.
+pub fn lay_out(regions: &mut [Region]) -> u64 {
+    let mut at = metadata_size(regions);
+    for r in regions.iter_mut() {
+        if r.has_data() {
+            r.data_offset = at;
+            at += r.len();
+        } else {
+            r.data_offset = 0;
+        }
+    }
+    at
+}
+
+/// Encodes header, table and paths into `metadata_size` bytes. The region CRCs
+/// are whatever `regions` holds; [`seal`] fills the header's own CRC.
+pub fn encode(h: &ImageHeader) -> Vec<u8> {
+    let mut b = vec![0u8; metadata_size(&h.regions) as usize];
+    b[..8].copy_from_slice(MAGIC);
+    put_u32(&mut b, H_VERSION, VERSION);
+    put_u64(&mut b, H_EXE_SIZE, h.exe.size);
+    put_u32(&mut b, H_EXE_CRC, h.exe.crc);
+    put_u64(&mut b, H_BRK, h.brk);
+    put_u32(&mut b, H_REGIONS, h.regions.len() as u32);
+    let paths: usize = h.regions.iter().map(|r| r.path.len()).sum();
+    put_u32(&mut b, H_PATHS_LEN, paths as u32);
+    let exe = h.exe.path.as_bytes();
+    let exe = &exe[..exe.len().min(MAX_EXE_PATH)];
+    put_u32(&mut b, H_EXE_PATH_LEN, exe.len() as u32);
+    b[H_EXE_PATH..H_EXE_PATH + exe.len()].copy_from_slice(exe);
+    let mut path_at = HEADER_SIZE + h.regions.len() * REGION_SIZE;
+    for (i, r) in h.regions.iter().enumerate() {
+        let at = HEADER_SIZE + i * REGION_SIZE;
+        put_u64(&mut b, at, r.start);
+        put_u64(&mut b, at + 8, r.end);
+        put_u32(&mut b, at + 16, r.prot);
+        put_u32(&mut b, at + 20, r.flags);
+        put_u64(&mut b, at + 24, r.data_offset);
+        put_u32(&mut b, at + 32, r.crc);
+        put_u32(&mut b, at + 36, r.path.len() as u32);
+        b[path_at..path_at + r.path.len()].copy_from_slice(r.path.as_bytes());
+        path_at += r.path.len();
+    }
+    b
+}
+
+/// Position of region `i`'s CRC in the encoded metadata.
+pub fn region_crc_at(i: usize) -> usize {
+    HEADER_SIZE + i * REGION_SIZE + 32
+}
+
+/// Fills the metadata's own CRC (over everything but that field). No allocation:
+/// the dumper's child calls it.
+pub fn seal(meta: &mut [u8]) {
+    meta[H_CRC..H_CRC + 4].fill(0);
+    let crc = crc32c::crc32c(meta);
+    put_u32(meta, H_CRC, crc);
+}
+
+/// Reads and checks an image's metadata.
+pub fn read_header(path: &Path) -> Result<(File, ImageHeader), ImageError> {
+    let fail = |problem: String| ImageError {
+        file: path.to_path_buf(),
+        problem,
+    };
+    let file = File::open(path).map_err(|e| fail(format!("cannot open: {e}")))?;
+    let size = file.metadata().map_err(|e| fail(e.to_string()))?.len();
+    let mut head = vec![0u8; HEADER_SIZE];
+    if size < HEADER_SIZE as u64 {
+        return Err(fail(format!("truncated: {size} bytes, not even a header")));
+    }
+    file.read_exact_at(&mut head, 0)
+        .map_err(|e| fail(e.to_string()))?;
+    if &head[..8] != MAGIC {
+        return Err(fail("not an mpcrs image (bad magic)".into()));
+    }
+    if u32_at(&head, H_VERSION) != VERSION {
+        return Err(fail(format!(
+            "image version {} (this mpcrs reads {VERSION})",
+            u32_at(&head, H_VERSION)
+        )));
+    }
+    let count = u32_at(&head, H_REGIONS) as usize;
+    let paths = u32_at(&head, H_PATHS_LEN) as usize;
+    let raw = HEADER_SIZE + count * REGION_SIZE + paths;
+    let meta_len = (raw as u64).div_ceil(PAGE) * PAGE;
+    if size < meta_len {
+        return Err(fail(format!(
+            "truncated: {size} bytes, the region table needs {meta_len}"
+        )));
+    }
+    let mut meta = vec![0u8; meta_len as usize];
+    file.read_exact_at(&mut meta, 0)
+        .map_err(|e| fail(e.to_string()))?;
+    let stored = u32_at(&meta, H_CRC);
+    seal(&mut meta);
+    if u32_at(&meta, H_CRC) != stored {
+        return Err(fail(
+            "header or region table corrupted (checksum mismatch)".into(),
+        ));
+    }
+    let exe_len = (u32_at(&meta, H_EXE_PATH_LEN) as usize).min(MAX_EXE_PATH);
+    let exe = ExeIdentity {
+        path: String::from_utf8_lossy(&meta[H_EXE_PATH..H_EXE_PATH + exe_len]).into_owned(),
+        size: u64_at(&meta, H_EXE_SIZE),
+        crc: u32_at(&meta, H_EXE_CRC),
+    };
+    let mut regions = Vec::with_capacity(count);
+    let mut path_at = HEADER_SIZE + count * REGION_SIZE;
+    for i in 0..count {
+        let at = HEADER_SIZE + i * REGION_SIZE;
+        let plen = u32_at(&meta, at + 36) as usize;
+        regions.push(Region {
+            start: u64_at(&meta, at),
+            end: u64_at(&meta, at + 8),
+            prot: u32_at(&meta, at + 16),
+            flags: u32_at(&meta, at + 20),
+            data_offset: u64_at(&meta, at + 24),
+            crc: u32_at(&meta, at + 32),
+            path: String::from_utf8_lossy(&meta[path_at..path_at + plen]).into_owned(),
+        });
+        path_at += plen;
+    }
+    Ok((
+        file,
+        ImageHeader {
+            exe,
+            brk: u64_at(&meta, H_BRK),
+            regions,
+        },
+    ))
+}
+
+/// Summary of a verified image.
+#[derive(Debug, Clone)]
+pub struct Verified {
+    pub header: ImageHeader,
+    /// Bytes of memory contents the image holds.
+    pub data_bytes: u64,
+}
+
+/// Checks an image completely: metadata, every region's length and checksum.
+pub fn verify(path: &Path) -> Result<Verified, ImageError> {
+    let (file, header) = read_header(path)?;
+    let fail = |problem: String| ImageError {
+        file: path.to_path_buf(),
+        problem,
+    };
+    let size = file.metadata().map_err(|e| fail(e.to_string()))?.len();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut data_bytes = 0;
+    for (i, r) in header
+        .regions
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.has_data())
+    {
+        let what = format!("region {i} ({:#x}-{:#x} {})", r.start, r.end, r.path);
+        if r.data_offset + r.len() > size {
+            return Err(fail(format!(
+                "truncated: {what} needs bytes up to {}, the file has {size}",
+                r.data_offset + r.len()
+            )));
+        }
+        let mut crc = 0;
+        let mut at = 0;
+        while at < r.len() {
+            let n = (r.len() - at).min(buf.len() as u64) as usize;
+            file.read_exact_at(&mut buf[..n], r.data_offset + at)
+                .map_err(|e| fail(format!("{what}: {e}")))?;
+            crc = crc32c::crc32c_append(crc, &buf[..n]);
+            at += n as u64;
+        }
+        if crc != r.crc {
+            return Err(fail(format!("{what} corrupted (checksum mismatch)")));
+        }
+        data_bytes += r.len();
+    }
+    Ok(Verified { header, data_bytes })
+}
+
+/// Reads `len` bytes of memory at address `addr` as the image recorded it.
+pub fn read_memory(path: &Path, addr: u64, len: usize) -> Result<Vec<u8>, ImageError> {
+    let (file, header) = read_header(path)?;
+    let fail = |problem: String| ImageError {
+        file: path.to_path_buf(),
+        problem,
+    };
+    let r = header
+        .regions
+        .iter()
+        .find(|r| r.has_data() && r.start <= addr && addr + len as u64 <= r.end)
+        .ok_or_else(|| fail(format!("no region holds {len} bytes at {addr:#x}")))?;
+    let mut out = vec![0u8; len];
+    file.read_exact_at(&mut out, r.data_offset + (addr - r.start))
+        .map_err(|e| fail(e.to_string()))?;
+    Ok(out)
+}

@@ -1,0 +1,176 @@
+//! The fork-based dumper end to end: an image of this very process, verified,
+//! read back at known addresses, then damaged in the ways a restart must refuse.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use mpcrs_cr::commit::write_durably;
+use mpcrs_cr::image::read_memory;
+use mpcrs_cr::{dump_image, verify, CheckpointDir};
+
+fn scratch(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("mpcrs-dump-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
+fn pattern(len: usize) -> Vec<u64> {
+    (0..len as u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect()
+}
+
+fn as_bytes(v: &[u64]) -> &[u8] {
+    // SAFETY: u64 has no padding; the byte view covers exactly the slice.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), std::mem::size_of_val(v)) }
+}
+
+#[test]
+fn an_image_holds_this_process_memory_and_verifies() {
+    let dir = scratch("holds");
+    let data = pattern(4 << 20); // 32 MiB
+    let img = dir.join("process-0.img");
+    let report = dump_image(&img).unwrap();
+    assert!(report.data_bytes >= 32 << 20, "{report:?}");
+    assert!(!dir.join("process-0.img.tmp").exists());
+    let v = verify(&img).unwrap();
+    assert_eq!(v.data_bytes, report.data_bytes);
+    let exe = std::fs::read_link("/proc/self/exe").unwrap();
+    assert_eq!(v.header.exe.path, exe.to_string_lossy());
+    // The buffer as it was at the fork, byte for byte.
+    let back = read_memory(&img, data.as_ptr() as u64, data.len() * 8).unwrap();
+    assert!(back == as_bytes(&data));
+    // Kernel-provided mappings are not in the image.
+    assert!(v
+        .header
+        .regions
+        .iter()
+        .all(|r| r.path != "[vdso]" && r.path != "[vvar]"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_image_is_the_memory_at_the_fork_not_later() {
+    let dir = scratch("snapshot");
+    let mut data = pattern(1 << 20);
+    let img = dir.join("p.img");
+    dump_image(&img).unwrap();
+    let before = as_bytes(&data).to_vec();
+    data.iter_mut().for_each(|x| *x = !*x);
+    let back = read_memory(&img, data.as_ptr() as u64, data.len() * 8).unwrap();
+    assert!(back == before);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn corrupted_and_truncated_images_are_refused_with_file_and_region() {
+    let dir = scratch("damaged");
+    let data = pattern(1 << 20);
+    let img = dir.join("process-3.img");
+    dump_image(&img).unwrap();
+    let (_, header) = mpcrs_cr::image::read_header(&img).unwrap();
+    let addr = data.as_ptr() as u64;
+    let (i, r) = header
+        .regions
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.start <= addr && addr < r.end)
+        .unwrap();
+    let mut bytes = std::fs::read(&img).unwrap();
+    let pristine = bytes.clone();
+    bytes[(r.data_offset + (addr - r.start)) as usize] ^= 0x40;
+    std::fs::write(&img, &bytes).unwrap();
+    let e = verify(&img).unwrap_err().to_string();
+    assert!(
+        e.starts_with(&format!("{}: region {i} (", img.display()))
+            && e.ends_with("corrupted (checksum mismatch)"),
+        "{e}"
+    );
+    // A flipped bit in the region table.
+    let mut bytes = pristine.clone();
+    bytes[4096 + 3] ^= 1;
+    std::fs::write(&img, &bytes).unwrap();
+    let e = verify(&img).unwrap_err().to_string();
+    assert!(e.contains("header or region table corrupted"), "{e}");
+    // Cut short.
+    std::fs::write(&img, &pristine[..pristine.len() - 4096]).unwrap();
+    let e = verify(&img).unwrap_err().to_string();
+    assert!(e.contains("truncated: region"), "{e}");
+    std::fs::write(&img, b"hello").unwrap();
+    let e = verify(&img).unwrap_err().to_string();
+    assert!(e.contains("truncated: 5 bytes"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_dump_that_cannot_be_written_says_where_and_leaves_nothing() {
+    let dir = scratch("unwritable");
+    let img = dir.join("missing-subdir").join("p.img");
+    let e = dump_image(&img).unwrap_err().to_string();
+    assert!(
+        e.contains("missing-subdir/p.img.tmp") && e.contains("cannot create"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn ckpt(args: &[&str]) -> (bool, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_mpcrs-ckpt"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn mpcrs_ckpt_lists_and_verifies_epochs() {
+    let root = scratch("tool");
+    let dir = CheckpointDir::create(&root).unwrap();
+    for _ in 0..2 {
+        let e = dir.begin(dir.next_epoch().unwrap()).unwrap();
+        dump_image(&e.dir().join("process-0.img")).unwrap();
+        e.commit(b"processes 1\n").unwrap();
+    }
+    let pending = dir.begin(3).unwrap();
+    write_durably(pending.dir(), "process-0.img", b"half").unwrap();
+    let r = root.to_str().unwrap();
+    let (ok, out, err) = ckpt(&["ls", r]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("epoch-1  1 images  "), "{out}");
+    assert!(lines[1].starts_with("epoch-2  latest  1 images  "), "{out}");
+    assert_eq!(
+        lines[2],
+        "epoch-3.partial  incomplete (not a restart point)"
+    );
+    let (ok, out, err) = ckpt(&["verify", r]);
+    assert!(
+        ok && out.contains("epoch-2/process-0.img: ok ("),
+        "{out}{err}"
+    );
+    // Damage epoch 1: verify of it fails and names the file; latest still passes.
+    let img1 = dir.epoch_dir(1).join("process-0.img");
+    let len = std::fs::metadata(&img1).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&img1)
+        .unwrap()
+        .set_len(len - 1)
+        .unwrap();
+    let (ok, _, err) = ckpt(&["verify", r, "--epoch", "1"]);
+    assert!(
+        !ok && err.contains(&format!("{}: truncated", img1.display())),
+        "{err}"
+    );
+    let (ok, _, err) = ckpt(&["verify", r, "--epoch", "3"]);
+    assert!(
+        !ok && err.contains("epoch-3: not a complete epoch"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
