@@ -26,6 +26,19 @@ struct Args {
     #[arg(short = 'p', long = "processes", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     processes: u32,
 
+    /// Hosts to start processes on: NAME[:SLOTS],... (others through the launch agent).
+    #[arg(long = "host", value_name = "HOSTS", conflicts_with = "hostfile")]
+    host: Option<String>,
+
+    /// File naming the hosts, one per line: NAME [slots=N] or NAME:N.
+    #[arg(long = "hostfile", value_name = "FILE")]
+    hostfile: Option<std::path::PathBuf>,
+
+    /// Command that runs a shell command on another host, given the host and the
+    /// command (default: $MPCRS_LAUNCH_AGENT, else "ssh -o BatchMode=yes").
+    #[arg(long = "launch-agent", value_name = "CMD")]
+    launch_agent: Option<String>,
+
     /// Worker threads per process (default: one per CPU of the cpuset).
     #[arg(short = 'c', long = "cores", value_parser = clap::value_parser!(u32).range(1..))]
     workers: Option<u32>,
@@ -194,7 +207,35 @@ fn main() -> ExitCode {
     cmd.env(env::NET, &rails.option);
     cmd.env(env::NET_CONFIG, &config_file);
     let host = hostname();
-    let specs = if args.processes == 1 {
+    let hosts = match (&args.host, &args.hostfile) {
+        (Some(list), _) => Some(mpcrs::launch::hosts::parse_host_list(list)),
+        (None, Some(file)) => Some(mpcrs::launch::hosts::parse_hostfile(file)),
+        (None, None) => None,
+    };
+    let specs = if let Some(hosts) = hosts {
+        let agent = args
+            .launch_agent
+            .clone()
+            .or_else(|| std::env::var("MPCRS_LAUNCH_AGENT").ok())
+            .unwrap_or_else(|| "ssh -o BatchMode=yes".into());
+        let agent: Vec<String> = agent.split_whitespace().map(String::from).collect();
+        match hosts.and_then(|h| {
+            mpcrs::launch::processes::across_hosts(
+                &cmd,
+                args.processes as usize,
+                args.ranks as usize,
+                &h,
+                &agent,
+                &host,
+            )
+        }) {
+            Ok(specs) => specs,
+            Err(e) => {
+                eprintln!("mpcrs-run: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else if args.processes == 1 {
         vec![supervise::ProcessSpec {
             index: 0,
             ranks: 0..args.ranks as usize,

@@ -116,6 +116,8 @@ pub struct Server {
     kvs: Mutex<HashMap<String, String>>,
     fence: Mutex<FenceState>,
     fenced: Condvar,
+    /// Ranks already introduced over network connections.
+    claimed: Mutex<std::collections::HashSet<usize>>,
 }
 
 impl Server {
@@ -129,17 +131,61 @@ impl Server {
                 generation: 0,
             }),
             fenced: Condvar::new(),
+            claimed: Mutex::new(std::collections::HashSet::new()),
         }
+    }
+
+    fn fullinit_response(&self, rank: usize) -> Vec<(String, String)> {
+        vec![
+            ("cmd".into(), "fullinit-response".into()),
+            ("rc".into(), "0".into()),
+            ("pmi-version".into(), "2".into()),
+            ("pmi-subversion".into(), "0".into()),
+            ("rank".into(), rank.to_string()),
+            ("size".into(), self.size.to_string()),
+            ("appnum".into(), "0".into()),
+            ("debugged".into(), "FALSE".into()),
+            ("pmiverbose".into(), "FALSE".into()),
+        ]
     }
 
     /// Serves process `rank` on `stream` until it finalizes, aborts or closes.
     pub fn serve(&self, rank: usize, stream: &mut (impl Read + Write)) -> io::Result<Ending> {
+        self.serve_as(Some(rank), stream)
+    }
+
+    /// Serves a process that connected over the network (`PMI_PORT`): it is
+    /// identified by the `pmirank` of its fullinit, which must be a rank of the
+    /// job not claimed by another connection.
+    pub fn serve_connected(&self, stream: &mut (impl Read + Write)) -> io::Result<Ending> {
+        self.serve_as(None, stream)
+    }
+
+    fn serve_as(
+        &self,
+        known: Option<usize>,
+        stream: &mut (impl Read + Write),
+    ) -> io::Result<Ending> {
+        let mut rank = known.unwrap_or(usize::MAX);
         loop {
             let Some(m) = read_message(stream)? else {
                 return Ok(Ending::Closed);
             };
             let cmd = m[0].1.clone();
             let reply: Vec<(String, String)> = match cmd.as_str() {
+                "fullinit" if known.is_none() => {
+                    let r = get(&m, "pmirank")
+                        .and_then(|r| r.parse::<usize>().ok())
+                        .filter(|&r| r < self.size)
+                        .ok_or_else(|| invalid("fullinit without a pmirank of this job"))?;
+                    if !self.claimed.lock().unwrap().insert(r) {
+                        return Err(invalid(format!(
+                            "two processes introduced themselves as rank {r}"
+                        )));
+                    }
+                    rank = r;
+                    self.fullinit_response(rank)
+                }
                 "fullinit" => {
                     if let Some(r) = get(&m, "pmirank") {
                         if r.parse::<usize>().ok() != Some(rank) {
@@ -148,17 +194,10 @@ impl Server {
                             )));
                         }
                     }
-                    vec![
-                        ("cmd".into(), "fullinit-response".into()),
-                        ("rc".into(), "0".into()),
-                        ("pmi-version".into(), "2".into()),
-                        ("pmi-subversion".into(), "0".into()),
-                        ("rank".into(), rank.to_string()),
-                        ("size".into(), self.size.to_string()),
-                        ("appnum".into(), "0".into()),
-                        ("debugged".into(), "FALSE".into()),
-                        ("pmiverbose".into(), "FALSE".into()),
-                    ]
+                    self.fullinit_response(rank)
+                }
+                _ if rank == usize::MAX => {
+                    return Err(invalid(format!("{cmd} before fullinit")));
                 }
                 "job-getid" => vec![
                     ("cmd".into(), "job-getid-response".into()),
@@ -322,35 +361,98 @@ impl<S: Read + Write> Client<S> {
 }
 
 /// Environment of a process started by a PMI-2 launcher (mpcrs-run, Slurm's
-/// `srun --mpi=pmi2`, MPICH's hydra): the connected descriptor and the rank.
+/// `srun --mpi=pmi2`, MPICH's hydra): a descriptor already connected (`PMI_FD`),
+/// or the launcher's address (`PMI_PORT`, host:port) for processes on other hosts;
+/// and the process's rank.
 pub const ENV_FD: &str = "PMI_FD";
+pub const ENV_PORT: &str = "PMI_PORT";
 pub const ENV_RANK: &str = "PMI_RANK";
 pub const ENV_SIZE: &str = "PMI_SIZE";
 
-impl Client<std::os::unix::net::UnixStream> {
-    /// Connects through the descriptor the launcher left open (`PMI_FD`), as
-    /// process `PMI_RANK`. `None` when the process was not started that way.
+/// The connection to the launcher: inherited, or opened over the network.
+pub enum PmiStream {
+    Inherited(std::os::unix::net::UnixStream),
+    Network(std::net::TcpStream),
+}
+
+impl Read for PmiStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            PmiStream::Inherited(s) => s.read(buf),
+            PmiStream::Network(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for PmiStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            PmiStream::Inherited(s) => s.write(buf),
+            PmiStream::Network(s) => s.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            PmiStream::Inherited(s) => s.flush(),
+            PmiStream::Network(s) => s.flush(),
+        }
+    }
+}
+
+impl Client<PmiStream> {
+    /// Connects as the launcher said (`PMI_FD` or `PMI_PORT`), as process
+    /// `PMI_RANK`. `None` when the process was not started by a PMI launcher.
     pub fn from_env() -> Option<io::Result<Self>> {
-        use std::os::fd::FromRawFd;
-        let fd: i32 = std::env::var(ENV_FD).ok()?.parse().ok()?;
         let rank = std::env::var(ENV_RANK)
             .ok()
             .and_then(|r| r.parse().ok())
             .unwrap_or(0);
-        // SAFETY: fcntl only inspects the descriptor number; an invalid one fails.
-        if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
-            return Some(Err(invalid(format!(
-                "{ENV_FD}={fd} is not an open descriptor"
-            ))));
-        }
         static TAKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        let fd = std::env::var(ENV_FD).ok();
+        let port = std::env::var(ENV_PORT).ok();
+        if fd.is_none() && port.is_none() {
+            return None;
+        }
         if TAKEN.swap(true, std::sync::atomic::Ordering::AcqRel) {
             return Some(Err(invalid("the PMI-2 connection is already in use")));
         }
-        // SAFETY: the launcher gave this process the descriptor for PMI alone, and
-        // TAKEN makes this the only owner in the process.
-        let stream = unsafe { std::os::unix::net::UnixStream::from_raw_fd(fd) };
+        let stream = match (fd, port) {
+            (Some(fd), _) => {
+                use std::os::fd::FromRawFd;
+                let Ok(fd) = fd.parse::<i32>() else {
+                    return Some(Err(invalid(format!("{ENV_FD}={fd:?} is not a descriptor"))));
+                };
+                // SAFETY: fcntl only inspects the descriptor number; an invalid one fails.
+                if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+                    return Some(Err(invalid(format!(
+                        "{ENV_FD}={fd} is not an open descriptor"
+                    ))));
+                }
+                // SAFETY: the launcher gave this process the descriptor for PMI alone,
+                // and TAKEN makes this the only owner in the process.
+                PmiStream::Inherited(unsafe { std::os::unix::net::UnixStream::from_raw_fd(fd) })
+            }
+            (None, Some(addr)) => match std::net::TcpStream::connect(&addr) {
+                Ok(s) => PmiStream::Network(s),
+                Err(e) => {
+                    return Some(Err(io::Error::new(
+                        e.kind(),
+                        format!("cannot reach the launcher at {ENV_PORT}={addr}: {e}"),
+                    )))
+                }
+            },
+            (None, None) => unreachable!(),
+        };
         Some(Client::init(stream, rank))
+    }
+
+    /// The address of this host as the launcher sees it (over a network
+    /// connection), which other processes of the job can reach too.
+    pub fn reachable_address(&self) -> Option<std::net::IpAddr> {
+        match &self.stream {
+            PmiStream::Network(s) => s.local_addr().ok().map(|a| a.ip()),
+            PmiStream::Inherited(_) => None,
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::Arc;
 
+use super::hosts::{self, Host};
 use super::pmi2::{self, Ending, Server};
 use super::supervise::ProcessSpec;
 use crate::run::env;
@@ -85,19 +86,127 @@ pub fn with_key_value_store(
             .name(format!("pmi2-{index}"))
             .spawn(move || {
                 let mut stream = ours;
-                match server.serve(index, &mut stream) {
-                    Ok(Ending::Aborted(msg)) => {
-                        eprintln!("mpcrs-run: process {index} called abort: {msg}")
-                    }
-                    Ok(_) => {}
-                    // The process died; the supervisor reports it.
-                    Err(_) => {}
-                }
+                report(index, server.serve(index, &mut stream));
             })?;
         specs.push(ProcessSpec {
             index,
             ranks: block,
             host: host.to_string(),
+            command,
+        });
+    }
+    Ok(specs)
+}
+
+fn report(index: usize, ending: io::Result<Ending>) {
+    if let Ok(Ending::Aborted(msg)) = ending {
+        eprintln!("mpcrs-run: process {index} called abort: {msg}");
+    }
+    // Otherwise it finalized, or died and the supervisor reports it.
+}
+
+/// Prepares `processes` copies of `base` spread over `hosts`. Processes on other
+/// hosts are started through `agent` (`ssh -o BatchMode=yes` by default: the
+/// agent's words, then the host, then one shell command). Every process then
+/// reaches the key-value store over the network (`PMI_PORT`), at this host's
+/// address on the route to the first remote host, so each one also learns an
+/// address of its own that the other hosts can reach.
+pub fn across_hosts(
+    base: &Command,
+    processes: usize,
+    ranks: usize,
+    hosts: &[Host],
+    agent: &[String],
+    own_name: &str,
+) -> Result<Vec<ProcessSpec>, String> {
+    let placement = hosts::place(processes, hosts);
+    let local: Vec<bool> = hosts
+        .iter()
+        .map(|h| hosts::is_local(&h.name, own_name))
+        .collect::<Result<_, _>>()?;
+    let Some(first_remote) = hosts.iter().zip(&local).find(|(_, &l)| !l).map(|(h, _)| h) else {
+        return with_key_value_store(base, processes, ranks, own_name).map_err(|e| e.to_string());
+    };
+    if agent.is_empty() {
+        return Err("the launch agent is empty".into());
+    }
+    let ip = hosts::address_towards(&first_remote.name)?;
+    let listener = std::net::TcpListener::bind((ip, 0))
+        .map_err(|e| format!("key-value store on {ip}: {e}"))?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let server = Arc::new(Server::new(
+        processes,
+        &format!("mpcrs-{}", std::process::id()),
+    ));
+    std::thread::Builder::new()
+        .name("pmi2-accept".into())
+        .spawn(move || {
+            for _ in 0..processes {
+                let Ok((stream, _)) = listener.accept() else {
+                    return;
+                };
+                let server = server.clone();
+                std::thread::spawn(move || {
+                    let mut stream = stream;
+                    let _ = stream.set_nodelay(true);
+                    if let Ok(Ending::Aborted(msg)) = server.serve_connected(&mut stream) {
+                        eprintln!("mpcrs-run: a process called abort: {msg}");
+                    }
+                });
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    let cwd = match base.get_current_dir() {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir().map_err(|e| e.to_string())?,
+    };
+    let blocks = rank_blocks(ranks, processes);
+    let mut specs = Vec::with_capacity(processes);
+    for (index, block) in blocks.into_iter().enumerate() {
+        let host = &hosts[placement[index]];
+        let mut env: Vec<(String, String)> = base
+            .get_envs()
+            .filter_map(|(k, v)| {
+                Some((
+                    k.to_string_lossy().into_owned(),
+                    v?.to_string_lossy().into_owned(),
+                ))
+            })
+            .collect();
+        env.extend([
+            (pmi2::ENV_PORT.to_string(), format!("{ip}:{port}")),
+            (pmi2::ENV_RANK.to_string(), index.to_string()),
+            (pmi2::ENV_SIZE.to_string(), processes.to_string()),
+            (env::PROCESSES.to_string(), processes.to_string()),
+            (env::PROCESS.to_string(), index.to_string()),
+        ]);
+        let command = if local[placement[index]] {
+            let mut c = copy_command(base);
+            c.envs(env.iter().map(|(k, v)| (k, v)));
+            c
+        } else {
+            let mut line = format!(
+                "cd {} && exec env",
+                hosts::shell_quote(&cwd.to_string_lossy())
+            );
+            for (k, v) in &env {
+                line.push(' ');
+                line.push_str(&hosts::shell_quote(&format!("{k}={v}")));
+            }
+            line.push(' ');
+            line.push_str(&hosts::shell_quote(&base.get_program().to_string_lossy()));
+            for a in base.get_args() {
+                line.push(' ');
+                line.push_str(&hosts::shell_quote(&a.to_string_lossy()));
+            }
+            let mut c = Command::new(&agent[0]);
+            c.args(&agent[1..]).arg(&host.name).arg(line);
+            c
+        };
+        specs.push(ProcessSpec {
+            index,
+            ranks: block,
+            host: host.name.clone(),
             command,
         });
     }

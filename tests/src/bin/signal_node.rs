@@ -23,19 +23,15 @@ fn main() {
         other => panic!("unknown topology {other}"),
     };
     let dest: u32 = args[2].parse().unwrap();
-    let mut kvs = Client::from_env().expect("started without PMI_FD").unwrap();
+    let mut kvs = Client::from_env()
+        .expect("started without PMI_FD or PMI_PORT")
+        .unwrap();
     let (me, count) = (kvs.rank as u32, kvs.size as u32);
-    let net = Arc::new(
-        Signaling::bootstrap(
-            me,
-            count,
-            "127.0.0.1".parse().unwrap(),
-            topology,
-            &mut kvs,
-            WAIT,
-        )
-        .unwrap(),
-    );
+    // On several hosts, this host's address as the launcher reached it.
+    let host = kvs
+        .reachable_address()
+        .unwrap_or_else(|| "127.0.0.1".parse().unwrap());
+    let net = Arc::new(Signaling::bootstrap(me, count, host, topology, &mut kvs, WAIT).unwrap());
     // Forwarding goes on while this process waits in the key-value store's fence.
     let stop = Arc::new(AtomicBool::new(false));
     let progress = {
@@ -86,7 +82,7 @@ fn main() {
     progress.join().unwrap();
     let s = net.stats();
     println!(
-        "process {me}: static {} ondemand {} sent {} forwarded {} delivered {} hops_max {} connected {:?} received {}",
+        "process {me}: host {host} static {} ondemand {} sent {} forwarded {} delivered {} hops_max {} connected {:?} received {}",
         s.static_links,
         s.ondemand_links,
         s.sent,

@@ -1,0 +1,183 @@
+//! Jobs across hosts: network namespaces joined by a bridge stand for hosts (set
+//! up and torn down here), and `ip netns exec` is the launch agent that starts a
+//! process "on" one of them, where ssh would on a cluster.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use mpcrs_tests::{expect_success, program, run_job};
+
+fn ip(args: &[&str]) {
+    let o = Command::new("ip")
+        .args(args)
+        .output()
+        .expect("ip (iproute2)");
+    assert!(
+        o.status.success(),
+        "ip {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Hosts 10.213.S.2, .3, ... each in its own namespace, on a bridge that also
+/// holds this (launcher's) host at 10.213.S.1.
+struct Hosts {
+    tag: String,
+    subnet: u32,
+    count: u32,
+    agent: PathBuf,
+}
+
+impl Hosts {
+    /// `which` tells apart the sets of hosts of tests running at once.
+    fn new(count: u32, which: u32) -> Hosts {
+        let pid = std::process::id();
+        let tag = format!("{pid}{which}");
+        let subnet = 20 + (pid * 2 + which) % 200;
+        let h = Hosts {
+            tag: tag.clone(),
+            subnet,
+            count,
+            agent: std::env::temp_dir().join(format!("mpcrs-agent-{tag}.sh")),
+        };
+        let br = h.bridge();
+        ip(&["link", "add", &br, "type", "bridge"]);
+        ip(&["addr", "add", &format!("10.213.{subnet}.1/24"), "dev", &br]);
+        ip(&["link", "set", &br, "up"]);
+        let mut cases = String::new();
+        for k in 1..=count {
+            let (ns, outer, inner) = (
+                h.ns(k),
+                format!("mv{}a{k}", h.tag),
+                format!("mv{}b{k}", h.tag),
+            );
+            ip(&["netns", "add", &ns]);
+            ip(&[
+                "link", "add", &outer, "type", "veth", "peer", "name", &inner,
+            ]);
+            ip(&["link", "set", &inner, "netns", &ns]);
+            ip(&["link", "set", &outer, "master", &br]);
+            ip(&["link", "set", &outer, "up"]);
+            let addr = h.host(k);
+            ip(&[
+                "-n",
+                &ns,
+                "addr",
+                "add",
+                &format!("{addr}/24"),
+                "dev",
+                &inner,
+            ]);
+            ip(&["-n", &ns, "link", "set", &inner, "up"]);
+            ip(&["-n", &ns, "link", "set", "lo", "up"]);
+            cases.push_str(&format!("  {addr}) ns={ns};;\n"));
+        }
+        std::fs::write(
+            &h.agent,
+            format!(
+                "host=$1; shift\ncase \"$host\" in\n{cases}  *) echo \"agent: unknown host $host\" >&2; exit 255;;\nesac\nexec ip netns exec \"$ns\" sh -c \"$1\"\n"
+            ),
+        )
+        .unwrap();
+        h
+    }
+    fn bridge(&self) -> String {
+        format!("mpb{}", self.tag)
+    }
+    fn ns(&self, k: u32) -> String {
+        format!("mpcrs-{}-{k}", self.tag)
+    }
+    fn host(&self, k: u32) -> String {
+        format!("10.213.{}.{}", self.subnet, k + 1)
+    }
+}
+
+impl Drop for Hosts {
+    fn drop(&mut self) {
+        for k in 1..=self.count {
+            let _ = Command::new("ip")
+                .args(["netns", "del", &self.ns(k)])
+                .status();
+        }
+        let _ = Command::new("ip")
+            .args(["link", "del", &self.bridge()])
+            .status();
+        let _ = std::fs::remove_file(&self.agent);
+    }
+}
+
+#[test]
+fn a_job_spans_two_hosts_over_tcp() {
+    let hosts = Hosts::new(2, 0);
+    let list = format!("{},{}", hosts.host(1), hosts.host(2));
+    let agent = format!("sh {}", hosts.agent.display());
+    let node = program("signal_node");
+    let o = run_job(
+        &[
+            "-n",
+            "4",
+            "-p",
+            "4",
+            "--host",
+            &list,
+            "--launch-agent",
+            &agent,
+            node.to_str().unwrap(),
+            "ring",
+            "2",
+        ],
+        Duration::from_secs(60),
+    );
+    let out = expect_success(&o, "signal_node on two hosts");
+    let line = |p: u32| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("process {p}: ")))
+            .unwrap_or_else(|| panic!("no report of process {p} in {out}"))
+            .to_string()
+    };
+    // Processes 0-1 on the first host, 2-3 on the second, each with its own address.
+    for (p, k) in [(0, 1), (1, 1), (2, 2), (3, 2)] {
+        assert!(
+            line(p).contains(&format!(" host {} ", hosts.host(k))),
+            "{out}"
+        );
+    }
+    // The connect request crossed from one host to the other over the ring.
+    assert!(
+        line(2).ends_with("received connect/0/2,epoch1/0/1,epoch99/0/1"),
+        "{out}"
+    );
+    assert!(line(0).contains("connected [1, 2, 3]"), "{out}");
+}
+
+#[test]
+fn an_unreachable_agent_host_ends_the_job_with_its_name() {
+    let hosts = Hosts::new(1, 1);
+    let list = format!("{},10.213.{}.99", hosts.host(1), hosts.subnet);
+    let agent = format!("sh {}", hosts.agent.display());
+    let o = run_job(
+        &[
+            "-n",
+            "2",
+            "-p",
+            "2",
+            "--host",
+            &list,
+            "--launch-agent",
+            &agent,
+            "true",
+        ],
+        Duration::from_secs(30),
+    );
+    assert_eq!(o.status.code(), Some(255));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "process 1 (ranks 1-1, host 10.213.{}.99) exited with status 255",
+            hosts.subnet
+        )),
+        "{err}"
+    );
+}
