@@ -9,10 +9,11 @@
 //!
 //! State now: the checkpoint directory and its crash-safe commit protocol
 //! (`commit`), the image format with per-region checksums (`image`), the mappings
-//! an image holds (`maps`) and the fork-based dumper (`dump`); the restorer,
-//! dirty-page tracking and storage levels follow.
+//! an image holds (`maps`), the fork-based dumper (`dump`) and dirty-page
+//! tracking (`dirty`); the restorer, incremental images and storage levels follow.
 
 pub mod commit;
+pub mod dirty;
 pub mod dump;
 pub mod image;
 pub mod maps;

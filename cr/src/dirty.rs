@@ -1,0 +1,309 @@
+//! Dirty-page tracking for incremental checkpoints (DESIGN.md section 7): the
+//! kernel marks written pages of write-protected ranges by itself (userfaultfd
+//! write-protect in asynchronous mode: no fault reaches user space), and
+//! `ioctl(PAGEMAP_SCAN)` on /proc/self/pagemap lists the written pages and
+//! write-protects them again in one call. Unprivileged (`UFFD_USER_MODE_ONLY`);
+//! needs Linux 6.7 or later. The constants below are the kernel's UAPI values,
+//! newer than the C headers of some distributions.
+
+use std::fs::File;
+use std::io;
+use std::ops::Range;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+const PAGE: u64 = 4096;
+
+const fn iowr(kind: u64, nr: u64, size: u64) -> u64 {
+    (3 << 30) | (size << 16) | (kind << 8) | nr
+}
+
+// linux/userfaultfd.h
+const UFFD_API: u64 = 0xAA;
+const UFFD_USER_MODE_ONLY: i32 = 1;
+const UFFDIO_API: u64 = iowr(0xAA, 0x3F, 24);
+const UFFDIO_REGISTER: u64 = iowr(0xAA, 0x00, 32);
+const UFFDIO_WRITEPROTECT: u64 = iowr(0xAA, 0x06, 24);
+const UFFDIO_REGISTER_MODE_WP: u64 = 1 << 1;
+const UFFDIO_WRITEPROTECT_MODE_WP: u64 = 1 << 0;
+const UFFD_FEATURE_WP_UNPOPULATED: u64 = 1 << 13;
+const UFFD_FEATURE_WP_ASYNC: u64 = 1 << 15;
+
+// linux/fs.h
+const PAGEMAP_SCAN: u64 = iowr(b'f' as u64, 16, 96);
+const PM_SCAN_WP_MATCHING: u64 = 1 << 0;
+const PM_SCAN_CHECK_WPASYNC: u64 = 1 << 1;
+const PAGE_IS_WRITTEN: u64 = 1 << 1;
+
+#[repr(C)]
+struct UffdioApi {
+    api: u64,
+    features: u64,
+    ioctls: u64,
+}
+
+#[repr(C)]
+struct UffdioRange {
+    start: u64,
+    len: u64,
+}
+
+#[repr(C)]
+struct UffdioRegister {
+    range: UffdioRange,
+    mode: u64,
+    ioctls: u64,
+}
+
+#[repr(C)]
+struct UffdioWriteprotect {
+    range: UffdioRange,
+    mode: u64,
+}
+
+#[repr(C)]
+struct PmScanArg {
+    size: u64,
+    flags: u64,
+    start: u64,
+    end: u64,
+    walk_end: u64,
+    vec: u64,
+    vec_len: u64,
+    max_pages: u64,
+    category_inverted: u64,
+    category_mask: u64,
+    category_anyof_mask: u64,
+    return_mask: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct PageRegion {
+    start: u64,
+    end: u64,
+    categories: u64,
+}
+
+fn check(what: &str, r: i64) -> io::Result<i64> {
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        Err(io::Error::new(e.kind(), format!("{what}: {e}")))
+    } else {
+        Ok(r)
+    }
+}
+
+/// Tracks writes to registered ranges of this process's anonymous memory.
+pub struct DirtyTracker {
+    uffd: OwnedFd,
+    pagemap: File,
+}
+
+impl DirtyTracker {
+    pub fn new() -> io::Result<DirtyTracker> {
+        // SAFETY: the userfaultfd system call takes flags only.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_userfaultfd,
+                libc::O_CLOEXEC | libc::O_NONBLOCK | UFFD_USER_MODE_ONLY,
+            )
+        };
+        let fd = check("userfaultfd", fd)? as i32;
+        // SAFETY: fd was just returned by the kernel and is owned here alone.
+        let uffd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let mut api = UffdioApi {
+            api: UFFD_API,
+            features: UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED,
+            ioctls: 0,
+        };
+        // SAFETY: UFFDIO_API reads and writes a uffdio_api of the declared size.
+        let r = unsafe { libc::ioctl(uffd.as_raw_fd(), UFFDIO_API as _, &mut api) };
+        check(
+            "UFFDIO_API (asynchronous write-protect needs Linux 6.7+)",
+            r as i64,
+        )?;
+        Ok(DirtyTracker {
+            uffd,
+            pagemap: File::open("/proc/self/pagemap")?,
+        })
+    }
+
+    /// Starts tracking writes to `range` (page-aligned, anonymous memory): its
+    /// pages count as clean from now on.
+    pub fn track(&self, range: Range<u64>) -> io::Result<()> {
+        let mut reg = UffdioRegister {
+            range: UffdioRange {
+                start: range.start,
+                len: range.end - range.start,
+            },
+            mode: UFFDIO_REGISTER_MODE_WP,
+            ioctls: 0,
+        };
+        // SAFETY: UFFDIO_REGISTER reads and writes a uffdio_register.
+        let r = unsafe { libc::ioctl(self.uffd.as_raw_fd(), UFFDIO_REGISTER as _, &mut reg) };
+        check(
+            &format!("UFFDIO_REGISTER {:#x}-{:#x}", range.start, range.end),
+            r as i64,
+        )?;
+        let mut wp = UffdioWriteprotect {
+            range: UffdioRange {
+                start: range.start,
+                len: range.end - range.start,
+            },
+            mode: UFFDIO_WRITEPROTECT_MODE_WP,
+        };
+        // SAFETY: UFFDIO_WRITEPROTECT reads a uffdio_writeprotect.
+        let r = unsafe { libc::ioctl(self.uffd.as_raw_fd(), UFFDIO_WRITEPROTECT as _, &mut wp) };
+        check("UFFDIO_WRITEPROTECT", r as i64).map(|_| ())
+    }
+
+    /// The ranges of `range` written since tracking began or since the last
+    /// `take_written`; with `reset`, they count as clean again afterwards.
+    fn scan(&self, range: Range<u64>, reset: bool) -> io::Result<Vec<Range<u64>>> {
+        let mut out: Vec<Range<u64>> = Vec::new();
+        let mut regions = [PageRegion::default(); 256];
+        let mut start = range.start;
+        while start < range.end {
+            let mut arg = PmScanArg {
+                size: std::mem::size_of::<PmScanArg>() as u64,
+                flags: if reset {
+                    PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC
+                } else {
+                    0
+                },
+                start,
+                end: range.end,
+                walk_end: 0,
+                vec: regions.as_mut_ptr() as u64,
+                vec_len: regions.len() as u64,
+                max_pages: 0,
+                category_inverted: 0,
+                category_mask: PAGE_IS_WRITTEN,
+                category_anyof_mask: 0,
+                return_mask: PAGE_IS_WRITTEN,
+            };
+            // SAFETY: PAGEMAP_SCAN reads the argument and fills at most vec_len
+            // page_regions into `regions`, which outlives the call.
+            let n = unsafe { libc::ioctl(self.pagemap.as_raw_fd(), PAGEMAP_SCAN as _, &mut arg) };
+            let n = check("PAGEMAP_SCAN", n as i64)? as usize;
+            for r in &regions[..n] {
+                match out.last_mut() {
+                    Some(last) if last.end == r.start => last.end = r.end,
+                    _ => out.push(r.start..r.end),
+                }
+            }
+            if arg.walk_end <= start {
+                break;
+            }
+            start = arg.walk_end;
+        }
+        Ok(out)
+    }
+
+    /// Written ranges of `range`, leaving them marked written.
+    pub fn written(&self, range: Range<u64>) -> io::Result<Vec<Range<u64>>> {
+        self.scan(range, false)
+    }
+
+    /// Written ranges of `range`, write-protected again in the same call so that
+    /// the next scan reports only later writes.
+    pub fn take_written(&self, range: Range<u64>) -> io::Result<Vec<Range<u64>>> {
+        self.scan(range, true)
+    }
+}
+
+/// Pages of the ranges.
+pub fn pages(ranges: &[Range<u64>]) -> u64 {
+    ranges.iter().map(|r| (r.end - r.start) / PAGE).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Anon {
+        base: *mut u8,
+        len: usize,
+    }
+
+    impl Anon {
+        fn new(pages: usize) -> Anon {
+            let len = pages * PAGE as usize;
+            // SAFETY: an anonymous private mapping, unmapped in Drop.
+            let base = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            assert_ne!(base, libc::MAP_FAILED);
+            Anon {
+                base: base.cast(),
+                len,
+            }
+        }
+        fn range(&self) -> Range<u64> {
+            self.base as u64..self.base as u64 + self.len as u64
+        }
+        fn touch(&self, page: usize) {
+            // SAFETY: page is inside the mapping.
+            unsafe { self.base.add(page * PAGE as usize + 17).write_volatile(1) };
+        }
+        fn pages(&self, ranges: &[Range<u64>]) -> Vec<Range<u64>> {
+            let b = self.base as u64;
+            ranges
+                .iter()
+                .map(|r| (r.start - b) / PAGE..(r.end - b) / PAGE)
+                .collect()
+        }
+    }
+
+    impl Drop for Anon {
+        fn drop(&mut self) {
+            // SAFETY: unmapping the mapping made in new.
+            unsafe { libc::munmap(self.base.cast(), self.len) };
+        }
+    }
+
+    #[test]
+    fn written_pages_are_reported_once_per_interval() {
+        let t = DirtyTracker::new().unwrap();
+        let mem = Anon::new(64);
+        mem.touch(5); // before tracking: not dirty afterwards
+        t.track(mem.range()).unwrap();
+        assert_eq!(t.written(mem.range()).unwrap(), vec![]);
+        for p in [3, 10, 11, 40, 5] {
+            mem.touch(p);
+        }
+        let got = t.written(mem.range()).unwrap();
+        assert_eq!(mem.pages(&got), vec![3..4, 5..6, 10..12, 40..41]);
+        // `written` does not reset; `take_written` does.
+        let got = t.take_written(mem.range()).unwrap();
+        assert_eq!(mem.pages(&got), vec![3..4, 5..6, 10..12, 40..41]);
+        assert_eq!(pages(&got), 5);
+        assert_eq!(t.take_written(mem.range()).unwrap(), vec![]);
+        mem.touch(11);
+        mem.touch(63);
+        let got = t.take_written(mem.range()).unwrap();
+        assert_eq!(mem.pages(&got), vec![11..12, 63..64]);
+    }
+
+    #[test]
+    fn scans_continue_past_a_full_result_vector() {
+        // Every other page written: 600 separate ranges, more than one scan holds.
+        let t = DirtyTracker::new().unwrap();
+        let mem = Anon::new(1200);
+        t.track(mem.range()).unwrap();
+        for p in (0..1200).step_by(2) {
+            mem.touch(p);
+        }
+        let got = t.take_written(mem.range()).unwrap();
+        let expected: Vec<Range<u64>> = (0..1200).step_by(2).map(|p| p..p + 1).collect();
+        assert_eq!(mem.pages(&got), expected);
+        assert_eq!(t.take_written(mem.range()).unwrap(), vec![]);
+    }
+}
