@@ -20,8 +20,10 @@ use crate::maps::{own_mappings, Skip};
 #[derive(Debug, Clone)]
 pub struct DumpReport {
     pub path: PathBuf,
-    /// Image size, and memory contents in it.
+    /// Image size, bytes actually stored (pages of zeros are holes), and memory
+    /// contents in it.
     pub bytes: u64,
+    pub stored_bytes: u64,
     pub data_bytes: u64,
     pub regions: usize,
     /// How long the calling thread was held: mappings read, table built, fork.
@@ -31,8 +33,9 @@ pub struct DumpReport {
 }
 
 impl DumpReport {
+    /// Bytes stored per second of writing (what the file system took).
     pub fn write_mb_per_s(&self) -> f64 {
-        self.bytes as f64 / 1e6 / self.write.as_secs_f64().max(1e-9)
+        self.stored_bytes as f64 / 1e6 / self.write.as_secs_f64().max(1e-9)
     }
 }
 
@@ -86,35 +89,67 @@ fn write_region(fd: i32, src: u64, len: u64, offset: u64, crc: &mut u32) -> i32 
         // has nothing that could unmap it).
         let bytes = unsafe { std::slice::from_raw_parts(ptr, n as usize) };
         *crc = crc32c::crc32c_append(*crc, bytes);
+        // Pages of zeros are not written: the file was sized beforehand, so they
+        // stay holes that read back as zeros (untouched stacks and heaps).
         let mut at = 0usize;
         while at < bytes.len() {
-            // A raw system call: glibc's pwrite is a cancellation point and writes
-            // the thread descriptor, which lives in a mapping being dumped.
-            // SAFETY: pwrite64 reads from a valid slice into an open descriptor.
-            let w = unsafe {
-                libc::syscall(
-                    libc::SYS_pwrite64,
-                    fd,
-                    bytes[at..].as_ptr(),
-                    bytes.len() - at,
-                    (offset + done + at as u64) as libc::off_t,
-                )
-            };
-            if w < 0 {
-                let e = std::io::Error::last_os_error()
-                    .raw_os_error()
-                    .unwrap_or(libc::EIO);
-                if e == libc::EINTR {
-                    continue;
-                }
+            let page_end = |p: usize| (p + PAGE_BYTES).min(bytes.len());
+            if is_zero(&bytes[at..page_end(at)]) {
+                at = page_end(at);
+                continue;
+            }
+            let mut run_end = page_end(at);
+            while run_end < bytes.len() && !is_zero(&bytes[run_end..page_end(run_end)]) {
+                run_end = page_end(run_end);
+            }
+            let e = pwrite_all(fd, &bytes[at..run_end], offset + done + at as u64);
+            if e != 0 {
                 return e;
             }
-            if w == 0 {
-                return CHILD_SHORT_WRITE;
-            }
-            at += w as usize;
+            at = run_end;
         }
         done += n;
+    }
+    0
+}
+
+const PAGE_BYTES: usize = 4096;
+
+fn is_zero(page: &[u8]) -> bool {
+    // SAFETY: u64 has no invalid bit patterns; align_to splits off the unaligned ends.
+    let (head, words, tail) = unsafe { page.align_to::<u64>() };
+    head.iter().all(|&b| b == 0) && words.iter().all(|&w| w == 0) && tail.iter().all(|&b| b == 0)
+}
+
+/// Writes all of `bytes` at `offset`; 0 or an errno. No allocation.
+fn pwrite_all(fd: i32, bytes: &[u8], offset: u64) -> i32 {
+    let mut at = 0usize;
+    while at < bytes.len() {
+        // A raw system call: glibc's pwrite is a cancellation point and writes
+        // the thread descriptor, which lives in a mapping being dumped.
+        // SAFETY: pwrite64 reads from a valid slice into an open descriptor.
+        let w = unsafe {
+            libc::syscall(
+                libc::SYS_pwrite64,
+                fd,
+                bytes[at..].as_ptr(),
+                bytes.len() - at,
+                (offset + at as u64) as libc::off_t,
+            )
+        };
+        if w < 0 {
+            let e = std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO);
+            if e == libc::EINTR {
+                continue;
+            }
+            return e;
+        }
+        if w == 0 {
+            return CHILD_SHORT_WRITE;
+        }
+        at += w as usize;
     }
     0
 }
@@ -154,10 +189,28 @@ fn child_writes(fd: i32, regions: &[Region], meta: &mut [u8]) -> i32 {
     0
 }
 
-/// Dumps this process into the image file `path` (written as `path.tmp`, made
-/// durable, then renamed). The caller keeps running as soon as the fork returns;
-/// this function then waits for the child, so call it where blocking is fine.
+/// Dumps this process into the image file `path` and waits until it is durable.
 pub fn dump_image(path: &Path) -> Result<DumpReport, ImageError> {
+    start_dump(path)?.wait()
+}
+
+/// A dump whose writer (the forked child) may still be running.
+pub struct PendingDump {
+    path: PathBuf,
+    tmp: PathBuf,
+    pid: libc::pid_t,
+    fd: i32,
+    bytes: u64,
+    data_bytes: u64,
+    regions: usize,
+    stall: Duration,
+    forked: Instant,
+}
+
+/// Forks the image writer for `path` (written as `path.tmp`, made durable, then
+/// renamed by [`PendingDump::wait`]) and returns as soon as the fork does: the
+/// caller's memory is from then on free to change.
+pub fn start_dump(path: &Path) -> Result<PendingDump, ImageError> {
     let fail = |problem: String| ImageError {
         file: path.to_path_buf(),
         problem,
@@ -197,6 +250,15 @@ pub fn dump_image(path: &Path) -> Result<DumpReport, ImageError> {
             std::io::Error::last_os_error()
         )));
     }
+    // Full length now: pages of zeros are left as holes by the writer.
+    // SAFETY: ftruncate on the descriptor just opened.
+    if unsafe { libc::ftruncate(fd, bytes as libc::off_t) } != 0 {
+        let e = std::io::Error::last_os_error();
+        // SAFETY: closing the descriptor this function opened.
+        unsafe { libc::close(fd) };
+        let _ = std::fs::remove_file(&tmp);
+        return Err(fail(format!("sizing {}: {e}", tmp.display())));
+    }
     // The child works on a stack of its own, mapped after the mappings were read
     // and so outside every region: the calling thread's stack is in the image and
     // must not change while it is checksummed and written.
@@ -229,42 +291,88 @@ pub fn dump_image(path: &Path) -> Result<DumpReport, ImageError> {
         let _ = std::fs::remove_file(&tmp);
         return Err(fail(format!("fork: {}", std::io::Error::last_os_error())));
     }
-    let mut status = 0;
-    loop {
-        // SAFETY: waiting for the child this function forked.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if r == pid {
-            break;
-        }
-        if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            break;
-        }
-    }
-    // SAFETY: closing the descriptor this function opened.
-    unsafe { libc::close(fd) };
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    if !ok {
-        let _ = std::fs::remove_file(&tmp);
-        let why = if libc::WIFEXITED(status) {
-            match libc::WEXITSTATUS(status) {
-                CHILD_SHORT_WRITE => "the file system took no more bytes".to_string(),
-                e => std::io::Error::from_raw_os_error(e).to_string(),
-            }
-        } else {
-            format!("the writer was killed by signal {}", libc::WTERMSIG(status))
-        };
-        return Err(fail(format!("writing the image failed: {why}")));
-    }
-    std::fs::rename(&tmp, path).map_err(|e| fail(format!("rename from {}: {e}", tmp.display())))?;
-    if let Some(dir) = path.parent() {
-        crate::commit::sync_dir(dir).map_err(|e| fail(format!("fsync of the directory: {e}")))?;
-    }
-    Ok(DumpReport {
+    Ok(PendingDump {
         path: path.to_path_buf(),
+        tmp,
+        pid,
+        fd,
         bytes,
         data_bytes,
         regions: header.regions.len(),
         stall,
-        write: forked.elapsed(),
+        forked,
     })
+}
+
+impl PendingDump {
+    /// How long the caller was held (reading the mappings, the fork).
+    pub fn stall(&self) -> Duration {
+        self.stall
+    }
+
+    /// Waits for the writer; on success the image is durable under its name.
+    pub fn wait(self) -> Result<DumpReport, ImageError> {
+        let PendingDump {
+            path,
+            tmp,
+            pid,
+            fd,
+            bytes,
+            data_bytes,
+            regions,
+            stall,
+            forked,
+        } = self;
+        let path = path.as_path();
+        let fail = |problem: String| ImageError {
+            file: path.to_path_buf(),
+            problem,
+        };
+        let mut status = 0;
+        loop {
+            // SAFETY: waiting for the child this function forked.
+            let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+            if r == pid {
+                break;
+            }
+            if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                break;
+            }
+        }
+        // SAFETY: closing the descriptor this function opened.
+        unsafe { libc::close(fd) };
+        let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+        if !ok {
+            let _ = std::fs::remove_file(&tmp);
+            let why = if libc::WIFEXITED(status) {
+                match libc::WEXITSTATUS(status) {
+                    CHILD_SHORT_WRITE => "the file system took no more bytes".to_string(),
+                    e => std::io::Error::from_raw_os_error(e).to_string(),
+                }
+            } else {
+                format!("the writer was killed by signal {}", libc::WTERMSIG(status))
+            };
+            return Err(fail(format!("writing the image failed: {why}")));
+        }
+        std::fs::rename(&tmp, path)
+            .map_err(|e| fail(format!("rename from {}: {e}", tmp.display())))?;
+        if let Some(dir) = path.parent() {
+            crate::commit::sync_dir(dir)
+                .map_err(|e| fail(format!("fsync of the directory: {e}")))?;
+        }
+        let write = forked.elapsed();
+        let stored_bytes = std::fs::metadata(path)
+            .map(|m| std::os::unix::fs::MetadataExt::blocks(&m) * 512)
+            .unwrap_or(bytes)
+            .min(bytes);
+        Ok(DumpReport {
+            path: path.to_path_buf(),
+            bytes,
+            stored_bytes,
+            data_bytes,
+            regions,
+            stall,
+            write,
+        })
+    }
 }

@@ -19,5 +19,5 @@ pub mod image;
 pub mod maps;
 
 pub use commit::{CheckpointDir, PendingEpoch};
-pub use dump::{dump_image, DumpReport};
+pub use dump::{dump_image, start_dump, DumpReport, PendingDump};
 pub use image::{verify, ImageError};

@@ -208,21 +208,19 @@ mpi_fn! {
     }
 }
 
-/// MPIX_CR_STATE_IGNORE of mpi.h.
-const MPIX_CR_STATE_IGNORE: c_int = 2;
-
-/// MPIX_Checkpoint (MPC's interface): collective over MPI_COMM_WORLD. Until the job
-/// runs with checkpointing enabled it only synchronizes and answers IGNORE.
+/// MPIX_Checkpoint (MPC's interface): collective over MPI_COMM_WORLD. Without
+/// `mpcrs-run --checkpoint DIR` it only synchronizes and answers IGNORE; with it,
+/// every rank gets CHECKPOINT once the image writer runs (or ERROR).
 ///
 /// # Safety
 /// `state` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn MPIX_Checkpoint(state: *mut c_int) -> c_int {
     let world = tri!(world_of_caller("MPIX_Checkpoint"));
-    mpcrs::raw::barrier(&world);
+    let got = world.checkpoint();
     if !state.is_null() {
         // SAFETY: writable by contract.
-        unsafe { *state = MPIX_CR_STATE_IGNORE };
+        unsafe { *state = got as c_int };
     }
     MPI_SUCCESS
 }

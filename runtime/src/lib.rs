@@ -23,6 +23,7 @@
 //! }
 //! ```
 
+pub mod checkpoint;
 mod coll;
 mod comm;
 pub mod consts;
@@ -39,6 +40,7 @@ pub mod run;
 mod scope;
 mod universe;
 
+pub use checkpoint::CrState;
 pub use coll::SMALL_LIMIT as COLLECTIVE_SMALL_LIMIT;
 pub use comm::Communicator;
 pub use consts::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED};

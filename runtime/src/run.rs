@@ -24,6 +24,11 @@ pub mod env {
     pub const NET: &str = "MPCRS_NET";
     /// The rails configuration file (`--config`).
     pub const NET_CONFIG: &str = "MPCRS_NET_CONFIG";
+    /// Checkpoint directory (`--checkpoint DIR`) and epochs kept (`--keep N`).
+    pub const CHECKPOINT_DIR: &str = "MPCRS_CHECKPOINT_DIR";
+    pub const CHECKPOINT_KEEP: &str = "MPCRS_CHECKPOINT_KEEP";
+    /// Names of the variables passed with `-x` (comma-separated), for manifests.
+    pub const EXPORTED: &str = "MPCRS_EXPORTED";
     /// Processes of the job (`-p`) and this process's index among them.
     pub const PROCESSES: &str = "MPCRS_PROCESSES";
     pub const PROCESS: &str = "MPCRS_PROCESS";
@@ -208,6 +213,8 @@ where
         .map(|j| j.join().unwrap_or(PANIC_EXIT_CODE))
         .max()
         .unwrap_or(0);
+    // A checkpoint still being written is committed before the process ends.
+    crate::checkpoint::finish();
     sched.shutdown();
     worst
 }

@@ -283,3 +283,69 @@ fn compiler_wrapper_shows_its_command_lines() {
     let o = run_command(Command::new(&cc).arg("-link-info"), Duration::from_secs(10));
     assert!(expect_success(&o, "-link-info").contains("-lmpi"));
 }
+
+#[test]
+fn heat_with_mpix_checkpoint_writes_verified_epochs_under_checkpoint() {
+    let bin = build(
+        &shared_bench("heat.c"),
+        "heat-mpix-ckpt",
+        None,
+        &["-DWITH_MPIX", "-lm"],
+    );
+    let dir = std::env::temp_dir().join(format!("mpcrs-heat-ckpt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let plain = expect_success(
+        &run(&bin, 4, &["16", "40", "10"]),
+        "heat without checkpoints",
+    );
+    let o = run_job(
+        &[
+            "-n",
+            "4",
+            "-c",
+            "2",
+            "--checkpoint",
+            dir.to_str().unwrap(),
+            "--keep",
+            "2",
+            "-x",
+            "HEAT_NOTE=kept",
+            bin.to_str().unwrap(),
+            "16",
+            "40",
+            "10",
+        ],
+        Duration::from_secs(300),
+    );
+    let out = expect_success(&o, "heat with --checkpoint");
+    for it in [10, 20, 30] {
+        assert!(
+            out.contains(&format!("checkpoint after iteration {it}\n")),
+            "{out}"
+        );
+    }
+    // Checkpointing changes nothing in the result.
+    assert_eq!(heat_checksum(&out), heat_checksum(&plain));
+    let err = text(&o).1;
+    for k in 1..=3 {
+        assert!(
+            err.contains(&format!("mpcrs: checkpoint epoch {k}: ")) && err.contains("MB/s"),
+            "{err}"
+        );
+    }
+    // --keep 2: epochs 2 and 3 remain, latest is 3, and every image verifies.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("latest")).unwrap(),
+        "epoch-3\n"
+    );
+    assert!(!dir.join("epoch-1").exists() && dir.join("epoch-2").is_dir());
+    let manifest = std::fs::read_to_string(dir.join("epoch-3/MANIFEST")).unwrap();
+    assert!(manifest.starts_with("ranks 4\nprocesses 1\n"), "{manifest}");
+    assert!(manifest.contains("env HEAT_NOTE=\"kept\""), "{manifest}");
+    let o = run_command(
+        Command::new(profile_dir().join("mpcrs-ckpt")).args(["verify", dir.to_str().unwrap()]),
+        Duration::from_secs(60),
+    );
+    assert!(expect_success(&o, "mpcrs-ckpt verify").contains("epoch-3/process-0.img: ok"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -59,6 +59,15 @@ struct Args {
     #[arg(short = 'x', value_name = "VAR[=VAL]")]
     export: Vec<String>,
 
+    /// Enable checkpoints into DIR: MPIX_Checkpoint writes an epoch there (without
+    /// it, MPIX_Checkpoint returns IGNORE).
+    #[arg(long = "checkpoint", value_name = "DIR")]
+    checkpoint: Option<std::path::PathBuf>,
+
+    /// Complete epochs kept in the checkpoint directory.
+    #[arg(long = "keep", value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    keep: u32,
+
     /// Stack size of each rank, in bytes (suffixes K, M, G accepted).
     #[arg(long, value_parser = parse_size)]
     stack_size: Option<u64>,
@@ -203,6 +212,14 @@ fn main() -> ExitCode {
     for (k, v) in &exported {
         cmd.env(k, v);
     }
+    let names: Vec<&str> = exported.iter().map(|(k, _)| k.as_str()).collect();
+    cmd.env(env::EXPORTED, names.join(","));
+    if let Some(dir) = &args.checkpoint {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+        cmd.env(env::CHECKPOINT_DIR, &dir);
+        cmd.env(env::CHECKPOINT_KEEP, args.keep.to_string());
+        restorable(&mut cmd);
+    }
     // The network the job's processes use between them (one process: none yet).
     cmd.env(env::NET, &rails.option);
     cmd.env(env::NET_CONFIG, &config_file);
@@ -269,6 +286,30 @@ fn main() -> ExitCode {
         eprintln!("mpcrs-run: {msg} ({program})");
     }
     ExitCode::from(outcome.exit_code().clamp(0, 255) as u8)
+}
+
+/// Runs the job so that its images can be restored at the same addresses: ASLR
+/// off (as DMTCP does for MPI jobs) and glibc's rseq registration off (restored
+/// memory would carry a registration the new thread does not have).
+fn restorable(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let tunables = match std::env::var("GLIBC_TUNABLES") {
+        Ok(t) if !t.is_empty() => format!("{t}:glibc.pthread.rseq=0"),
+        _ => "glibc.pthread.rseq=0".to_string(),
+    };
+    cmd.env("GLIBC_TUNABLES", tunables);
+    // SAFETY: personality is async-signal-safe and changes only the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            let current = libc::personality(0xffff_ffff);
+            if current == -1
+                || libc::personality((current | libc::ADDR_NO_RANDOMIZE) as libc::c_ulong) == -1
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 fn hostname() -> String {

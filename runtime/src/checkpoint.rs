@@ -1,0 +1,189 @@
+//! `MPIX_Checkpoint` / `Communicator::checkpoint` for the ranks of this process
+//! (DESIGN.md section 7, seed 002 section 5.3).
+//!
+//! Every rank of the world enters; the last to arrive is the leader and, while
+//! the others wait in the barrier, forks the image writer (the application stalls
+//! only for that). Ranks then go on; a background thread waits for the writer,
+//! commits the epoch (manifest, rename, `latest`), prunes to `--keep` and prints
+//! one progress line. The next checkpoint, and the end of the job, first wait for
+//! the previous commit, so epochs commit in order and none is lost at exit.
+//!
+//! Without `mpcrs-run --checkpoint DIR` the call only synchronizes and returns
+//! `Ignore`. Restarting from an image is not available yet.
+
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::thread::JoinHandle;
+
+use mpcrs_cr::{start_dump, CheckpointDir};
+
+use crate::comm::Communicator;
+use crate::run::env;
+
+/// What `MPIX_Checkpoint` reports to each rank (values of mpi.h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum CrState {
+    /// The checkpoint could not be taken; the job goes on and the previous
+    /// epoch stays the restart point.
+    Error = -1,
+    Checkpoint = 0,
+    Restart = 1,
+    /// Checkpointing is not enabled for this job.
+    Ignore = 2,
+}
+
+struct Settings {
+    dir: CheckpointDir,
+    keep: usize,
+}
+
+fn settings() -> Option<&'static Result<Settings, String>> {
+    static S: OnceLock<Option<Result<Settings, String>>> = OnceLock::new();
+    S.get_or_init(|| {
+        let dir = std::env::var_os(env::CHECKPOINT_DIR)?;
+        let keep = match std::env::var(env::CHECKPOINT_KEEP) {
+            Ok(k) => match k.parse::<usize>() {
+                Ok(k) if k > 0 => k,
+                _ => {
+                    return Some(Err(format!(
+                        "{}={k:?} is not a positive integer",
+                        env::CHECKPOINT_KEEP
+                    )))
+                }
+            },
+            Err(_) => 2,
+        };
+        Some(
+            CheckpointDir::create(std::path::Path::new(&dir))
+                .map(|dir| Settings { dir, keep })
+                .map_err(|e| format!("checkpoint directory {}: {e}", dir.to_string_lossy())),
+        )
+    })
+    .as_ref()
+}
+
+/// The commit of the last checkpoint, while it runs.
+static PENDING: Mutex<Option<JoinHandle<()>>> = Mutex::new(None);
+/// The leader's outcome, read by every rank after the barrier.
+static OUTCOME: AtomicI32 = AtomicI32::new(CrState::Ignore as i32);
+
+/// Waits for the commit of the last checkpoint (at the next one, and at exit).
+pub fn finish() {
+    if let Some(h) = PENDING.lock().unwrap().take() {
+        let _ = h.join();
+    }
+}
+
+/// What the job's manifest records: layout, program, arguments, network, and
+/// the environment passed with -x.
+fn manifest(ranks: usize) -> String {
+    let mut m = format!("ranks {ranks}\nprocesses 1\n");
+    let args: Vec<String> = std::env::args().collect();
+    if let Ok(exe) = std::fs::read_link("/proc/self/exe") {
+        m.push_str(&format!("executable {}\n", exe.display()));
+    }
+    for a in &args {
+        m.push_str(&format!("arg {a:?}\n"));
+    }
+    for var in [env::NET, env::NET_CONFIG] {
+        if let Ok(v) = std::env::var(var) {
+            m.push_str(&format!("{var} {v:?}\n"));
+        }
+    }
+    if let Ok(names) = std::env::var(env::EXPORTED) {
+        for name in names.split(',').filter(|n| !n.is_empty()) {
+            if let Ok(v) = std::env::var(name) {
+                m.push_str(&format!("env {name}={v:?}\n"));
+            }
+        }
+    }
+    m
+}
+
+/// The leader's part: fork the writer and hand the commit to a thread.
+fn take(settings: &Settings, ranks: usize) -> CrState {
+    finish();
+    let dir = &settings.dir;
+    let epoch = match dir.next_epoch().and_then(|k| dir.begin(k)) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("mpcrs: checkpoint failed: {}: {e}", dir.root().display());
+            return CrState::Error;
+        }
+    };
+    let image = epoch.dir().join("process-0.img");
+    let dump = match start_dump(&image) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("mpcrs: checkpoint epoch {} failed: {e}", epoch.epoch());
+            return CrState::Error;
+        }
+    };
+    let manifest = manifest(ranks);
+    let keep = settings.keep;
+    let store = dir.clone();
+    let commit = std::thread::Builder::new()
+        .name("mpcrs-ckpt-commit".into())
+        .spawn(move || {
+            let k = epoch.epoch();
+            let report = match dump.wait() {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("mpcrs: checkpoint epoch {k} failed, the previous one stays: {e}");
+                    return;
+                }
+            };
+            if let Err(e) = epoch.commit(manifest.as_bytes()) {
+                eprintln!("mpcrs: checkpoint epoch {k} not committed, the previous one stays: {e}");
+                return;
+            }
+            let _ = store.prune(keep);
+            eprintln!(
+                "mpcrs: checkpoint epoch {k}: {} bytes ({} stored), application stall {:.1} ms, write {:.0} MB/s",
+                report.bytes,
+                report.stored_bytes,
+                report.stall.as_secs_f64() * 1e3,
+                report.write_mb_per_s()
+            );
+        });
+    match commit {
+        Ok(h) => {
+            *PENDING.lock().unwrap() = Some(h);
+            CrState::Checkpoint
+        }
+        Err(e) => {
+            eprintln!("mpcrs: checkpoint: cannot start the commit thread: {e}");
+            CrState::Error
+        }
+    }
+}
+
+impl Communicator {
+    /// MPIX_Checkpoint: collective over the world communicator. Every rank gets
+    /// the same state.
+    pub fn checkpoint(&self) -> CrState {
+        let _turn = self.lane.enter();
+        let Some(settings) = settings() else {
+            crate::coll::barrier(&self.shared.arena);
+            return CrState::Ignore;
+        };
+        let ranks = self.size() as usize;
+        self.shared.arena.barrier_with(|_| {
+            let state = match settings {
+                Ok(s) => take(s, ranks),
+                Err(e) => {
+                    eprintln!("mpcrs: checkpoint failed: {e}");
+                    CrState::Error
+                }
+            };
+            OUTCOME.store(state as i32, Ordering::Release);
+        });
+        match OUTCOME.load(Ordering::Acquire) {
+            0 => CrState::Checkpoint,
+            1 => CrState::Restart,
+            2 => CrState::Ignore,
+            _ => CrState::Error,
+        }
+    }
+}
