@@ -101,9 +101,37 @@ fn manifest(ranks: usize) -> String {
     m
 }
 
+/// Threads of this process that mpcrs did not start (its own are named
+/// `mpcrs-*`; the main thread waits for the ranks): their state cannot be saved.
+fn foreign_threads() -> Vec<String> {
+    let me = std::process::id().to_string();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| {
+            let tid = t.file_name().to_string_lossy().into_owned();
+            let comm = std::fs::read_to_string(t.path().join("comm")).ok()?;
+            let comm = comm.trim();
+            (tid != me && !comm.starts_with("mpcrs-")).then(|| format!("{tid} ({comm})"))
+        })
+        .collect()
+}
+
 /// The leader's part: fork the writer and hand the commit to a thread.
 fn take(settings: &Settings, ranks: usize) -> CrState {
     finish();
+    let foreign = foreign_threads();
+    if !foreign.is_empty() {
+        eprintln!(
+            "mpcrs: checkpoint refused: the program runs threads of its own ({}), whose \
+             state an image cannot hold; join them before MPIX_Checkpoint. The job goes on \
+             and the previous epoch stays the restart point.",
+            foreign.join(", ")
+        );
+        return CrState::Error;
+    }
     let dir = &settings.dir;
     let epoch = match dir.next_epoch().and_then(|k| dir.begin(k)) {
         Ok(e) => e,

@@ -1,5 +1,6 @@
-//! A checkpoint killed with SIGKILL at any moment leaves `latest` on a complete,
-//! intact epoch.
+//! Checkpoint epochs: a commit killed with SIGKILL at any moment leaves `latest`
+//! on a complete, intact epoch; MPIX_Checkpoint refuses programs with threads of
+//! their own and is ignored without --checkpoint.
 
 use std::process::Command;
 use std::time::Duration;
@@ -49,4 +50,49 @@ fn kill_9_during_commits_never_loses_the_restart_point() {
     }
     assert!(last_seen > 0, "no epoch was ever committed");
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_program_with_threads_of_its_own_gets_an_error_and_goes_on() {
+    let root = std::env::temp_dir().join(format!("mpcrs-ckpt-threads-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let o = mpcrs_tests::run_job(
+        &[
+            "-n",
+            "3",
+            "--checkpoint",
+            root.to_str().unwrap(),
+            program("ckpt_threads").to_str().unwrap(),
+        ],
+        Duration::from_secs(60),
+    );
+    let out = mpcrs_tests::expect_success(&o, "ckpt_threads");
+    for r in 0..3 {
+        assert!(
+            out.contains(&format!("rank {r} states Error Checkpoint\n")),
+            "{out}"
+        );
+    }
+    let err = mpcrs_tests::text(&o).1;
+    assert!(
+        err.contains("checkpoint refused: the program runs threads of its own (")
+            && err.contains("(app-helper)"),
+        "{err}"
+    );
+    // The refused checkpoint took no epoch number; the next one is epoch 1.
+    assert_eq!(
+        std::fs::read_to_string(root.join("latest")).unwrap(),
+        "epoch-1\n"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn without_checkpoint_the_call_is_ignored() {
+    let o = mpcrs_tests::run_job(
+        &["-n", "2", program("ckpt_threads").to_str().unwrap()],
+        Duration::from_secs(60),
+    );
+    let out = mpcrs_tests::expect_success(&o, "ckpt_threads without --checkpoint");
+    assert!(out.contains("rank 1 states Ignore Ignore\n"), "{out}");
 }
