@@ -1,21 +1,26 @@
 //! 2-D heat diffusion (Jacobi) split by rows across ranks, as
 //! ../shared/bench/heat.c: halo exchange with non-blocking calls, a max-residual
 //! allreduce every 10 iterations, and a final checksum identical to the C version's
-//! for the same size and iteration count.
-//! Usage: heat <kib_per_rank> <iterations>
+//! for the same size and iteration count. With a third argument it checkpoints
+//! every that many iterations (`Communicator::checkpoint`, as heat.c built with
+//! -DWITH_MPIX calls MPIX_Checkpoint), printing the same lines.
+//! Usage: heat <kib_per_rank> <iterations> [checkpoint_every]
 
-use mpcrs::{Op, PROC_NULL};
+use mpcrs::{CrState, Op, PROC_NULL};
 
 const COLS: usize = 512;
 
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        eprintln!("usage: heat <kib_per_rank> <iterations>");
+        eprintln!("usage: heat <kib_per_rank> <iterations> [checkpoint_every]");
         return std::process::ExitCode::from(2);
     }
     let kib: usize = args[1].parse().expect("kib_per_rank");
     let iters: usize = args[2].parse().expect("iterations");
+    let every: usize = args
+        .get(3)
+        .map_or(0, |e| e.parse().expect("checkpoint_every"));
     mpcrs::run(|world| -> mpcrs::Result<()> {
         let (rank, size) = (world.rank(), world.size());
         let rows = (kib * 1024 / (COLS * 8)).max(1);
@@ -75,6 +80,20 @@ fn main() -> std::process::ExitCode {
             if it % 10 == 0 {
                 let mut global = [0.0];
                 world.all_reduce(&[local], &mut global, &Op::Max)?;
+            }
+            if every > 0 && (it + 1) % every == 0 && it + 1 < iters {
+                let state = world.checkpoint();
+                if rank == 0 {
+                    match state {
+                        CrState::Checkpoint => println!("checkpoint after iteration {}", it + 1),
+                        CrState::Restart => println!("restarted after iteration {}", it + 1),
+                        other => println!(
+                            "checkpoint state {} after iteration {}",
+                            other as i32,
+                            it + 1
+                        ),
+                    }
+                }
             }
         }
         let elapsed = mpcrs::wtime() - t0;

@@ -15,7 +15,9 @@ fn openmpi_checksum(ranks: usize, kib: &str, iters: &str) -> String {
         "{} is missing (../shared beside the repository)",
         src.display()
     );
-    let bin = profile_dir().join("heat-openmpi");
+    // One binary per caller: tests run at once and must not rebuild a binary
+    // another one is starting.
+    let bin = profile_dir().join(format!("heat-openmpi-{ranks}"));
     let o = run_command(
         Command::new("mpicc.openmpi").args([
             "-O2",
@@ -72,4 +74,45 @@ fn heat_checksum_equals_open_mpi_at_4_ranks() {
 #[test]
 fn heat_checksum_equals_open_mpi_at_16_ranks() {
     heat_matches_open_mpi(16);
+}
+
+#[test]
+fn heat_checkpointing_through_the_rust_api_keeps_the_checksum() {
+    let dir = std::env::temp_dir().join(format!("mpcrs-rust-heat-ckpt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let heat = example("heat");
+    let heat = heat.to_str().unwrap();
+    let plain = run_job(
+        &["-n", "8", heat, "64", "30", "10"],
+        Duration::from_secs(60),
+    );
+    let plain = expect_success(&plain, "heat without --checkpoint");
+    assert!(
+        plain.contains("checkpoint state 2 after iteration 10\n"),
+        "{plain}"
+    );
+    let o = run_job(
+        &[
+            "-n",
+            "8",
+            "--checkpoint",
+            dir.to_str().unwrap(),
+            heat,
+            "64",
+            "30",
+            "10",
+        ],
+        Duration::from_secs(60),
+    );
+    let out = expect_success(&o, "heat with --checkpoint");
+    assert!(
+        out.contains("checkpoint after iteration 10\ncheckpoint after iteration 20\n"),
+        "{out}"
+    );
+    assert_eq!(heat_checksum(&out), heat_checksum(&plain));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("latest")).unwrap(),
+        "epoch-2\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
