@@ -13,14 +13,15 @@
 //! Ranks of the same process never reach this crate: they copy directly.
 //!
 //! State now: the configuration (parsing and validation), gates, the election of
-//! endpoints, the tcp driver, the shm driver's ring and cross-memory copy, and the
-//! ibverbs driver (untested: no RDMA device here); the assembly into endpoints
-//! comes with multi-process jobs.
+//! endpoints, the tcp driver, the shm driver (rings and cross-memory copy,
+//! assembled per process in `shm_rail`), and the ibverbs driver (untested: no
+//! RDMA device here); the runtime does not use them for MPI messages yet.
 
 pub mod config;
 pub mod election;
 pub mod gate;
 pub mod shm;
+pub mod shm_rail;
 pub mod tcp;
 pub mod verbs;
 mod xml;

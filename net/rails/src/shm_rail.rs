@@ -1,0 +1,136 @@
+//! The shm rail of one process: a ring per ordered pair of processes of the node
+//! (the sender creates it and names it to the receiver through signaling; the
+//! receiver opens and unlinks it), polled by the scheduler's progress hooks.
+//! Frames up to the ring's limit go eagerly; a large message is one frame naming
+//! the sender's buffer, which the receiver copies once with [`read_remote`]
+//! (crate::shm), then acknowledges.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::Mutex;
+
+use crate::shm::ShmRing;
+
+/// Where incoming frames go: (sending process, frame).
+pub type ShmSink = Box<dyn Fn(u32, Vec<u8>) + Send + Sync>;
+
+/// Bytes of each ring.
+pub const RING_BYTES: usize = 1 << 20;
+
+/// Name of the ring carrying frames from `from` to `to` in job `job`. Its
+/// /dev/shm path starts with `mpcrs-`, which checkpoint images leave out.
+pub fn ring_name(job: &str, from: u32, to: u32) -> String {
+    format!("mpcrs-{job}-{from}-{to}")
+}
+
+pub struct ShmRail {
+    job: String,
+    me: u32,
+    outgoing: Mutex<HashMap<u32, ShmRing>>,
+    incoming: Mutex<Vec<(u32, ShmRing)>>,
+    sink: ShmSink,
+}
+
+impl ShmRail {
+    pub fn new(job: &str, me: u32, sink: ShmSink) -> ShmRail {
+        ShmRail {
+            job: job.to_string(),
+            me,
+            outgoing: Mutex::new(HashMap::new()),
+            incoming: Mutex::new(Vec::new()),
+            sink,
+        }
+    }
+
+    /// Creates the ring towards `to`; returns the name to send it (the address of
+    /// a connect request).
+    pub fn create_outgoing(&self, to: u32) -> io::Result<String> {
+        let name = ring_name(&self.job, self.me, to);
+        let ring = ShmRing::create(&name, RING_BYTES)
+            .map_err(|e| io::Error::new(e.kind(), format!("shm ring {name}: {e}")))?;
+        self.outgoing.lock().unwrap().insert(to, ring);
+        Ok(name)
+    }
+
+    /// Opens the ring `name` that process `from` created towards us, and removes
+    /// its name (both sides have it mapped now; nothing is left in /dev/shm).
+    pub fn accept_incoming(&self, from: u32, name: &str) -> io::Result<()> {
+        if name != ring_name(&self.job, from, self.me) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("process {from} offered shm ring {name:?}, not one of this job towards process {}", self.me),
+            ));
+        }
+        let ring = ShmRing::open(name)
+            .map_err(|e| io::Error::new(e.kind(), format!("shm ring {name}: {e}")))?;
+        ring.unlink()?;
+        self.incoming.lock().unwrap().push((from, ring));
+        Ok(())
+    }
+
+    pub fn connected_to(&self, to: u32) -> bool {
+        self.outgoing.lock().unwrap().contains_key(&to)
+    }
+
+    /// Largest frame `send` takes.
+    pub fn max_frame(&self) -> usize {
+        RING_BYTES / 2
+    }
+
+    /// Queues one frame to `to`. While the ring is full it drains its own
+    /// incoming rings, so two processes filling each other's rings still move.
+    /// The ring's lock makes this side the single producer the ring requires.
+    pub fn send(&self, to: u32, frame: &[u8]) -> io::Result<()> {
+        if frame.len() > self.max_frame() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}-byte frame over the shm rail (limit {}): large messages go by reference",
+                    frame.len(),
+                    self.max_frame()
+                ),
+            ));
+        }
+        loop {
+            {
+                let out = self.outgoing.lock().unwrap();
+                let ring = out.get(&to).ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::NotConnected,
+                        format!("no shm endpoint to process {to}"),
+                    )
+                })?;
+                if ring.push(frame) {
+                    return Ok(());
+                }
+            }
+            if !self.progress() {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// Hands every frame that arrived to the sink; returns whether any did.
+    pub fn progress(&self) -> bool {
+        let mut delivered = Vec::new();
+        {
+            let incoming = self.incoming.lock().unwrap();
+            for (from, ring) in incoming.iter() {
+                while let Some(f) = ring.pop() {
+                    delivered.push((*from, f));
+                }
+            }
+        }
+        let moved = !delivered.is_empty();
+        for (from, f) in delivered {
+            (self.sink)(from, f);
+        }
+        moved
+    }
+}
+
+impl mpcrs_scheduler::Progress for ShmRail {
+    fn poll(&self, _worker: usize) -> bool {
+        self.progress()
+    }
+}

@@ -1,0 +1,31 @@
+//! Rail drivers between real processes of one job.
+
+use std::time::Duration;
+
+use mpcrs_tests::{expect_success, program, run_job};
+
+#[test]
+fn shm_rail_carries_frames_both_ways_and_lends_large_buffers() {
+    let o = run_job(
+        &["-n", "2", "-p", "2", program("shm_node").to_str().unwrap()],
+        Duration::from_secs(120),
+    );
+    let out = expect_success(&o, "shm_node under mpcrs-run -p 2");
+    assert!(
+        out.contains("process 0: received 2000 frames (") && out.contains("; lent 4194304 bytes"),
+        "{out}"
+    );
+    assert!(
+        out.contains("process 1: received 2000 frames (")
+            && out.contains("; copied 4194304 bytes once"),
+        "{out}"
+    );
+    // Both sides had the rings mapped before the names were removed.
+    let left: Vec<String> = std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("mpcrs-mpcrs-"))
+        .collect();
+    assert!(left.is_empty(), "left in /dev/shm: {left:?}");
+}
