@@ -29,3 +29,29 @@ fn shm_rail_carries_frames_both_ways_and_lends_large_buffers() {
         .collect();
     assert!(left.is_empty(), "left in /dev/shm: {left:?}");
 }
+
+#[test]
+fn rail_pingpong_measures_both_rails() {
+    let o = run_job(
+        &[
+            "-n",
+            "2",
+            "-p",
+            "2",
+            program("rail_pingpong").to_str().unwrap(),
+            "200",
+        ],
+        Duration::from_secs(120),
+    );
+    let out = expect_success(&o, "rail_pingpong");
+    for rail in ["shm", "tcp"] {
+        for what in ["latency 8 B one-way", "bandwidth 256 KiB frames"] {
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(&format!("{rail} {what} ")))
+                .unwrap_or_else(|| panic!("no {rail} {what} in {out}"));
+            let value: f64 = line.split(' ').rev().nth(1).unwrap().parse().unwrap();
+            assert!(value > 0.0, "{line}");
+        }
+    }
+}
