@@ -272,7 +272,7 @@ impl NetConfig {
         })?;
         let mut rails: Vec<Rail> = names.iter().map(|(n, _)| self.rails[n].0.clone()).collect();
         // Stable: equal priorities keep the option's order.
-        rails.sort_by(|a, b| b.priority.cmp(&a.priority));
+        rails.sort_by_key(|r| std::cmp::Reverse(r.priority));
         Ok(RailSet {
             option: name.to_string(),
             rails,

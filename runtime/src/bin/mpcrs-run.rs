@@ -98,7 +98,7 @@ fn rails_config(explicit: Option<std::path::PathBuf>) -> std::path::PathBuf {
 fn exports(list: &[String]) -> Result<Vec<(String, String)>, String> {
     list.iter()
         .map(|item| match item.split_once('=') {
-            Some((k, _)) if k.is_empty() => Err(format!("-x {item:?}: empty variable name")),
+            Some(("", _)) => Err(format!("-x {item:?}: empty variable name")),
             Some((k, v)) => Ok((k.to_string(), v.to_string())),
             None => std::env::var(item).map(|v| (item.clone(), v)).map_err(|_| {
                 format!("-x {item}: {item} is not set in this environment (use -x {item}=VALUE)")
