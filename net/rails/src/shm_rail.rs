@@ -27,7 +27,11 @@ pub struct ShmRail {
     job: String,
     me: u32,
     outgoing: Mutex<HashMap<u32, ShmRing>>,
+    /// Rings being read; held by the one thread progressing, across popping and
+    /// delivering, so that frames reach the sink in the order they were sent.
     incoming: Mutex<Vec<(u32, ShmRing)>>,
+    /// Rings accepted but not yet read (accepting may happen inside the sink).
+    accepted: Mutex<Vec<(u32, ShmRing)>>,
     sink: ShmSink,
 }
 
@@ -38,6 +42,7 @@ impl ShmRail {
             me,
             outgoing: Mutex::new(HashMap::new()),
             incoming: Mutex::new(Vec::new()),
+            accepted: Mutex::new(Vec::new()),
             sink,
         }
     }
@@ -64,7 +69,7 @@ impl ShmRail {
         let ring = ShmRing::open(name)
             .map_err(|e| io::Error::new(e.kind(), format!("shm ring {name}: {e}")))?;
         ring.unlink()?;
-        self.incoming.lock().unwrap().push((from, ring));
+        self.accepted.lock().unwrap().push((from, ring));
         Ok(())
     }
 
@@ -110,20 +115,20 @@ impl ShmRail {
         }
     }
 
-    /// Hands every frame that arrived to the sink; returns whether any did.
+    /// Hands every frame that arrived to the sink, in order; returns whether any
+    /// did. One thread progresses at a time: a call made while another thread (or
+    /// the sink itself) is progressing returns false at once.
     pub fn progress(&self) -> bool {
-        let mut delivered = Vec::new();
-        {
-            let incoming = self.incoming.lock().unwrap();
-            for (from, ring) in incoming.iter() {
-                while let Some(f) = ring.pop() {
-                    delivered.push((*from, f));
-                }
+        let Ok(mut incoming) = self.incoming.try_lock() else {
+            return false;
+        };
+        incoming.append(&mut self.accepted.lock().unwrap());
+        let mut moved = false;
+        for (from, ring) in incoming.iter() {
+            while let Some(f) = ring.pop() {
+                moved = true;
+                (self.sink)(*from, f);
             }
-        }
-        let moved = !delivered.is_empty();
-        for (from, f) in delivered {
-            (self.sink)(from, f);
         }
         moved
     }

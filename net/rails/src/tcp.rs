@@ -100,6 +100,9 @@ pub struct TcpRail {
     listener: Socket,
     addr: SocketAddr,
     state: Mutex<State>,
+    /// Held by the one thread progressing, from reading to delivering, so that
+    /// frames of an endpoint reach the sink in the order they arrived.
+    delivering: Mutex<()>,
     sink: Sink,
 }
 
@@ -122,6 +125,7 @@ impl TcpRail {
             state: Mutex::new(State {
                 endpoints: Vec::new(),
             }),
+            delivering: Mutex::new(()),
             sink,
         })
     }
@@ -161,6 +165,11 @@ impl TcpRail {
     /// One round of progress: accept, flush, receive. Returns whether anything
     /// happened, and the first I/O error met.
     pub fn progress(&self) -> io::Result<bool> {
+        let Ok(_turn) = self.delivering.try_lock() else {
+            // Another thread is progressing (or the sink called us): its frames
+            // must be delivered before any read later.
+            return Ok(false);
+        };
         let mut moved = false;
         let mut delivered = Vec::new();
         {
