@@ -131,3 +131,27 @@ pub fn shared_bench(name: &str) -> PathBuf {
         .join("bench")
         .join(name)
 }
+
+/// Runs `bin` (built with mpicc.openmpi) under Open MPI's mpirun with `ranks`
+/// processes, oversubscribing this machine's cores as our ranks do.
+pub fn run_openmpi(bin: &Path, ranks: usize, args: &[&str]) -> Output {
+    run_command(
+        Command::new("mpirun.openmpi")
+            .args([
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-n",
+                &ranks.to_string(),
+            ])
+            .arg(bin)
+            .args(args),
+        Duration::from_secs(300),
+    )
+}
+
+/// The line of `out` in which process `p` reports (`process P: ...`).
+pub fn process_report(out: &str, p: u32) -> &str {
+    out.lines()
+        .find(|l| l.starts_with(&format!("process {p}: ")))
+        .unwrap_or_else(|| panic!("no report of process {p} in {out}"))
+}

@@ -6,7 +6,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use mpcrs_tests::{
-    expect_success, heat_checksum, profile_dir, run_command, run_job, shared_bench, text,
+    expect_success, heat_checksum, profile_dir, run_command, run_job, run_openmpi, shared_bench,
+    text,
 };
 
 fn c_source(name: &str) -> PathBuf {
@@ -228,18 +229,7 @@ fn shared_heat_benchmark_matches_open_mpi_at_4_and_64_ranks() {
             &run(&ours, n, &["64", "40"]),
             "heat (mpcrs)",
         ));
-        let o = run_command(
-            Command::new("mpirun.openmpi")
-                .args([
-                    "--allow-run-as-root",
-                    "--oversubscribe",
-                    "-n",
-                    &n.to_string(),
-                ])
-                .arg(&theirs)
-                .args(["64", "40"]),
-            Duration::from_secs(300),
-        );
+        let o = run_openmpi(&theirs, n, &["64", "40"]);
         let b = heat_checksum(&expect_success(&o, "heat (Open MPI)"));
         assert_eq!(a, b, "heat checksum at -n {n}");
     }

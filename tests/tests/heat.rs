@@ -5,7 +5,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use mpcrs_tests::{
-    example, expect_success, heat_checksum, profile_dir, run_command, run_job, shared_bench,
+    example, expect_success, heat_checksum, profile_dir, run_command, run_job, run_openmpi,
+    shared_bench,
 };
 
 fn openmpi_checksum(ranks: usize, kib: &str, iters: &str) -> String {
@@ -32,18 +33,7 @@ fn openmpi_checksum(ranks: usize, kib: &str, iters: &str) -> String {
         &o,
         "mpicc.openmpi heat.c (installed by scripts/setup-system.sh)",
     );
-    let o = run_command(
-        Command::new("mpirun.openmpi")
-            .args([
-                "--allow-run-as-root",
-                "--oversubscribe",
-                "-n",
-                &ranks.to_string(),
-            ])
-            .arg(&bin)
-            .args([kib, iters]),
-        Duration::from_secs(300),
-    );
+    let o = run_openmpi(&bin, ranks, &[kib, iters]);
     heat_checksum(&expect_success(&o, "heat under Open MPI"))
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use mpcrs_tests::{expect_success, program, run_job};
+use mpcrs_tests::{expect_success, process_report, program, run_job};
 
 fn ip(args: &[&str]) {
     let o = Command::new("ip")
@@ -131,12 +131,7 @@ fn a_job_spans_two_hosts_over_tcp() {
         Duration::from_secs(60),
     );
     let out = expect_success(&o, "signal_node on two hosts");
-    let line = |p: u32| {
-        out.lines()
-            .find(|l| l.starts_with(&format!("process {p}: ")))
-            .unwrap_or_else(|| panic!("no report of process {p} in {out}"))
-            .to_string()
-    };
+    let line = |p: u32| process_report(&out, p);
     // Processes 0-1 on the first host, 2-3 on the second, each with its own address.
     for (p, k) in [(0, 1), (1, 1), (2, 2), (3, 2)] {
         assert!(

@@ -4,7 +4,9 @@
 use std::process::Command;
 use std::time::Duration;
 
-use mpcrs_tests::{example, expect_success, mpcrs_run, program, run_command, run_job, text};
+use mpcrs_tests::{
+    example, expect_success, mpcrs_run, process_report, program, run_command, run_job, text,
+};
 
 fn errors(scenario: &str) -> (i32, String, String) {
     let prog = program("errors");
@@ -289,11 +291,7 @@ fn processes_find_each_other_through_the_launchers_key_value_store() {
         Duration::from_secs(60),
     );
     let out = expect_success(&o, "signal_node under mpcrs-run -p 8");
-    let line = |p: u32| {
-        out.lines()
-            .find(|l| l.starts_with(&format!("process {p}: ")))
-            .unwrap_or_else(|| panic!("no report of process {p} in {out}"))
-    };
+    let line = |p: u32| process_report(&out, p);
     assert_eq!(out.lines().count(), 8, "{out}");
     assert!(
         line(0).contains("ondemand 1 ") && line(0).contains("connected [1, 4, 7]"),

@@ -149,27 +149,24 @@ impl Signaling {
             net.open_link(p, addr)?;
         }
         // The lower-ranked peers connect to us; wait for their hellos.
-        let deadline = Instant::now() + timeout;
-        loop {
-            net.progress()?;
-            let missing: Vec<u32> = {
-                let links = net.links.lock().unwrap();
-                peers
-                    .iter()
-                    .copied()
-                    .filter(|p| !links.endpoint_of.contains_key(p))
-                    .collect()
-            };
-            if missing.is_empty() {
-                break;
-            }
-            if Instant::now() > deadline {
-                return Err(timed_out(format!(
-                    "process {me}: signaling links from processes {missing:?} never arrived"
-                )));
-            }
-            std::thread::sleep(Duration::from_micros(200));
-        }
+        let missing = || -> Vec<u32> {
+            let links = net.links.lock().unwrap();
+            peers
+                .iter()
+                .copied()
+                .filter(|p| !links.endpoint_of.contains_key(p))
+                .collect()
+        };
+        net.progress_until(
+            timeout,
+            || missing().is_empty().then_some(()),
+            || {
+                format!(
+                    "process {me}: signaling links from processes {:?} never arrived",
+                    missing()
+                )
+            },
+        )?;
         let links = net.links.lock().unwrap().endpoint_of.len() as u64;
         net.counters.static_links.store(links, Ordering::Relaxed);
         Ok(net)
@@ -332,18 +329,19 @@ impl Signaling {
                 address: self.rail.address().to_string(),
             },
         )?;
-        let deadline = Instant::now() + timeout;
-        while !self.links.lock().unwrap().endpoint_of.contains_key(&dest) {
-            if !self.progress()? {
-                if Instant::now() > deadline {
-                    return Err(timed_out(format!(
-                        "process {}: process {dest} never answered a connect request",
-                        self.me
-                    )));
-                }
-                std::thread::sleep(Duration::from_micros(100));
-            }
-        }
+        self.progress_until(
+            timeout,
+            || {
+                let linked = self.links.lock().unwrap().endpoint_of.contains_key(&dest);
+                linked.then_some(())
+            },
+            || {
+                format!(
+                    "process {}: process {dest} never answered a connect request",
+                    self.me
+                )
+            },
+        )?;
         self.counters.ondemand_links.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
@@ -355,17 +353,29 @@ impl Signaling {
 
     /// Waits (driving progress) for the next control message.
     pub fn receive(&self, timeout: Duration) -> io::Result<Control> {
+        self.progress_until(
+            timeout,
+            || self.try_receive(),
+            || format!("process {}: no control message arrived", self.me),
+        )
+    }
+
+    /// Drives progress until `done` yields, or fails with `what` after `timeout`.
+    /// Sleeps briefly only when a round moved nothing.
+    fn progress_until<T>(
+        &self,
+        timeout: Duration,
+        mut done: impl FnMut() -> Option<T>,
+        what: impl FnOnce() -> String,
+    ) -> io::Result<T> {
         let deadline = Instant::now() + timeout;
         loop {
-            if let Some(c) = self.try_receive() {
-                return Ok(c);
+            if let Some(v) = done() {
+                return Ok(v);
             }
             if !self.progress()? {
                 if Instant::now() > deadline {
-                    return Err(timed_out(format!(
-                        "process {}: no control message arrived",
-                        self.me
-                    )));
+                    return Err(timed_out(what()));
                 }
                 std::thread::sleep(Duration::from_micros(100));
             }

@@ -29,6 +29,18 @@ pub fn rank_blocks(ranks: usize, processes: usize) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// What tells process `index` of `processes` who it is: PMI's rank and size, and
+/// mpcrs's own variables.
+fn identity(index: usize, processes: usize) -> impl Iterator<Item = (&'static str, String)> {
+    [
+        (pmi2::ENV_RANK, index.to_string()),
+        (pmi2::ENV_SIZE, processes.to_string()),
+        (env::PROCESSES, processes.to_string()),
+        (env::PROCESS, index.to_string()),
+    ]
+    .into_iter()
+}
+
 /// A copy of `base` (program, arguments, environment, directory).
 fn copy_command(base: &Command) -> Command {
     let mut c = Command::new(base.get_program());
@@ -65,10 +77,7 @@ pub fn with_key_value_store(
         let mut command = copy_command(base);
         command
             .env(pmi2::ENV_FD, fd.to_string())
-            .env(pmi2::ENV_RANK, index.to_string())
-            .env(pmi2::ENV_SIZE, processes.to_string())
-            .env(env::PROCESSES, processes.to_string())
-            .env(env::PROCESS, index.to_string());
+            .envs(identity(index, processes));
         let keep_open = theirs;
         // SAFETY: runs in the forked child before exec; fcntl is async-signal-safe
         // and touches only the child's copy of the descriptor.
@@ -173,13 +182,8 @@ pub fn across_hosts(
                 ))
             })
             .collect();
-        env.extend([
-            (pmi2::ENV_PORT.to_string(), format!("{ip}:{port}")),
-            (pmi2::ENV_RANK.to_string(), index.to_string()),
-            (pmi2::ENV_SIZE.to_string(), processes.to_string()),
-            (env::PROCESSES.to_string(), processes.to_string()),
-            (env::PROCESS.to_string(), index.to_string()),
-        ]);
+        env.extend([(pmi2::ENV_PORT.to_string(), format!("{ip}:{port}"))]);
+        env.extend(identity(index, processes).map(|(k, v)| (k.to_string(), v)));
         let command = if local[placement[index]] {
             let mut c = copy_command(base);
             c.envs(env.iter().map(|(k, v)| (k, v)));
