@@ -305,11 +305,6 @@ pub fn start_dump(path: &Path) -> Result<PendingDump, ImageError> {
 }
 
 impl PendingDump {
-    /// How long the caller was held (reading the mappings, the fork).
-    pub fn stall(&self) -> Duration {
-        self.stall
-    }
-
     /// Waits for the writer; on success the image is durable under its name.
     pub fn wait(self) -> Result<DumpReport, ImageError> {
         let PendingDump {

@@ -73,10 +73,6 @@ impl ShmRail {
         Ok(())
     }
 
-    pub fn connected_to(&self, to: u32) -> bool {
-        self.outgoing.lock().unwrap().contains_key(&to)
-    }
-
     /// Largest frame `send` takes.
     pub fn max_frame(&self) -> usize {
         RING_BYTES / 2

@@ -172,14 +172,6 @@ impl Signaling {
         Ok(net)
     }
 
-    pub fn process(&self) -> u32 {
-        self.me
-    }
-
-    pub fn processes(&self) -> u32 {
-        self.count
-    }
-
     /// Processes this one has a direct link to, in rank order.
     pub fn connected(&self) -> Vec<u32> {
         let mut v: Vec<u32> = self

@@ -2,7 +2,6 @@
 //! and how a process is started on another host (a launch agent, ssh by default).
 
 use std::net::{IpAddr, ToSocketAddrs, UdpSocket};
-use std::ops::Range;
 use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,29 +133,6 @@ pub fn shell_quote(s: &str) -> String {
         return s.to_string();
     }
     format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-/// Ranges of ranks per host for messages.
-pub fn describe(placement: &[usize], blocks: &[Range<usize>], hosts: &[Host]) -> String {
-    hosts
-        .iter()
-        .enumerate()
-        .map(|(h, host)| {
-            let procs: Vec<usize> = (0..placement.len())
-                .filter(|&p| placement[p] == h)
-                .collect();
-            match (procs.first(), procs.last()) {
-                (Some(&a), Some(&b)) => format!(
-                    "{}: processes {a}-{b} (ranks {}-{})",
-                    host.name,
-                    blocks[a].start,
-                    blocks[b].end - 1
-                ),
-                _ => format!("{}: nothing", host.name),
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 #[cfg(test)]
