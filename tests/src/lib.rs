@@ -155,3 +155,34 @@ pub fn process_report(out: &str, p: u32) -> &str {
         .find(|l| l.starts_with(&format!("process {p}: ")))
         .unwrap_or_else(|| panic!("no report of process {p} in {out}"))
 }
+
+/// A test process started by a PMI launcher (`mpcrs-run -p`): its connection to
+/// the key-value store, its rank among the processes, and the signaling network
+/// booted on this host's address as the launcher reached it (loopback when the
+/// connection was inherited).
+pub struct JobProcess {
+    pub kvs: mpcrs::launch::pmi2::Client<mpcrs::launch::pmi2::PmiStream>,
+    pub me: u32,
+    pub count: u32,
+    pub host: std::net::IpAddr,
+    pub net: mpcrs_signaling::Signaling,
+}
+
+pub fn join_job(topology: mpcrs_signaling::StaticTopology, wait: Duration) -> JobProcess {
+    let mut kvs = mpcrs::launch::pmi2::Client::from_env()
+        .expect("started without PMI_FD or PMI_PORT (run it with mpcrs-run -p)")
+        .unwrap();
+    let (me, count) = (kvs.rank as u32, kvs.size as u32);
+    let host = kvs
+        .reachable_address()
+        .unwrap_or_else(|| "127.0.0.1".parse().unwrap());
+    let net =
+        mpcrs_signaling::Signaling::bootstrap(me, count, host, topology, &mut kvs, wait).unwrap();
+    JobProcess {
+        kvs,
+        me,
+        count,
+        host,
+        net,
+    }
+}

@@ -7,10 +7,10 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mpcrs::launch::pmi2::Client;
 use mpcrs_rails::shm_rail::ShmRail;
 use mpcrs_rails::tcp::TcpRail;
-use mpcrs_signaling::{ControlKind, Signaling, StaticTopology};
+use mpcrs_signaling::{ControlKind, StaticTopology};
+use mpcrs_tests::{join_job, JobProcess};
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -88,14 +88,15 @@ fn main() {
     let iters: usize = std::env::args()
         .nth(1)
         .map_or(20_000, |a| a.parse().unwrap());
-    let mut kvs = Client::from_env()
-        .expect("started by mpcrs-run -p 2")
-        .unwrap();
-    let (me, count) = (kvs.rank as u32, kvs.size as u32);
+    let JobProcess {
+        mut kvs,
+        me,
+        host,
+        net,
+        ..
+    } = join_job(StaticTopology::Ring, WAIT);
     let peer = 1 - me;
     let job = kvs.job_id().unwrap();
-    let host = "127.0.0.1".parse().unwrap();
-    let net = Signaling::bootstrap(me, count, host, StaticTopology::Ring, &mut kvs, WAIT).unwrap();
 
     let shm_inbox: Inbox = Arc::default();
     let sink = shm_inbox.clone();

@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mpcrs::launch::pmi2::Client;
 use mpcrs_rails::shm::read_remote;
 use mpcrs_rails::shm_rail::ShmRail;
-use mpcrs_signaling::{ControlKind, Signaling, StaticTopology};
+use mpcrs_signaling::{ControlKind, StaticTopology};
+use mpcrs_tests::{join_job, JobProcess};
 
 const WAIT: Duration = Duration::from_secs(30);
 const FRAMES: usize = 2000;
@@ -35,17 +35,16 @@ fn checksum(b: &[u8]) -> u64 {
 }
 
 fn main() {
-    let mut kvs = Client::from_env()
-        .expect("started by mpcrs-run -p 2")
-        .unwrap();
-    let (me, count) = (kvs.rank as u32, kvs.size as u32);
+    let JobProcess {
+        mut kvs,
+        me,
+        count,
+        net,
+        ..
+    } = join_job(StaticTopology::Ring, WAIT);
     assert_eq!(count, 2);
     let peer = 1 - me;
     let job = kvs.job_id().unwrap();
-    let host = "127.0.0.1".parse().unwrap();
-    let net = Arc::new(
-        Signaling::bootstrap(me, count, host, StaticTopology::Ring, &mut kvs, WAIT).unwrap(),
-    );
     let inbox: Arc<Mutex<VecDeque<Vec<u8>>>> = Arc::default();
     let sink_inbox = inbox.clone();
     let rail = Arc::new(ShmRail::new(

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mpcrs::launch::pmi2::Client;
-use mpcrs_signaling::{ControlKind, Signaling, StaticTopology};
+use mpcrs_signaling::{ControlKind, StaticTopology};
+use mpcrs_tests::{join_job, JobProcess};
 
 const WAIT: Duration = Duration::from_secs(20);
 const DONE: u64 = 99;
@@ -23,15 +23,15 @@ fn main() {
         other => panic!("unknown topology {other}"),
     };
     let dest: u32 = args[2].parse().unwrap();
-    let mut kvs = Client::from_env()
-        .expect("started without PMI_FD or PMI_PORT")
-        .unwrap();
-    let (me, count) = (kvs.rank as u32, kvs.size as u32);
-    // On several hosts, this host's address as the launcher reached it.
-    let host = kvs
-        .reachable_address()
-        .unwrap_or_else(|| "127.0.0.1".parse().unwrap());
-    let net = Arc::new(Signaling::bootstrap(me, count, host, topology, &mut kvs, WAIT).unwrap());
+    // On several hosts, `host` is this host's address as the launcher reached it.
+    let JobProcess {
+        mut kvs,
+        me,
+        count,
+        host,
+        net,
+    } = join_job(topology, WAIT);
+    let net = Arc::new(net);
     // Forwarding goes on while this process waits in the key-value store's fence.
     let stop = Arc::new(AtomicBool::new(false));
     let progress = {
