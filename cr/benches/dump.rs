@@ -25,7 +25,7 @@ fn dump(c: &mut Criterion) {
                 let mut stalled = Duration::ZERO;
                 for _ in 0..iters {
                     let started = Instant::now();
-                    let pending = start_dump(&img).unwrap();
+                    let pending = start_dump(&img).unwrap().into_pending().unwrap();
                     stalled += started.elapsed();
                     pending.wait().unwrap();
                 }
@@ -33,7 +33,14 @@ fn dump(c: &mut Criterion) {
             })
         });
         g.bench_with_input(BenchmarkId::new("durable", mib), &mib, |b, _| {
-            b.iter(|| start_dump(&img).unwrap().wait().unwrap())
+            b.iter(|| {
+                start_dump(&img)
+                    .unwrap()
+                    .into_pending()
+                    .unwrap()
+                    .wait()
+                    .unwrap()
+            })
         });
         std::hint::black_box(&data);
     }

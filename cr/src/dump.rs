@@ -2,10 +2,12 @@
 //! image of the copy-on-write snapshot while the parent goes on.
 //!
 //! Everything that allocates (reading /proc/self/maps, laying out the image,
-//! encoding the region table, opening the file) happens in the parent before the
-//! fork. The child only computes checksums, issues `pwrite`s straight from memory
-//! and `fsync`, and leaves with `_exit`: no allocation, no lock, nothing another
-//! thread of the parent could have held at the fork.
+//! encoding the region table, opening the file) happens before the other
+//! threads are stopped ([`crate::threads`]). The leader forks in its own signal
+//! handler, so every thread of the snapshot sits at a signal frame a restorer
+//! can resume. The child only computes checksums, issues raw `pwrite`s straight
+//! from memory and `fsync`, and leaves with `exit_group`: no allocation, no
+//! lock, nothing another thread of the parent could have held at the fork.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -13,8 +15,10 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::image::{self, ExeIdentity, ImageError, ImageHeader, Region, HAS_DATA, SHARED};
-use crate::maps::{own_mappings, Skip};
+use crate::image::{self, ExeIdentity, ImageError, ImageHeader, Region, HAS_DATA, KERNEL, SHARED};
+use crate::maps::{parse_maps, Skip};
+use crate::sys::{self, call};
+use crate::threads::Captured;
 
 /// What one dump did.
 #[derive(Debug, Clone)]
@@ -39,6 +43,28 @@ impl DumpReport {
     }
 }
 
+/// The object (executable or shared library) holding this crate's code: the
+/// restorer runs from it.
+pub fn runtime_object() -> std::io::Result<String> {
+    let here = runtime_object as *const () as u64;
+    let maps = std::fs::read("/proc/self/maps")?;
+    parse_maps(&maps)?
+        .into_iter()
+        .find(|m| m.start <= here && here < m.end)
+        .map(|m| m.path)
+        .ok_or_else(|| std::io::Error::other("no mapping holds the runtime's code"))
+}
+
+fn runtime_identity() -> Result<&'static ExeIdentity, String> {
+    static RT: OnceLock<Result<ExeIdentity, String>> = OnceLock::new();
+    RT.get_or_init(|| {
+        let path = runtime_object().map_err(|e| format!("/proc/self/maps: {e}"))?;
+        ExeIdentity::of(Path::new(&path)).map_err(|e| format!("{path}: {e}"))
+    })
+    .as_ref()
+    .map_err(|e| e.clone())
+}
+
 fn exe_identity() -> Result<&'static ExeIdentity, String> {
     static EXE: OnceLock<Result<ExeIdentity, String>> = OnceLock::new();
     EXE.get_or_init(|| {
@@ -50,27 +76,46 @@ fn exe_identity() -> Result<&'static ExeIdentity, String> {
     .map_err(|e| e.clone())
 }
 
-/// The regions of this process an image records, in address order.
-fn regions() -> std::io::Result<Vec<Region>> {
-    Ok(own_mappings()?
-        .into_iter()
-        .filter_map(|m| {
-            let data = match m.skip() {
-                None => true,
-                Some(Skip::Unreadable) => false,
-                Some(Skip::Kernel | Skip::Device | Skip::Rail) => return None,
-            };
-            Some(Region {
-                start: m.start,
-                end: m.end,
-                prot: m.prot(),
-                flags: if m.shared { SHARED } else { 0 } | if data { HAS_DATA } else { 0 },
-                data_offset: 0,
-                crc: 0,
-                path: m.path,
-            })
-        })
-        .collect())
+/// The regions an image records, in address order, from the text of
+/// /proc/self/maps, leaving out the range `[hole.0, hole.1)` (the writer's stack).
+fn regions(maps: &[u8], hole: (u64, u64)) -> std::io::Result<Vec<Region>> {
+    let mut out = Vec::new();
+    for m in parse_maps(maps)? {
+        let (data, kernel) = match m.skip() {
+            None => (true, false),
+            Some(Skip::Unreadable) => (false, false),
+            Some(Skip::Kernel) => (false, true),
+            Some(Skip::Device | Skip::Rail) => continue,
+        };
+        let region = Region {
+            start: m.start,
+            end: m.end,
+            prot: m.prot(),
+            flags: if m.shared { SHARED } else { 0 }
+                | if data { HAS_DATA } else { 0 }
+                | if kernel { KERNEL } else { 0 },
+            data_offset: 0,
+            crc: 0,
+            path: m.path,
+        };
+        // Mappings next to each other merge: cut the hole out of whichever holds it.
+        if region.start < hole.0 && hole.0 < region.end {
+            out.push(Region {
+                end: hole.0,
+                ..region.clone()
+            });
+        }
+        if region.start < hole.1 && hole.1 < region.end {
+            out.push(Region {
+                start: hole.1,
+                ..region.clone()
+            });
+        }
+        if region.end <= hole.0 || hole.1 <= region.start {
+            out.push(region);
+        }
+    }
+    Ok(out)
 }
 
 /// Exit statuses of the child.
@@ -126,25 +171,22 @@ fn pwrite_all(fd: i32, bytes: &[u8], offset: u64) -> i32 {
     let mut at = 0usize;
     while at < bytes.len() {
         // A raw system call: glibc's pwrite is a cancellation point and writes
-        // the thread descriptor, which lives in a mapping being dumped.
+        // errno and the thread descriptor, which live in a mapping being dumped.
         // SAFETY: pwrite64 reads from a valid slice into an open descriptor.
         let w = unsafe {
-            libc::syscall(
+            call!(
                 libc::SYS_pwrite64,
                 fd,
                 bytes[at..].as_ptr(),
                 bytes.len() - at,
-                (offset + at as u64) as libc::off_t,
+                offset + at as u64
             )
         };
         if w < 0 {
-            let e = std::io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO);
-            if e == libc::EINTR {
+            if w == -(libc::EINTR as i64) {
                 continue;
             }
-            return e;
+            return -w as i32;
         }
         if w == 0 {
             return CHILD_SHORT_WRITE;
@@ -181,17 +223,20 @@ fn child_writes(fd: i32, regions: &[Region], meta: &mut [u8]) -> i32 {
         return e;
     }
     // SAFETY: fsync (raw, as above) on the descriptor opened before the fork.
-    if unsafe { libc::syscall(libc::SYS_fsync, fd) } != 0 {
-        return std::io::Error::last_os_error()
-            .raw_os_error()
-            .unwrap_or(libc::EIO);
+    let e = unsafe { call!(libc::SYS_fsync, fd) };
+    if e != 0 {
+        return -e as i32;
     }
     0
 }
 
 /// Dumps this process into the image file `path` and waits until it is durable.
-pub fn dump_image(path: &Path) -> Result<DumpReport, ImageError> {
-    start_dump(path)?.wait()
+/// `None`: the call returned in a process restored from that image.
+pub fn dump_image(path: &Path) -> Result<Option<DumpReport>, ImageError> {
+    match start_dump(path)? {
+        Snapshot::Writing(pending) => pending.wait().map(Some),
+        Snapshot::Restored => Ok(None),
+    }
 }
 
 /// A dump whose writer (the forked child) may still be running.
@@ -207,31 +252,41 @@ pub struct PendingDump {
     forked: Instant,
 }
 
+/// How [`start_dump`] returned.
+pub enum Snapshot {
+    /// In the process that took the snapshot: its image is being written.
+    Writing(PendingDump),
+    /// In a process restored from the image.
+    Restored,
+}
+
+impl Snapshot {
+    /// The dump being written, unless this is a restored process.
+    pub fn into_pending(self) -> Option<PendingDump> {
+        match self {
+            Snapshot::Writing(p) => Some(p),
+            Snapshot::Restored => None,
+        }
+    }
+}
+
+/// How often the mappings are read again when they change under the freeze.
+const MAPS_ATTEMPTS: usize = 5;
+
 /// Forks the image writer for `path` (written as `path.tmp`, made durable, then
 /// renamed by [`PendingDump::wait`]) and returns as soon as the fork does: the
-/// caller's memory is from then on free to change.
-pub fn start_dump(path: &Path) -> Result<PendingDump, ImageError> {
+/// caller's memory is from then on free to change. Every other thread of the
+/// process is stopped at a signal frame while the snapshot is taken
+/// ([`crate::threads`]), so the image holds all of them.
+pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
     let fail = |problem: String| ImageError {
         file: path.to_path_buf(),
         problem,
     };
     let started = Instant::now();
     let exe = exe_identity().map_err(|e| fail(format!("executable identity: {e}")))?;
-    let mut regions = regions().map_err(|e| fail(format!("reading the mappings: {e}")))?;
-    let bytes = image::lay_out(&mut regions);
-    let data_bytes = regions
-        .iter()
-        .filter(|r| r.has_data())
-        .map(|r| r.len())
-        .sum();
-    // SAFETY: sbrk(0) only reads the current program break.
-    let brk = unsafe { libc::sbrk(0) } as u64;
-    let header = ImageHeader {
-        exe: exe.clone(),
-        brk,
-        regions,
-    };
-    let mut meta = image::encode(&header);
+    let runtime =
+        runtime_identity().map_err(|e| fail(format!("identity of the mpcrs runtime: {e}")))?;
     let tmp = PathBuf::from(format!("{}.tmp", path.display()));
     let ctmp = CString::new(tmp.as_os_str().as_bytes())
         .map_err(|_| fail("path holds a NUL byte".into()))?;
@@ -250,58 +305,150 @@ pub fn start_dump(path: &Path) -> Result<PendingDump, ImageError> {
             std::io::Error::last_os_error()
         )));
     }
-    // Full length now: pages of zeros are left as holes by the writer.
-    // SAFETY: ftruncate on the descriptor just opened.
-    if unsafe { libc::ftruncate(fd, bytes as libc::off_t) } != 0 {
-        let e = std::io::Error::last_os_error();
+    let abandon = |problem: String| {
         // SAFETY: closing the descriptor this function opened.
         unsafe { libc::close(fd) };
         let _ = std::fs::remove_file(&tmp);
-        return Err(fail(format!("sizing {}: {e}", tmp.display())));
-    }
-    // The child works on a stack of its own, mapped after the mappings were read
-    // and so outside every region: the calling thread's stack is in the image and
-    // must not change while it is checksummed and written.
-    let child_stack = match corosensei::stack::DefaultStack::new(256 * 1024) {
-        Ok(s) => s,
-        Err(e) => {
-            // SAFETY: closing the descriptor this function opened.
-            unsafe { libc::close(fd) };
-            let _ = std::fs::remove_file(&tmp);
-            return Err(fail(format!("stack for the image writer: {e}")));
-        }
+        fail(problem)
     };
-    // SAFETY: the child runs only `child_writes` (no allocation, no locks) and
-    // leaves with _exit, so no state shared with the parent's other threads is
-    // touched; the parent closes its copy of the descriptor after the child ends.
-    let pid = unsafe { libc::fork() };
-    if pid == 0 {
+    // The child works on a stack of its own, left out of the image: the calling
+    // thread's stack is in the image and must not change while it is
+    // checksummed and written, and neither may the child's.
+    let mut child_stack = match corosensei::stack::DefaultStack::new(256 * 1024) {
+        Ok(s) => Some(s),
+        Err(e) => return Err(abandon(format!("stack for the image writer: {e}"))),
+    };
+    let stack_range = {
+        use corosensei::stack::Stack;
+        let s = child_stack.as_ref().unwrap();
+        (
+            s.limit().get() as u64 - PAGE_BYTES as u64,
+            s.base().get() as u64,
+        )
+    };
+    let mut maps_now: Vec<u8> = Vec::new();
+    for _ in 0..MAPS_ATTEMPTS {
+        let maps = std::fs::read("/proc/self/maps")
+            .map_err(|e| abandon(format!("/proc/self/maps: {e}")))?;
+        let mut regions = regions(&maps, stack_range)
+            .map_err(|e| abandon(format!("reading the mappings: {e}")))?;
+        let bytes = image::lay_out(&mut regions);
+        let data_bytes = regions
+            .iter()
+            .filter(|r| r.has_data())
+            .map(|r| r.len())
+            .sum();
+        // SAFETY: sbrk(0) only reads the current program break.
+        let brk = unsafe { libc::sbrk(0) } as u64;
+        let header = ImageHeader {
+            exe: exe.clone(),
+            runtime: runtime.clone(),
+            brk,
+            regions,
+        };
+        let mut meta = image::encode(&header);
+        // Full length now: pages of zeros are left as holes by the writer.
+        // SAFETY: ftruncate on the descriptor opened above.
+        if unsafe { libc::ftruncate(fd, bytes as libc::off_t) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(abandon(format!("sizing {}: {e}", tmp.display())));
+        }
+        crate::kernel_state::record_files(&[fd]).map_err(abandon)?;
+        maps_now.clear();
+        maps_now.reserve(maps.len() * 2 + 65536);
+        let freeze = crate::threads::Freeze::stop_others().map_err(abandon)?;
+        // Nothing below allocates until the freeze ends. If a mapping changed
+        // since it was read (another thread mapped memory), read them again.
+        if !read_raw("/proc/self/maps\0", &mut maps_now) || maps_now != maps {
+            drop(freeze);
+            continue;
+        }
+        crate::kernel_state::record_file_offsets();
+        crate::kernel_state::record_signals();
+        let mut pid: i64 = 0;
         let regions = &header.regions;
         let meta = &mut meta;
-        let status = corosensei::on_stack(child_stack, move || child_writes(fd, regions, meta));
-        // SAFETY: _exit ends the child without running the parent's destructors.
-        unsafe { libc::_exit(status) };
+        let captured = freeze.capture_self(&mut || {
+            // A raw fork: glibc's would take malloc's locks, which a stopped
+            // thread may hold.
+            // SAFETY: clone without CLONE_VM is fork; the child only writes the
+            // image with raw calls on its own stack and leaves with exit_group.
+            pid = unsafe { call!(libc::SYS_clone, libc::SIGCHLD, 0, 0, 0, 0) };
+            if pid == 0 {
+                let stack = child_stack.as_mut().unwrap();
+                let status = corosensei::on_stack(stack, || child_writes(fd, regions, meta));
+                sys::exit_group(status);
+            }
+        });
+        drop(freeze);
+        if captured == Captured::Restored {
+            // The descriptor and the writer's stack belonged to the process
+            // that took the snapshot; neither exists here.
+            std::mem::forget(child_stack);
+            return Ok(Snapshot::Restored);
+        }
+        drop(child_stack);
+        let stall = started.elapsed();
+        let forked = Instant::now();
+        if pid < 0 {
+            return Err(abandon(format!(
+                "fork: {}",
+                std::io::Error::from_raw_os_error(-pid as i32)
+            )));
+        }
+        return Ok(Snapshot::Writing(PendingDump {
+            path: path.to_path_buf(),
+            tmp,
+            pid: pid as libc::pid_t,
+            fd,
+            bytes,
+            data_bytes,
+            regions: header.regions.len(),
+            stall,
+            forked,
+        }));
     }
-    drop(child_stack);
-    let stall = started.elapsed();
-    let forked = Instant::now();
-    if pid < 0 {
-        // SAFETY: closing the descriptor this function opened.
-        unsafe { libc::close(fd) };
-        let _ = std::fs::remove_file(&tmp);
-        return Err(fail(format!("fork: {}", std::io::Error::last_os_error())));
+    Err(abandon(format!(
+        "the mappings kept changing while the threads were stopped ({MAPS_ATTEMPTS} attempts)"
+    )))
+}
+
+/// Reads a whole /proc file into `buf`'s spare capacity with raw calls; false
+/// if it does not fit.
+fn read_raw(path_nul: &str, buf: &mut Vec<u8>) -> bool {
+    // SAFETY: open with a NUL-terminated path.
+    let fd = unsafe {
+        call!(
+            libc::SYS_open,
+            path_nul.as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC
+        )
+    };
+    if fd < 0 {
+        return false;
     }
-    Ok(PendingDump {
-        path: path.to_path_buf(),
-        tmp,
-        pid,
-        fd,
-        bytes,
-        data_bytes,
-        regions: header.regions.len(),
-        stall,
-        forked,
-    })
+    let mut complete = false;
+    loop {
+        let spare = buf.capacity() - buf.len();
+        if spare == 0 {
+            break;
+        }
+        // SAFETY: read into the vector's spare capacity, then extend its length
+        // by what was written.
+        let n = unsafe { call!(libc::SYS_read, fd, buf.as_mut_ptr().add(buf.len()), spare) };
+        if n < 0 {
+            break;
+        }
+        if n == 0 {
+            complete = true;
+            break;
+        }
+        // SAFETY: the kernel wrote n bytes there.
+        unsafe { buf.set_len(buf.len() + n as usize) };
+    }
+    // SAFETY: closing the descriptor opened above.
+    unsafe { call!(libc::SYS_close, fd) };
+    complete
 }
 
 impl PendingDump {

@@ -1,8 +1,9 @@
 //! The image file of one process.
 //!
 //! ```text
-//! offset 0        header (HEADER_SIZE bytes): magic, version, executable identity,
-//!                 brk, region count, CRC-32C of the header and region table
+//! offset 0        header (HEADER_SIZE bytes): magic, version, identities of the
+//!                 executable and of the object holding the mpcrs runtime, brk,
+//!                 region count, CRC-32C of the header and region table
 //! HEADER_SIZE     region table: REGION_SIZE bytes per mapping
 //! then            the mappings' paths (for diagnostics and restore)
 //! page-aligned    each region's contents, page-aligned, CRC-32C per region
@@ -16,16 +17,21 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"MPCRSIMG";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 pub const HEADER_SIZE: usize = 4096;
 pub const REGION_SIZE: usize = 48;
 pub const PAGE: u64 = 4096;
 /// Longest executable path the header holds.
 pub const MAX_EXE_PATH: usize = 2048;
+/// Longest path of the runtime's object the header holds.
+pub const MAX_RUNTIME_PATH: usize = HEADER_SIZE - H_RT_PATH;
 
 /// Region flags.
 pub const SHARED: u32 = 1;
 pub const HAS_DATA: u32 = 2;
+/// A mapping the kernel provides (vdso, vvar): recorded, without contents, so
+/// that a restorer can check it sits where the image expects it.
+pub const KERNEL: u32 = 4;
 
 /// Which executable an image belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +81,9 @@ impl Region {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageHeader {
     pub exe: ExeIdentity,
+    /// The object whose code dumps and restores (the executable, or libmpi.so
+    /// for C programs): a restorer runs from it and needs the same one.
+    pub runtime: ExeIdentity,
     pub brk: u64,
     pub regions: Vec<Region>,
 }
@@ -110,6 +119,10 @@ const H_PATHS_LEN: usize = 44;
 const H_CRC: usize = 48;
 const H_EXE_PATH_LEN: usize = 52;
 const H_EXE_PATH: usize = 64;
+const H_RT_SIZE: usize = H_EXE_PATH + MAX_EXE_PATH;
+const H_RT_CRC: usize = H_RT_SIZE + 8;
+const H_RT_PATH_LEN: usize = H_RT_SIZE + 12;
+const H_RT_PATH: usize = H_RT_SIZE + 16;
 
 /// Size of header, table and paths, rounded to a page: where contents start.
 pub fn metadata_size(regions: &[Region]) -> u64 {
@@ -149,6 +162,12 @@ pub fn encode(h: &ImageHeader) -> Vec<u8> {
     let exe = &exe[..exe.len().min(MAX_EXE_PATH)];
     put_u32(&mut b, H_EXE_PATH_LEN, exe.len() as u32);
     b[H_EXE_PATH..H_EXE_PATH + exe.len()].copy_from_slice(exe);
+    put_u64(&mut b, H_RT_SIZE, h.runtime.size);
+    put_u32(&mut b, H_RT_CRC, h.runtime.crc);
+    let rt = h.runtime.path.as_bytes();
+    let rt = &rt[..rt.len().min(MAX_RUNTIME_PATH)];
+    put_u32(&mut b, H_RT_PATH_LEN, rt.len() as u32);
+    b[H_RT_PATH..H_RT_PATH + rt.len()].copy_from_slice(rt);
     let mut path_at = HEADER_SIZE + h.regions.len() * REGION_SIZE;
     for (i, r) in h.regions.iter().enumerate() {
         let at = HEADER_SIZE + i * REGION_SIZE;
@@ -226,6 +245,12 @@ pub fn read_header(path: &Path) -> Result<(File, ImageHeader), ImageError> {
         size: u64_at(&meta, H_EXE_SIZE),
         crc: u32_at(&meta, H_EXE_CRC),
     };
+    let rt_len = (u32_at(&meta, H_RT_PATH_LEN) as usize).min(MAX_RUNTIME_PATH);
+    let runtime = ExeIdentity {
+        path: String::from_utf8_lossy(&meta[H_RT_PATH..H_RT_PATH + rt_len]).into_owned(),
+        size: u64_at(&meta, H_RT_SIZE),
+        crc: u32_at(&meta, H_RT_CRC),
+    };
     let mut regions = Vec::with_capacity(count);
     let mut path_at = HEADER_SIZE + count * REGION_SIZE;
     for i in 0..count {
@@ -246,6 +271,7 @@ pub fn read_header(path: &Path) -> Result<(File, ImageHeader), ImageError> {
         file,
         ImageHeader {
             exe,
+            runtime,
             brk: u64_at(&meta, H_BRK),
             regions,
         },
@@ -303,17 +329,42 @@ pub fn verify(path: &Path) -> Result<Verified, ImageError> {
 /// Reads `len` bytes of memory at address `addr` as the image recorded it.
 pub fn read_memory(path: &Path, addr: u64, len: usize) -> Result<Vec<u8>, ImageError> {
     let (file, header) = read_header(path)?;
+    let mut out = vec![0u8; len];
+    read_memory_into(path, &file, &header, addr, &mut out)?;
+    Ok(out)
+}
+
+/// Fills `out` with the image's memory at `addr`, from an opened image.
+pub fn read_memory_into(
+    path: &Path,
+    file: &File,
+    header: &ImageHeader,
+    addr: u64,
+    out: &mut [u8],
+) -> Result<(), ImageError> {
     let fail = |problem: String| ImageError {
         file: path.to_path_buf(),
         problem,
     };
-    let r = header
-        .regions
-        .iter()
-        .find(|r| r.has_data() && r.start <= addr && addr + len as u64 <= r.end)
-        .ok_or_else(|| fail(format!("no region holds {len} bytes at {addr:#x}")))?;
-    let mut out = vec![0u8; len];
-    file.read_exact_at(&mut out, r.data_offset + (addr - r.start))
-        .map_err(|e| fail(e.to_string()))?;
-    Ok(out)
+    // A static may straddle mappings (.data of the file, then .bss).
+    let mut addr = addr;
+    let mut done = 0;
+    while done < out.len() {
+        let r = header
+            .regions
+            .iter()
+            .find(|r| r.has_data() && r.start <= addr && addr < r.end)
+            .ok_or_else(|| {
+                fail(format!(
+                    "no region holds {} bytes at {addr:#x}",
+                    out.len() - done
+                ))
+            })?;
+        let n = ((r.end - addr) as usize).min(out.len() - done);
+        file.read_exact_at(&mut out[done..done + n], r.data_offset + (addr - r.start))
+            .map_err(|e| fail(e.to_string()))?;
+        done += n;
+        addr += n as u64;
+    }
+    Ok(())
 }

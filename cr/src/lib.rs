@@ -9,15 +9,21 @@
 //!
 //! State now: the checkpoint directory and its crash-safe commit protocol
 //! (`commit`), the image format with per-region checksums (`image`), the mappings
-//! an image holds (`maps`), the fork-based dumper (`dump`) and dirty-page
-//! tracking (`dirty`); the restorer, incremental images and storage levels follow.
+//! an image holds (`maps`), threads stopped at signal frames (`threads`), signal
+//! dispositions and open files (`kernel_state`), the fork-based dumper (`dump`),
+//! the restorer (`restore`), raw system calls (`sys`) and dirty-page tracking
+//! (`dirty`); incremental images and storage levels follow.
 
 pub mod commit;
 pub mod dirty;
 pub mod dump;
 pub mod image;
+pub mod kernel_state;
 pub mod maps;
+pub mod restore;
+pub(crate) mod sys;
+pub mod threads;
 
 pub use commit::{CheckpointDir, PendingEpoch};
-pub use dump::{dump_image, start_dump, DumpReport, PendingDump};
+pub use dump::{dump_image, start_dump, DumpReport, PendingDump, Snapshot};
 pub use image::{verify, ImageError};

@@ -102,7 +102,12 @@ pub fn parse_line(line: &str) -> Option<Mapping> {
 
 /// The mappings of this process, in address order.
 pub fn own_mappings() -> io::Result<Vec<Mapping>> {
-    let text = std::fs::read_to_string("/proc/self/maps")?;
+    parse_maps(&std::fs::read("/proc/self/maps")?)
+}
+
+/// Parses the whole text of a /proc/PID/maps file.
+pub fn parse_maps(text: &[u8]) -> io::Result<Vec<Mapping>> {
+    let text = String::from_utf8_lossy(text);
     text.lines()
         .map(|l| {
             parse_line(l).ok_or_else(|| {

@@ -116,6 +116,8 @@ fn load_copy(program: &str, image: &[u8], rank: usize, main_offset: u64) -> (CMa
 /// `argv` holds `argc` valid NUL-terminated strings.
 #[no_mangle]
 pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char) -> c_int {
+    // A restarted job becomes the process of its image here, before any thread.
+    mpcrs::restore_if_asked();
     // SAFETY: by contract.
     let args: Vec<CString> = (0..argc as usize)
         .map(|i| unsafe { CStr::from_ptr(*argv.add(i)) }.to_owned())

@@ -9,13 +9,14 @@
 //! the previous commit, so epochs commit in order and none is lost at exit.
 //!
 //! Without `mpcrs-run --checkpoint DIR` the call only synchronizes and returns
-//! `Ignore`. Restarting from an image is not available yet.
+//! `Ignore`. A process restored from an image (`mpcrs-run --restart DIR`)
+//! resumes inside the leader's snapshot, and every rank returns `Restart`.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
-use mpcrs_cr::{start_dump, CheckpointDir};
+use mpcrs_cr::{start_dump, CheckpointDir, Snapshot};
 
 use crate::comm::Communicator;
 use crate::run::env;
@@ -141,8 +142,17 @@ fn take(settings: &Settings, ranks: usize) -> CrState {
         }
     };
     let image = epoch.dir().join("process-0.img");
+    // Output buffered in the program must not be written again by a restored
+    // process: flush it into the pipes before the snapshot.
+    {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        // SAFETY: fflush(NULL) flushes every C stdio stream of this process.
+        unsafe { libc::fflush(std::ptr::null_mut()) };
+    }
     let dump = match start_dump(&image) {
-        Ok(d) => d,
+        Ok(Snapshot::Writing(d)) => d,
+        Ok(Snapshot::Restored) => return CrState::Restart,
         Err(e) => {
             eprintln!("mpcrs: checkpoint epoch {} failed: {e}", epoch.epoch());
             return CrState::Error;

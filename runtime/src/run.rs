@@ -138,6 +138,8 @@ where
     F: Fn(Communicator) -> R + Sync,
     R: RankExit,
 {
+    // A restarted job becomes the process of its image here, before any thread.
+    crate::restore_if_asked();
     let cfg = match JobConfig::from_env() {
         Ok(c) => c,
         Err(e) => {
