@@ -76,32 +76,6 @@ pub fn finish() {
     }
 }
 
-/// What the job's manifest records: layout, program, arguments, network, and
-/// the environment passed with -x.
-fn manifest(ranks: usize) -> String {
-    let mut m = format!("ranks {ranks}\nprocesses 1\n");
-    let args: Vec<String> = std::env::args().collect();
-    if let Ok(exe) = std::fs::read_link("/proc/self/exe") {
-        m.push_str(&format!("executable {}\n", exe.display()));
-    }
-    for a in &args {
-        m.push_str(&format!("arg {a:?}\n"));
-    }
-    for var in [env::NET, env::NET_CONFIG] {
-        if let Ok(v) = std::env::var(var) {
-            m.push_str(&format!("{var} {v:?}\n"));
-        }
-    }
-    if let Ok(names) = std::env::var(env::EXPORTED) {
-        for name in names.split(',').filter(|n| !n.is_empty()) {
-            if let Ok(v) = std::env::var(name) {
-                m.push_str(&format!("env {name}={v:?}\n"));
-            }
-        }
-    }
-    m
-}
-
 /// Threads of this process that mpcrs did not start (its own are named
 /// `mpcrs-*`; the main thread waits for the ranks): their state cannot be saved.
 fn foreign_threads() -> Vec<String> {
@@ -158,7 +132,8 @@ fn take(settings: &Settings, ranks: usize) -> CrState {
             return CrState::Error;
         }
     };
-    let manifest = manifest(ranks);
+    let host = crate::launch::hosts::local_hostname();
+    let manifest = crate::manifest::JobManifest::of_this_job(ranks, 1, vec![host]).to_json();
     let keep = settings.keep;
     let store = dir.clone();
     let commit = std::thread::Builder::new()

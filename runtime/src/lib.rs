@@ -32,6 +32,7 @@ pub mod elf;
 mod error;
 mod group;
 pub mod launch;
+pub mod manifest;
 mod op;
 mod p2p;
 pub mod raw;

@@ -44,6 +44,155 @@ pub fn example(name: &str) -> PathBuf {
     must_exist(profile_dir().join("examples").join(name))
 }
 
+/// Compiles the C program `src` with `compiler` (mpcrs-cc by default) into the
+/// test build directory as `out_name`.
+pub fn build_c(src: &Path, out_name: &str, compiler: Option<&str>, extra: &[&str]) -> PathBuf {
+    let out = profile_dir().join("c-tests");
+    std::fs::create_dir_all(&out).unwrap();
+    let bin = out.join(out_name);
+    let cc = compiler
+        .map(PathBuf::from)
+        .unwrap_or_else(|| profile_dir().join("mpcrs-cc"));
+    let o = run_command(
+        Command::new(&cc)
+            .args(["-O2", "-o", bin.to_str().unwrap(), src.to_str().unwrap()])
+            .args(extra),
+        Duration::from_secs(120),
+    );
+    expect_success(&o, &format!("{} {}", cc.display(), src.display()));
+    bin
+}
+
+/// A command running in the background, its output collected as it comes.
+pub struct BackgroundJob {
+    child: std::process::Child,
+    out: std::sync::Arc<std::sync::Mutex<String>>,
+    err: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl BackgroundJob {
+    /// Starts `mpcrs-run ARGS`.
+    pub fn start(args: &[&str]) -> BackgroundJob {
+        BackgroundJob::spawn(Command::new(mpcrs_run()).args(args))
+    }
+
+    pub fn spawn(cmd: &mut Command) -> BackgroundJob {
+        use std::io::Read;
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+        let collect = |mut r: Box<dyn Read + Send>| {
+            let buf = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+            let b = buf.clone();
+            std::thread::spawn(move || {
+                let mut chunk = [0u8; 4096];
+                while let Ok(n) = r.read(&mut chunk) {
+                    if n == 0 {
+                        break;
+                    }
+                    b.lock()
+                        .unwrap()
+                        .push_str(&String::from_utf8_lossy(&chunk[..n]));
+                }
+            });
+            buf
+        };
+        let out = collect(Box::new(child.stdout.take().unwrap()));
+        let err = collect(Box::new(child.stderr.take().unwrap()));
+        BackgroundJob { child, out, err }
+    }
+
+    /// Standard output and error so far.
+    pub fn output(&self) -> (String, String) {
+        (
+            self.out.lock().unwrap().clone(),
+            self.err.lock().unwrap().clone(),
+        )
+    }
+
+    /// Waits until `done(stdout, stderr)` holds; panics after `limit`, or
+    /// when mpcrs-run ended first.
+    pub fn wait_for(&self, what: &str, limit: Duration, done: impl Fn(&str, &str) -> bool) {
+        let start = Instant::now();
+        let pid = self.child.id();
+        loop {
+            let (o, e) = self.output();
+            if done(&o, &e) {
+                return;
+            }
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let ended = stat
+                .rsplit(')')
+                .next()
+                .and_then(|s| s.split_whitespace().next());
+            assert!(
+                ended != Some("Z"),
+                "mpcrs-run ended while waiting for {what}\n--- stdout\n{o}\n--- stderr\n{e}"
+            );
+            assert!(
+                start.elapsed() < limit,
+                "waited {limit:?} for {what}\n--- stdout\n{o}\n--- stderr\n{e}"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// The processes mpcrs-run started (the job's processes).
+    pub fn job_processes(&self) -> Vec<i32> {
+        let pid = self.child.id();
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    }
+
+    /// SIGKILLs the job's processes, as a crash would, and waits for mpcrs-run
+    /// to end; returns its status and output.
+    pub fn kill_processes(self) -> (std::process::ExitStatus, String, String) {
+        let procs = self.job_processes();
+        assert!(!procs.is_empty(), "the job has no process to kill");
+        for p in procs {
+            // SAFETY: kill only sends a signal.
+            unsafe { libc::kill(p, libc::SIGKILL) };
+        }
+        self.finish(Duration::from_secs(10))
+    }
+
+    /// Waits for mpcrs-run to end (killing it after `limit`).
+    pub fn finish(mut self, limit: Duration) -> (std::process::ExitStatus, String, String) {
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            if start.elapsed() > limit {
+                let _ = self.child.kill();
+                let (o, e) = self.output();
+                panic!("mpcrs-run did not end within {limit:?}\n--- stdout\n{o}\n--- stderr\n{e}");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        // Let the readers drain the pipes.
+        std::thread::sleep(Duration::from_millis(50));
+        let (o, e) = self.output();
+        (status, o, e)
+    }
+}
+
+/// The epoch `DIR/latest` names, if any.
+pub fn latest_epoch(dir: &Path) -> Option<u64> {
+    std::fs::read_to_string(dir.join("latest"))
+        .ok()?
+        .trim()
+        .strip_prefix("epoch-")?
+        .parse()
+        .ok()
+}
+
 /// Runs `mpcrs-run ARGS` and returns its output; panics if it runs longer than
 /// `limit` (the process is killed first).
 pub fn run_job(args: &[&str], limit: Duration) -> Output {

@@ -6,32 +6,14 @@ use std::process::Command;
 use std::time::Duration;
 
 use mpcrs_tests::{
-    expect_success, heat_checksum, profile_dir, run_command, run_job, run_openmpi, shared_bench,
-    text,
+    build_c, expect_success, heat_checksum, profile_dir, run_command, run_job, run_openmpi,
+    shared_bench, text,
 };
 
 fn c_source(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("c")
         .join(name)
-}
-
-/// Compiles `src` with `compiler` (mpcrs-cc by default) into the test build dir.
-fn build(src: &Path, out_name: &str, compiler: Option<&str>, extra: &[&str]) -> PathBuf {
-    let out = profile_dir().join("c-tests");
-    std::fs::create_dir_all(&out).unwrap();
-    let bin = out.join(out_name);
-    let cc = compiler
-        .map(PathBuf::from)
-        .unwrap_or_else(|| profile_dir().join("mpcrs-cc"));
-    let o = run_command(
-        Command::new(&cc)
-            .args(["-O2", "-o", bin.to_str().unwrap(), src.to_str().unwrap()])
-            .args(extra),
-        Duration::from_secs(120),
-    );
-    expect_success(&o, &format!("{} {}", cc.display(), src.display()));
-    bin
 }
 
 fn run(bin: &Path, ranks: usize, args: &[&str]) -> std::process::Output {
@@ -43,14 +25,14 @@ fn run(bin: &Path, ranks: usize, args: &[&str]) -> std::process::Output {
 
 #[test]
 fn globals_and_statics_are_private_per_rank() {
-    let bin = build(&c_source("globals.c"), "globals", None, &[]);
+    let bin = build_c(&c_source("globals.c"), "globals", None, &[]);
     let out = expect_success(&run(&bin, 16, &[]), "globals");
     assert_eq!(out.trim(), "globals private on 16 ranks: yes");
 }
 
 #[test]
 fn basics_at_1_4_7_and_64_ranks() {
-    let bin = build(&c_source("basics.c"), "basics", None, &[]);
+    let bin = build_c(&c_source("basics.c"), "basics", None, &[]);
     for n in [1, 4, 7, 64] {
         let out = expect_success(&run(&bin, n, &[]), &format!("basics at -n {n}"));
         assert_eq!(
@@ -70,7 +52,7 @@ fn basics_at_1_4_7_and_64_ranks() {
 
 #[test]
 fn derived_datatypes_v_collectives_and_reduce_scatter() {
-    let bin = build(&c_source("datatypes.c"), "datatypes", None, &[]);
+    let bin = build_c(&c_source("datatypes.c"), "datatypes", None, &[]);
     for n in [1, 4, 7, 64] {
         let out = expect_success(&run(&bin, n, &[]), &format!("datatypes at -n {n}"));
         assert_eq!(
@@ -90,7 +72,7 @@ fn derived_datatypes_v_collectives_and_reduce_scatter() {
 
 #[test]
 fn ready_buffered_persistent_matched_probe_cancel_and_test_families() {
-    let bin = build(&c_source("p2p_more.c"), "p2p_more", None, &[]);
+    let bin = build_c(&c_source("p2p_more.c"), "p2p_more", None, &[]);
     for n in [1, 4, 7, 64] {
         let out = expect_success(&run(&bin, n, &[]), &format!("p2p_more at -n {n}"));
         assert_eq!(
@@ -110,7 +92,7 @@ fn ready_buffered_persistent_matched_probe_cancel_and_test_families() {
 
 #[test]
 fn groups_communicators_attributes_and_cartesian_topologies() {
-    let bin = build(&c_source("comms.c"), "comms", None, &[]);
+    let bin = build_c(&c_source("comms.c"), "comms", None, &[]);
     for n in [1, 4, 7, 64] {
         let out = expect_success(&run(&bin, n, &[]), &format!("comms at -n {n}"));
         assert_eq!(
@@ -128,7 +110,7 @@ fn groups_communicators_attributes_and_cartesian_topologies() {
 
 #[test]
 fn nonblocking_collectives_overlap_and_keep_their_order() {
-    let bin = build(&c_source("nbc.c"), "nbc", None, &[]);
+    let bin = build_c(&c_source("nbc.c"), "nbc", None, &[]);
     for n in [1, 2, 4, 7, 64] {
         let out = expect_success(&run(&bin, n, &[]), &format!("nbc at -n {n}"));
         assert_eq!(
@@ -141,7 +123,7 @@ fn nonblocking_collectives_overlap_and_keep_their_order() {
 
 #[test]
 fn info_conversions_error_handlers_and_invalid_handles() {
-    let bin = build(&c_source("misc.c"), "misc", None, &[]);
+    let bin = build_c(&c_source("misc.c"), "misc", None, &[]);
     for n in [1, 4, 7, 64] {
         let out = expect_success(&run(&bin, n, &[]), &format!("misc at -n {n}"));
         assert_eq!(out.trim(), "misc ok");
@@ -150,7 +132,7 @@ fn info_conversions_error_handlers_and_invalid_handles() {
 
 #[test]
 fn calls_before_init_are_fatal_and_named() {
-    let bin = build(&c_source("before_init.c"), "before_init", None, &[]);
+    let bin = build_c(&c_source("before_init.c"), "before_init", None, &[]);
     let o = run(&bin, 2, &[]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(mpcrs::FATAL_EXIT_CODE), "{err}");
@@ -163,7 +145,7 @@ fn calls_before_init_are_fatal_and_named() {
 #[test]
 fn cxx_programs_through_mpcrs_cxx() {
     let cxx = profile_dir().join("mpcrs-cxx");
-    let bin = build(
+    let bin = build_c(
         &c_source("cxx.cpp"),
         "cxx",
         Some(cxx.to_str().unwrap()),
@@ -178,7 +160,7 @@ fn cxx_programs_through_mpcrs_cxx() {
 /// Builds `src` with MPICH's mpicc, runs it under mpcrs-run and under MPICH's
 /// launcher at 4 ranks, and requires the same output.
 fn same_output_as_mpich(src: &str) {
-    let bin = build(
+    let bin = build_c(
         &c_source(src),
         &format!("{src}-mpich"),
         Some("mpicc.mpich"),
@@ -209,7 +191,7 @@ fn binaries_built_by_mpich_run_unchanged_with_the_same_output() {
 
 #[test]
 fn fatal_errors_name_call_rank_and_class() {
-    let bin = build(&c_source("fatal.c"), "fatal", None, &[]);
+    let bin = build_c(&c_source("fatal.c"), "fatal", None, &[]);
     let o = run(&bin, 4, &[]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(mpcrs::FATAL_EXIT_CODE), "{err}");
@@ -222,8 +204,8 @@ fn fatal_errors_name_call_rank_and_class() {
 #[test]
 fn shared_heat_benchmark_matches_open_mpi_at_4_and_64_ranks() {
     let src = shared_bench("heat.c");
-    let ours = build(&src, "heat", None, &["-lm"]);
-    let theirs = build(&src, "heat-openmpi-c", Some("mpicc.openmpi"), &["-lm"]);
+    let ours = build_c(&src, "heat", None, &["-lm"]);
+    let theirs = build_c(&src, "heat-openmpi-c", Some("mpicc.openmpi"), &["-lm"]);
     for n in [4usize, 64] {
         let a = heat_checksum(&expect_success(
             &run(&ours, n, &["64", "40"]),
@@ -237,7 +219,7 @@ fn shared_heat_benchmark_matches_open_mpi_at_4_and_64_ranks() {
 
 #[test]
 fn heat_with_mpix_checkpoint_reports_ignore_without_checkpointing() {
-    let bin = build(
+    let bin = build_c(
         &shared_bench("heat.c"),
         "heat-mpix",
         None,
@@ -276,7 +258,7 @@ fn compiler_wrapper_shows_its_command_lines() {
 
 #[test]
 fn heat_with_mpix_checkpoint_writes_verified_epochs_under_checkpoint() {
-    let bin = build(
+    let bin = build_c(
         &shared_bench("heat.c"),
         "heat-mpix-ckpt",
         None,
@@ -329,9 +311,10 @@ fn heat_with_mpix_checkpoint_writes_verified_epochs_under_checkpoint() {
         "epoch-3\n"
     );
     assert!(!dir.join("epoch-1").exists() && dir.join("epoch-2").is_dir());
-    let manifest = std::fs::read_to_string(dir.join("epoch-3/MANIFEST")).unwrap();
-    assert!(manifest.starts_with("ranks 4\nprocesses 1\n"), "{manifest}");
-    assert!(manifest.contains("env HEAT_NOTE=\"kept\""), "{manifest}");
+    let manifest = mpcrs::manifest::JobManifest::read(&dir.join("epoch-3/MANIFEST")).unwrap();
+    assert_eq!((manifest.ranks, manifest.processes), (4, 1));
+    assert!(manifest.env.contains(&("HEAT_NOTE".into(), "kept".into())));
+    assert!(manifest.args[1].contains("heat-mpix-ckpt"), "{manifest:?}");
     let o = run_command(
         Command::new(profile_dir().join("mpcrs-ckpt")).args(["verify", dir.to_str().unwrap()]),
         Duration::from_secs(60),

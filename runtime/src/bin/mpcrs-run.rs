@@ -1,8 +1,10 @@
 //! mpcrs-run: starts an MPI job whose ranks run as user-level threads.
 //!
-//! `mpcrs-run -n N [-c C] PROGRAM [ARGS...]` runs PROGRAM (built on the mpcrs Rust
-//! API) with N ranks in one process on C worker threads, forwards its output and
-//! exits with the worst rank's status.
+//! `mpcrs-run -n N [-p P] [-c C] PROGRAM [ARGS...]` runs PROGRAM (a C program
+//! linked against libmpi, or built on the mpcrs Rust API) with N ranks in P
+//! processes of C worker threads each, forwards its output and exits with the
+//! worst status. `--checkpoint DIR` enables checkpoints; `mpcrs-run --restart
+//! DIR [--epoch K]` starts the checkpointed job again from an epoch.
 
 use std::process::{Command, ExitCode};
 
@@ -72,8 +74,17 @@ struct Args {
     #[arg(long, value_parser = parse_size)]
     stack_size: Option<u64>,
 
+    /// Restart the job checkpointed in DIR from its latest complete epoch (or
+    /// --epoch K): same program, arguments, ranks and processes.
+    #[arg(long = "restart", value_name = "DIR", conflicts_with_all = ["checkpoint", "ranks", "processes"])]
+    restart: Option<std::path::PathBuf>,
+
+    /// With --restart: the epoch to restart from (default: the latest).
+    #[arg(long = "epoch", value_name = "K", requires = "restart")]
+    epoch: Option<u64>,
+
     /// The program to run, and its arguments.
-    #[arg(required = true, value_name = "PROGRAM [ARGS]...")]
+    #[arg(required_unless_present = "restart", value_name = "PROGRAM [ARGS]...")]
     command: Vec<String>,
 }
 
@@ -148,6 +159,30 @@ fn check_drivers(rails: &mpcrs_rails::RailSet) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(dir) = &args.restart {
+        if !args.command.is_empty() {
+            eprintln!(
+                "mpcrs-run: --restart runs the checkpointed program again; drop {:?}",
+                args.command.join(" ")
+            );
+            return ExitCode::from(2);
+        }
+        return match restart_command(&args, dir) {
+            Ok((cmd, program)) => {
+                let spec = supervise::ProcessSpec {
+                    index: 0,
+                    ranks: 0..cmd.1,
+                    host: mpcrs::launch::hosts::local_hostname(),
+                    command: cmd.0,
+                };
+                supervise_job(vec![spec], args.tag_output, &program)
+            }
+            Err(e) => {
+                eprintln!("mpcrs-run: --restart {}: {e}", dir.display());
+                ExitCode::from(2)
+            }
+        };
+    }
     if args.processes > args.ranks {
         eprintln!(
             "mpcrs-run: -p {} asks for more processes than the {} ranks of -n",
@@ -223,7 +258,7 @@ fn main() -> ExitCode {
     // The network the job's processes use between them (one process: none yet).
     cmd.env(env::NET, &rails.option);
     cmd.env(env::NET_CONFIG, &config_file);
-    let host = hostname();
+    let host = mpcrs::launch::hosts::local_hostname();
     let hosts = match (&args.host, &args.hostfile) {
         (Some(list), _) => Some(mpcrs::launch::hosts::parse_host_list(list)),
         (None, Some(file)) => Some(mpcrs::launch::hosts::parse_hostfile(file)),
@@ -273,9 +308,14 @@ fn main() -> ExitCode {
             }
         }
     };
+    supervise_job(specs, args.tag_output, program)
+}
+
+/// Runs the processes of a job to their end and returns the job's status.
+fn supervise_job(specs: Vec<supervise::ProcessSpec>, tag_output: bool, program: &str) -> ExitCode {
     // Supervised like every process of a job: own process group (nothing it starts
     // outlives the job), Ctrl-C/SIGTERM end it, a failure is reported by name.
-    let outcome = match supervise::run(specs, args.tag_output, std::time::Duration::from_secs(1)) {
+    let outcome = match supervise::run(specs, tag_output, std::time::Duration::from_secs(1)) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("mpcrs-run: cannot execute {program}: {e}");
@@ -286,6 +326,109 @@ fn main() -> ExitCode {
         eprintln!("mpcrs-run: {msg} ({program})");
     }
     ExitCode::from(outcome.exit_code().clamp(0, 255) as u8)
+}
+
+/// The command that restarts the job checkpointed in `dir`, and its rank count.
+/// Everything that can be checked before a process starts is: the epoch is
+/// complete, its manifest reads, the images are there with sound headers, and
+/// the executable is the one that wrote them.
+fn restart_command(
+    args: &Args,
+    dir: &std::path::Path,
+) -> Result<((Command, usize), String), String> {
+    use mpcrs_cr::commit::{epoch_name, MANIFEST};
+    use std::os::unix::process::CommandExt;
+    let store = mpcrs_cr::CheckpointDir::open(dir).map_err(|e| e.to_string())?;
+    let epochs = store.epochs().map_err(|e| e.to_string())?;
+    let k = match args.epoch {
+        Some(k) if epochs.contains(&k) => k,
+        Some(k) => {
+            let list: Vec<String> = epochs.iter().map(|k| k.to_string()).collect();
+            return Err(format!(
+                "epoch {k} is not a complete epoch (complete: {})",
+                if list.is_empty() {
+                    "none".into()
+                } else {
+                    list.join(", ")
+                }
+            ));
+        }
+        None => store
+            .latest()
+            .map_err(|e| e.to_string())?
+            .ok_or("no complete epoch to restart from")?,
+    };
+    let epoch_dir = store.epoch_dir(k);
+    let m = mpcrs::manifest::JobManifest::read(&epoch_dir.join(MANIFEST))?;
+    if m.processes > 1 {
+        return Err(format!(
+            "{}: the job ran in {} processes; restarting jobs of several processes is not \
+             supported yet",
+            epoch_dir.display(),
+            m.processes
+        ));
+    }
+    let image = epoch_dir.join("process-0.img");
+    if !image.is_file() {
+        return Err(format!(
+            "{}: missing: {} has no image of process 0",
+            image.display(),
+            epoch_name(k)
+        ));
+    }
+    let (_, header) = mpcrs_cr::image::read_header(&image).map_err(|e| e.to_string())?;
+    let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
+        .map_err(|e| format!("{}: {e}", m.executable.display()))?;
+    if now.size != header.exe.size || now.crc != header.exe.crc {
+        return Err(format!(
+            "{}: written by a different executable: {} is {} bytes with CRC-32C {:08x} now, \
+             {} bytes with CRC-32C {:08x} in the image",
+            image.display(),
+            m.executable.display(),
+            now.size,
+            now.crc,
+            header.exe.size,
+            header.exe.crc
+        ));
+    }
+    let mut cmd = Command::new(&m.executable);
+    cmd.arg0(&m.args[0]).args(&m.args[1..]).current_dir(&m.cwd);
+    cmd.env(env::RANKS, m.ranks.to_string());
+    for (k, v) in &m.env {
+        cmd.env(k, v);
+    }
+    let names: Vec<&str> = m.env.iter().map(|(k, _)| k.as_str()).collect();
+    cmd.env(env::EXPORTED, names.join(","));
+    if let Some(net) = &m.net {
+        cmd.env(env::NET, net);
+    }
+    if let Some(c) = &m.net_config {
+        cmd.env(env::NET_CONFIG, c);
+    }
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    cmd.env(env::CHECKPOINT_DIR, &dir);
+    cmd.env(env::CHECKPOINT_KEEP, args.keep.to_string());
+    cmd.env(mpcrs_cr::restore::RESTORE_ENV, &image);
+    restorable(&mut cmd);
+    // The loader lays the process out as in the first run only with the same
+    // settings: exactly those, none added or missing.
+    for var in mpcrs::manifest::LOADER_VARIABLES {
+        match m.loader_env.iter().find(|(k, _)| k == var) {
+            Some((_, v)) => cmd.env(var, v),
+            None => cmd.env_remove(var),
+        };
+    }
+    // C programs run inside mpcrs-exec: name the program, not the host.
+    let program = match (m.executable.file_name(), m.args.get(1)) {
+        (Some(name), Some(p)) if name == "mpcrs-exec" => p.clone(),
+        _ => m.args[0].clone(),
+    };
+    eprintln!(
+        "mpcrs-run: restarting {program} ({} ranks) from {}",
+        m.ranks,
+        epoch_dir.display()
+    );
+    Ok(((cmd, m.ranks), program))
 }
 
 /// Runs the job so that its images can be restored at the same addresses: ASLR
@@ -310,14 +453,4 @@ fn restorable(cmd: &mut Command) {
             Ok(())
         });
     }
-}
-
-fn hostname() -> String {
-    let mut buf = [0 as libc::c_char; 256];
-    // SAFETY: gethostname writes at most len bytes; the last stays NUL.
-    unsafe { libc::gethostname(buf.as_mut_ptr(), buf.len() - 1) };
-    // SAFETY: NUL-terminated.
-    unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
 }

@@ -1,0 +1,352 @@
+//! Checkpoint, kill -9, restart, compare: jobs killed after an epoch commits
+//! resume from it (`mpcrs-run --restart DIR`) and end with the results of an
+//! uninterrupted run; bad images, missing images and changed executables are
+//! refused naming the file; a writer killed mid-dump leaves the previous epoch.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use mpcrs_tests::{
+    build_c, example, expect_success, heat_checksum, latest_epoch, program, run_job, shared_bench,
+    BackgroundJob,
+};
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mpcrs-restart-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Iteration after which rank 0 says a restarted run resumed.
+fn restarted_after(out: &str) -> Option<u64> {
+    out.lines()
+        .find_map(|l| l.strip_prefix("restarted after iteration "))
+        .map(|n| n.trim().parse().unwrap())
+}
+
+/// Starts `mpcrs-run ARGS`, waits until an epoch above `above` commits, and
+/// kills the job's processes; returns that epoch.
+fn run_until_epoch_then_kill(args: &[&str], dir: &Path, above: u64) -> u64 {
+    let job = BackgroundJob::start(args);
+    job.wait_for("an epoch to commit", LIMIT, |_, _| {
+        latest_epoch(dir).is_some_and(|k| k > above)
+    });
+    let k = latest_epoch(dir).unwrap();
+    let (status, _, err) = job.kill_processes();
+    assert!(!status.success(), "a killed job must fail: {err}");
+    assert!(err.contains("killed by signal 9"), "{err}");
+    k
+}
+
+/// Kill after an epoch, restart, kill again after a later epoch, restart again:
+/// the last run's checksum is the uninterrupted one.
+fn killed_twice_and_restarted(bin: &Path, name: &str) {
+    let dir = scratch(name);
+    let d = dir.to_str().unwrap();
+    let args = ["256", "16000", "1000"];
+    let reference = {
+        let mut a = vec!["-n", "8", "-c", "2", bin.to_str().unwrap()];
+        a.extend_from_slice(&args[..2]);
+        heat_checksum(&expect_success(&run_job(&a, LIMIT), "uninterrupted heat"))
+    };
+    let mut first = vec![
+        "-n",
+        "8",
+        "-c",
+        "2",
+        "--checkpoint",
+        d,
+        bin.to_str().unwrap(),
+    ];
+    first.extend_from_slice(&args);
+    let k1 = run_until_epoch_then_kill(&first, &dir, 0);
+
+    // First restart: resumes from epoch k1, then is killed after a later one.
+    let job = BackgroundJob::start(&["--restart", d]);
+    job.wait_for("the restart and a later epoch", LIMIT, |out, _| {
+        restarted_after(out).is_some() && latest_epoch(&dir).is_some_and(|k| k > k1)
+    });
+    let resumed1 = restarted_after(&job.output().0).unwrap();
+    assert_eq!(
+        resumed1,
+        k1 * 1000,
+        "epoch {k1} was taken after iteration {}",
+        k1 * 1000
+    );
+    let (status, _, err) = job.kill_processes();
+    assert!(!status.success(), "{err}");
+    assert!(
+        err.contains("restarting") && err.contains(&format!("epoch-{k1}")),
+        "{err}"
+    );
+    let k2 = latest_epoch(&dir).unwrap();
+
+    // Second restart, to the end.
+    let o = run_job(&["--restart", d], LIMIT);
+    let out = expect_success(&o, "second restart");
+    let resumed2 = restarted_after(&out).unwrap();
+    assert!(resumed2 > resumed1, "{out}");
+    assert!(k2 > k1);
+    assert_eq!(heat_checksum(&out), reference, "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn rust_heat_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    killed_twice_and_restarted(&example("heat"), "rust-heat");
+}
+
+#[test]
+fn c_heat_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let bin = build_c(
+        &shared_bench("heat.c"),
+        "heat-restart",
+        None,
+        &["-DWITH_MPIX", "-lm"],
+    );
+    killed_twice_and_restarted(&bin, "c-heat");
+}
+
+#[test]
+fn unmatched_messages_at_the_checkpoint_survive_a_restart() {
+    let dir = scratch("pending");
+    let d = dir.to_str().unwrap();
+    let bin = program("ckpt_pending");
+    let b = bin.to_str().unwrap();
+    let plain = expect_success(&run_job(&["-n", "6", b, "10", "0"], LIMIT), "ckpt_pending");
+    let total = plain
+        .lines()
+        .find(|l| l.starts_with("total "))
+        .unwrap()
+        .to_string();
+    let k = run_until_epoch_then_kill(&["-n", "6", "--checkpoint", d, b, "10", "150"], &dir, 1);
+    let out = expect_success(&run_job(&["--restart", d], LIMIT), "restart");
+    assert!(
+        out.contains(&format!("round {}: restarted", k - 1)),
+        "{out}"
+    );
+    assert!(out.contains(&total), "expected {total}:\n{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The writer of a checkpoint: a child of the job's process.
+fn writer_of(job: &BackgroundJob) -> Option<i32> {
+    let app = *job.job_processes().first()?;
+    let tasks = std::fs::read_dir(format!("/proc/{app}/task")).ok()?;
+    tasks.flatten().find_map(|t| {
+        std::fs::read_to_string(t.path().join("children"))
+            .ok()?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    })
+}
+
+#[test]
+fn a_writer_killed_mid_dump_leaves_the_previous_epoch_to_restart_from() {
+    let dir = scratch("writer");
+    let d = dir.to_str().unwrap();
+    let bin = example("heat");
+    let b = bin.to_str().unwrap();
+    let reference = heat_checksum(&expect_success(
+        &run_job(&["-n", "8", "-c", "2", b, "256", "16000"], LIMIT),
+        "uninterrupted heat",
+    ));
+    let job = BackgroundJob::start(&[
+        "-n",
+        "8",
+        "-c",
+        "2",
+        "--checkpoint",
+        d,
+        b,
+        "256",
+        "16000",
+        "1000",
+    ]);
+    job.wait_for("epoch 1", LIMIT, |_, _| latest_epoch(&dir).is_some());
+    let before = latest_epoch(&dir).unwrap();
+    // The next writer, killed while it writes.
+    job.wait_for("the next writer", LIMIT, |_, _| match writer_of(&job) {
+        Some(w) => {
+            // SAFETY: kill only sends a signal.
+            unsafe { libc::kill(w, libc::SIGKILL) };
+            true
+        }
+        None => false,
+    });
+    job.wait_for("the failed epoch", LIMIT, |_, err| {
+        err.contains("failed, the previous one stays")
+    });
+    let (_, _, err) = job.kill_processes();
+    assert!(err.contains("the writer was killed by signal 9"), "{err}");
+    let latest = latest_epoch(&dir).unwrap();
+    assert!(
+        latest == before || latest == before + 1,
+        "latest moved from {before} to {latest}"
+    );
+    assert!(
+        dir.join(format!("epoch-{}.partial", latest + 1)).exists()
+            || !dir.join(format!("epoch-{}", latest + 1)).exists(),
+        "the killed writer's epoch must not be complete"
+    );
+    let out = expect_success(&run_job(&["--restart", d], LIMIT), "restart");
+    assert_eq!(restarted_after(&out), Some(latest * 1000), "{out}");
+    assert_eq!(heat_checksum(&out), reference);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A short checkpointed run of a private copy of the heat example; returns
+/// the directory and the copy.
+fn checkpointed_copy(name: &str) -> (PathBuf, PathBuf) {
+    let dir = scratch(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("heat-copy");
+    std::fs::copy(example("heat"), &exe).unwrap();
+    let ckpt = dir.join("ckpt");
+    let o = run_job(
+        &[
+            "-n",
+            "4",
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+            exe.to_str().unwrap(),
+            "64",
+            "300",
+            "100",
+        ],
+        LIMIT,
+    );
+    expect_success(&o, "checkpointed heat");
+    (dir, ckpt)
+}
+
+fn refused(ckpt: &Path, extra: &[&str]) -> String {
+    let mut a = vec!["--restart", ckpt.to_str().unwrap()];
+    a.extend_from_slice(extra);
+    let o = run_job(&a, LIMIT);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!o.status.success(), "a restart must be refused: {err}");
+    err
+}
+
+#[test]
+fn bad_images_missing_images_and_changed_executables_are_refused_by_name() {
+    let (dir, ckpt) = checkpointed_copy("refused");
+    let latest = latest_epoch(&ckpt).unwrap();
+    let image = ckpt.join(format!("epoch-{latest}/process-0.img"));
+
+    // One byte flipped in the contents.
+    let (_, header) = mpcrs_cr::image::read_header(&image).unwrap();
+    let r = header
+        .regions
+        .iter()
+        .find(|r| r.has_data() && r.len() > 8192)
+        .unwrap();
+    let mut bytes = std::fs::read(&image).unwrap();
+    let good = bytes.clone();
+    bytes[(r.data_offset + 4100) as usize] ^= 0x20;
+    std::fs::write(&image, &bytes).unwrap();
+    let err = refused(&ckpt, &[]);
+    assert!(
+        err.contains(image.to_str().unwrap()) && err.contains("checksum mismatch"),
+        "{err}"
+    );
+    // Truncated.
+    std::fs::write(&image, &good[..good.len() / 2]).unwrap();
+    let err = refused(&ckpt, &[]);
+    assert!(
+        err.contains(image.to_str().unwrap()) && err.contains("truncated"),
+        "{err}"
+    );
+    // Missing.
+    std::fs::remove_file(&image).unwrap();
+    let err = refused(&ckpt, &[]);
+    assert!(err.contains("process-0.img: missing"), "{err}");
+    std::fs::write(&image, &good).unwrap();
+    // An epoch that does not exist.
+    let err = refused(&ckpt, &["--epoch", "99"]);
+    assert!(err.contains("epoch 99 is not a complete epoch"), "{err}");
+    // The executable changed since.
+    let exe = dir.join("heat-copy");
+    let mut f = std::fs::OpenOptions::new().append(true).open(&exe).unwrap();
+    std::io::Write::write_all(&mut f, b"\0").unwrap();
+    drop(f);
+    let err = refused(&ckpt, &[]);
+    assert!(err.contains("written by a different executable"), "{err}");
+    assert!(err.contains(image.to_str().unwrap()), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_older_epoch_restarts_with_epoch() {
+    let (dir, ckpt) = checkpointed_copy("older");
+    let latest = latest_epoch(&ckpt).unwrap();
+    let o = run_job(
+        &[
+            "--restart",
+            ckpt.to_str().unwrap(),
+            "--epoch",
+            &(latest - 1).to_string(),
+        ],
+        LIMIT,
+    );
+    let out = expect_success(&o, "restart from the older epoch");
+    assert_eq!(restarted_after(&out), Some((latest - 1) * 100), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_unprivileged_user_checkpoints_and_restarts() {
+    // As root, the job runs as nobody; otherwise the suite already is unprivileged.
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let dir = scratch("unprivileged");
+    std::fs::create_dir_all(&dir).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let ckpt = dir.join("ckpt");
+    let as_user = |args: &[&str]| {
+        let mut c = if root {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+            c.arg(mpcrs_tests::mpcrs_run());
+            c
+        } else {
+            Command::new(mpcrs_tests::mpcrs_run())
+        };
+        c.args(args);
+        c
+    };
+    let heat = example("heat");
+    let mut first = as_user(&[
+        "-n",
+        "4",
+        "--checkpoint",
+        ckpt.to_str().unwrap(),
+        heat.to_str().unwrap(),
+        "256",
+        "16000",
+        "1000",
+    ]);
+    let job = BackgroundJob::spawn(&mut first);
+    job.wait_for("an epoch", LIMIT, |_, _| latest_epoch(&ckpt).is_some());
+    let (status, _, err) = job.kill_processes();
+    assert!(!status.success(), "{err}");
+    let o = mpcrs_tests::run_command(&mut as_user(&["--restart", ckpt.to_str().unwrap()]), LIMIT);
+    let out = expect_success(&o, "restart as an unprivileged user");
+    assert!(restarted_after(&out).is_some(), "{out}");
+    if root {
+        use std::os::unix::fs::MetadataExt;
+        let img = ckpt.join(format!(
+            "epoch-{}/process-0.img",
+            latest_epoch(&ckpt).unwrap()
+        ));
+        assert_eq!(std::fs::metadata(img).unwrap().uid(), 65534);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
