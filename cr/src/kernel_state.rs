@@ -127,7 +127,8 @@ pub static FILES: Racy<FileTable> = Racy::new(FileTable {
     }; MAX_FILES],
 });
 
-/// Records the open regular files (path and flags), leaving out `exclude`.
+/// Records the open regular files (path and flags) but standard input and
+/// output, leaving out `exclude`.
 /// Called before the other threads are stopped (it allocates); the offsets are
 /// read by [`record_file_offsets`] once they are.
 pub fn record_files(exclude: &[i32]) -> Result<(), String> {
@@ -135,7 +136,9 @@ pub fn record_files(exclude: &[i32]) -> Result<(), String> {
     let mut fds: Vec<i32> = dir
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse().ok())
-        .filter(|fd| !exclude.contains(fd))
+        // Standard input and output belong to whoever starts the process,
+        // the first time and at a restart alike.
+        .filter(|fd| *fd > 2 && !exclude.contains(fd))
         .collect();
     fds.sort_unstable();
     // SAFETY: only the checkpoint leader writes the table, before the freeze.

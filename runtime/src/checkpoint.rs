@@ -12,9 +12,10 @@
 //! `Ignore`. A process restored from an image (`mpcrs-run --restart DIR`)
 //! resumes inside the leader's snapshot, and every rank returns `Restart`.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use mpcrs_cr::{start_dump, CheckpointDir, Snapshot};
 
@@ -63,6 +64,9 @@ fn settings() -> Option<&'static Result<Settings, String>> {
     })
     .as_ref()
 }
+
+/// One checkpoint at a time: MPIX_Checkpoint's leader or the request thread.
+static TAKING: Mutex<()> = Mutex::new(());
 
 /// The commit of the last checkpoint, while it runs.
 static PENDING: Mutex<Option<JoinHandle<()>>> = Mutex::new(None);
@@ -184,7 +188,10 @@ impl Communicator {
         let ranks = self.size() as usize;
         self.shared.arena.barrier_with(|_| {
             let state = match settings {
-                Ok(s) => take(s, ranks),
+                Ok(s) => {
+                    let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
+                    take(s, ranks)
+                }
                 Err(e) => {
                     eprintln!("mpcrs: checkpoint failed: {e}");
                     CrState::Error
@@ -197,6 +204,122 @@ impl Communicator {
             1 => CrState::Restart,
             2 => CrState::Ignore,
             _ => CrState::Error,
+        }
+    }
+}
+
+/// Futex word of the request thread: what it is asked.
+static REQUEST: AtomicU32 = AtomicU32::new(IDLE);
+const IDLE: u32 = 0;
+const ASKED: u32 = 1;
+const STOP: u32 = 2;
+
+fn wake_requests() {
+    // SAFETY: FUTEX_WAKE on a static word; async-signal-safe.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            REQUEST.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            1,
+        )
+    };
+}
+
+extern "C" fn on_checkpoint_signal(_sig: libc::c_int) {
+    let _ = REQUEST.compare_exchange(IDLE, ASKED, Ordering::AcqRel, Ordering::Relaxed);
+    wake_requests();
+}
+
+/// The thread that takes checkpoints asked from outside the program: SIGUSR1
+/// (sent by `mpcrs-run` when it gets one) and `--checkpoint-interval`. It stops
+/// and is joined when dropped.
+pub struct RequestServer(Option<JoinHandle<()>>);
+
+impl Drop for RequestServer {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            REQUEST.store(STOP, Ordering::Release);
+            wake_requests();
+            let _ = h.join();
+        }
+    }
+}
+
+/// Starts the request thread of a job with checkpoints (none otherwise).
+///
+/// A snapshot of one process is consistent wherever its ranks are: they share
+/// its memory and every thread is stopped at a signal frame, so the checkpoint
+/// is taken at once; ranks go on without noticing, and after a restart resume
+/// where they were.
+pub fn serve_requests(ranks: usize) -> RequestServer {
+    let Some(Ok(settings)) = settings() else {
+        return RequestServer(None);
+    };
+    let interval = std::env::var(env::CHECKPOINT_INTERVAL)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(Duration::from_secs_f64);
+    REQUEST.store(IDLE, Ordering::Release);
+    // SAFETY: the handler only touches an atomic and makes a futex call.
+    unsafe {
+        let mut act: libc::sigaction = std::mem::zeroed();
+        act.sa_sigaction = on_checkpoint_signal as *const () as usize;
+        act.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut act.sa_mask);
+        libc::sigaction(libc::SIGUSR1, &act, std::ptr::null_mut());
+    }
+    let thread = std::thread::Builder::new()
+        .name("mpcrs-ckpt-request".into())
+        .spawn(move || {
+            let mut next = interval.map(|i| Instant::now() + i);
+            loop {
+                let timeout = next.map(|t| {
+                    let left = t.saturating_duration_since(Instant::now());
+                    libc::timespec {
+                        tv_sec: left.as_secs() as libc::time_t,
+                        tv_nsec: left.subsec_nanos() as libc::c_long,
+                    }
+                });
+                // SAFETY: FUTEX_WAIT on a static word with an optional timeout
+                // on this stack.
+                unsafe {
+                    libc::syscall(
+                        libc::SYS_futex,
+                        REQUEST.as_ptr(),
+                        libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                        IDLE,
+                        timeout
+                            .as_ref()
+                            .map_or(std::ptr::null(), |t| t as *const libc::timespec),
+                    )
+                };
+                let why = match REQUEST.load(Ordering::Acquire) {
+                    STOP => return,
+                    ASKED => {
+                        REQUEST.store(IDLE, Ordering::Release);
+                        "SIGUSR1"
+                    }
+                    _ if next.is_some_and(|t| Instant::now() >= t) => "--checkpoint-interval",
+                    _ => continue,
+                };
+                let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
+                match take(settings, ranks) {
+                    CrState::Restart => {
+                        eprintln!("mpcrs: restarted from a checkpoint taken on {why}")
+                    }
+                    CrState::Checkpoint => eprintln!("mpcrs: checkpoint taken on {why}"),
+                    _ => {}
+                }
+                next = interval.map(|i| Instant::now() + i);
+            }
+        });
+    match thread {
+        Ok(h) => RequestServer(Some(h)),
+        Err(e) => {
+            eprintln!("mpcrs: checkpoints on request are off: cannot start their thread: {e}");
+            RequestServer(None)
         }
     }
 }

@@ -27,6 +27,8 @@ pub mod env {
     /// Checkpoint directory (`--checkpoint DIR`) and epochs kept (`--keep N`).
     pub const CHECKPOINT_DIR: &str = "MPCRS_CHECKPOINT_DIR";
     pub const CHECKPOINT_KEEP: &str = "MPCRS_CHECKPOINT_KEEP";
+    /// Seconds between system-initiated checkpoints (`--checkpoint-interval`).
+    pub const CHECKPOINT_INTERVAL: &str = "MPCRS_CHECKPOINT_INTERVAL";
     /// Names of the variables passed with `-x` (comma-separated), for manifests.
     pub const EXPORTED: &str = "MPCRS_EXPORTED";
     /// Processes of the job (`-p`) and this process's index among them.
@@ -210,11 +212,14 @@ where
         })
         .collect();
     drop(world);
+    // Checkpoints asked from outside (SIGUSR1, --checkpoint-interval).
+    let requests = crate::checkpoint::serve_requests(n);
     let worst = ranks
         .into_iter()
         .map(|j| j.join().unwrap_or(PANIC_EXIT_CODE))
         .max()
         .unwrap_or(0);
+    drop(requests);
     // A checkpoint still being written is committed before the process ends.
     crate::checkpoint::finish();
     sched.shutdown();

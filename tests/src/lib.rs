@@ -140,6 +140,12 @@ impl BackgroundJob {
         }
     }
 
+    /// Sends `sig` to mpcrs-run.
+    pub fn signal_launcher(&self, sig: i32) {
+        // SAFETY: kill only sends a signal.
+        unsafe { libc::kill(self.child.id() as i32, sig) };
+    }
+
     /// The processes mpcrs-run started (the job's processes).
     pub fn job_processes(&self) -> Vec<i32> {
         let pid = self.child.id();

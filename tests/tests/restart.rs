@@ -28,17 +28,17 @@ fn restarted_after(out: &str) -> Option<u64> {
 }
 
 /// Starts `mpcrs-run ARGS`, waits until an epoch above `above` commits, and
-/// kills the job's processes; returns that epoch.
+/// kills the job's processes; returns the latest epoch then.
 fn run_until_epoch_then_kill(args: &[&str], dir: &Path, above: u64) -> u64 {
     let job = BackgroundJob::start(args);
     job.wait_for("an epoch to commit", LIMIT, |_, _| {
         latest_epoch(dir).is_some_and(|k| k > above)
     });
-    let k = latest_epoch(dir).unwrap();
     let (status, _, err) = job.kill_processes();
     assert!(!status.success(), "a killed job must fail: {err}");
     assert!(err.contains("killed by signal 9"), "{err}");
-    k
+    // Read once the job is gone: an epoch may have committed meanwhile.
+    latest_epoch(dir).unwrap()
 }
 
 /// Kill after an epoch, restart, kill again after a later epoch, restart again:
@@ -349,4 +349,56 @@ fn an_unprivileged_user_checkpoints_and_restarts() {
         assert_eq!(std::fs::metadata(img).unwrap().uid(), 65534);
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An unmodified program (no MPIX_Checkpoint) checkpointed from outside,
+/// killed, restarted: the uninterrupted checksum.
+fn unmodified_program_checkpointed_from_outside(bin: &Path, name: &str, interval: bool) {
+    let dir = scratch(name);
+    let d = dir.to_str().unwrap();
+    let b = bin.to_str().unwrap();
+    let reference = heat_checksum(&expect_success(
+        &run_job(&["-n", "8", "-c", "2", b, "256", "16000"], LIMIT),
+        "uninterrupted heat",
+    ));
+    let mut args = vec!["-n", "8", "-c", "2", "--checkpoint", d];
+    if interval {
+        args.extend_from_slice(&["--checkpoint-interval", "0.3"]);
+    }
+    args.extend_from_slice(&[b, "256", "16000"]);
+    let job = BackgroundJob::start(&args);
+    let why = if interval {
+        "--checkpoint-interval"
+    } else {
+        std::thread::sleep(Duration::from_millis(500));
+        job.signal_launcher(libc::SIGUSR1);
+        "SIGUSR1"
+    };
+    let wanted = if interval { 2 } else { 1 };
+    job.wait_for("a checkpoint on request", LIMIT, |_, _| {
+        latest_epoch(&dir).is_some_and(|k| k >= wanted)
+    });
+    let (status, _, err) = job.kill_processes();
+    assert!(!status.success());
+    assert!(err.contains(&format!("checkpoint taken on {why}")), "{err}");
+    let o = run_job(&["--restart", d], LIMIT);
+    let out = expect_success(&o, "restart");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("restarted from a checkpoint taken on {why}")),
+        "{err}"
+    );
+    assert_eq!(heat_checksum(&out), reference);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_unmodified_c_program_checkpointed_on_sigusr1_restarts_correctly() {
+    let bin = build_c(&shared_bench("heat.c"), "heat-plain", None, &["-lm"]);
+    unmodified_program_checkpointed_from_outside(&bin, "usr1-c", false);
+}
+
+#[test]
+fn an_unmodified_rust_program_checkpointed_every_interval_restarts_correctly() {
+    unmodified_program_checkpointed_from_outside(&example("heat"), "interval-rust", true);
 }

@@ -66,6 +66,11 @@ struct Args {
     #[arg(long = "checkpoint", value_name = "DIR")]
     checkpoint: Option<std::path::PathBuf>,
 
+    /// Also checkpoint every SECONDS, wherever the program is (as SIGUSR1 to
+    /// mpcrs-run does): unmodified programs get checkpoints too.
+    #[arg(long = "checkpoint-interval", value_name = "SECONDS", requires = "checkpoint", value_parser = parse_seconds)]
+    checkpoint_interval: Option<f64>,
+
     /// Complete epochs kept in the checkpoint directory.
     #[arg(long = "keep", value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
     keep: u32,
@@ -116,6 +121,14 @@ fn exports(list: &[String]) -> Result<Vec<(String, String)>, String> {
             }),
         })
         .collect()
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.01)
+        .ok_or_else(|| format!("{s:?} is not a number of seconds of at least 0.01"))
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -175,7 +188,7 @@ fn main() -> ExitCode {
                     host: mpcrs::launch::hosts::local_hostname(),
                     command: cmd.0,
                 };
-                supervise_job(vec![spec], args.tag_output, &program)
+                supervise_job(vec![spec], args.tag_output, true, &program)
             }
             Err(e) => {
                 eprintln!("mpcrs-run: --restart {}: {e}", dir.display());
@@ -253,6 +266,9 @@ fn main() -> ExitCode {
         let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
         cmd.env(env::CHECKPOINT_DIR, &dir);
         cmd.env(env::CHECKPOINT_KEEP, args.keep.to_string());
+        if let Some(s) = args.checkpoint_interval {
+            cmd.env(env::CHECKPOINT_INTERVAL, s.to_string());
+        }
         restorable(&mut cmd);
     }
     // The network the job's processes use between them (one process: none yet).
@@ -308,14 +324,25 @@ fn main() -> ExitCode {
             }
         }
     };
-    supervise_job(specs, args.tag_output, program)
+    supervise_job(specs, args.tag_output, args.checkpoint.is_some(), program)
 }
 
 /// Runs the processes of a job to their end and returns the job's status.
-fn supervise_job(specs: Vec<supervise::ProcessSpec>, tag_output: bool, program: &str) -> ExitCode {
+fn supervise_job(
+    specs: Vec<supervise::ProcessSpec>,
+    tag_output: bool,
+    checkpoints: bool,
+    program: &str,
+) -> ExitCode {
     // Supervised like every process of a job: own process group (nothing it starts
-    // outlives the job), Ctrl-C/SIGTERM end it, a failure is reported by name.
-    let outcome = match supervise::run(specs, tag_output, std::time::Duration::from_secs(1)) {
+    // outlives the job), Ctrl-C/SIGTERM end it, a failure is reported by name;
+    // SIGUSR1 asks a job with checkpoints for one.
+    let how = supervise::Supervision {
+        tag_output,
+        grace: std::time::Duration::from_secs(1),
+        forward_checkpoint_requests: checkpoints,
+    };
+    let outcome = match supervise::run(specs, how) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("mpcrs-run: cannot execute {program}: {e}");

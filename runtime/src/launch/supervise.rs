@@ -167,10 +167,43 @@ fn forward(
     })
 }
 
+/// SIGUSR1 received by the launcher and not yet passed on.
+static CHECKPOINT_ASKED: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_checkpoint_request(_sig: libc::c_int) {
+    CHECKPOINT_ASKED.store(1, Ordering::SeqCst);
+}
+
+/// How the launcher supervises a job.
+#[derive(Debug, Clone, Copy)]
+pub struct Supervision {
+    /// Prefix every output line with the process and its ranks.
+    pub tag_output: bool,
+    /// How long processes get to end after SIGTERM before SIGKILL.
+    pub grace: Duration,
+    /// Pass SIGUSR1 on to every process (a checkpoint request; only for jobs
+    /// with checkpoints, whose processes handle it).
+    pub forward_checkpoint_requests: bool,
+}
+
 /// Runs the processes to completion; the first failure ends the others (within
 /// the `grace` period) and is reported.
-pub fn run(specs: Vec<ProcessSpec>, tag_output: bool, grace: Duration) -> std::io::Result<Outcome> {
+pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome> {
+    let Supervision {
+        tag_output,
+        grace,
+        forward_checkpoint_requests,
+    } = how;
     install_stop_handlers();
+    if forward_checkpoint_requests {
+        // SAFETY: the handler only stores to an atomic (async-signal-safe).
+        unsafe {
+            libc::signal(
+                libc::SIGUSR1,
+                on_checkpoint_request as *const () as libc::sighandler_t,
+            )
+        };
+    }
     let mut children = Vec::with_capacity(specs.len());
     let mut forwarders = Vec::new();
     for mut spec in specs {
@@ -216,6 +249,14 @@ pub fn run(specs: Vec<ProcessSpec>, tag_output: bool, grace: Duration) -> std::i
             end_all(&mut children, grace);
             break Outcome::Interrupted { signal: sig };
         }
+        if CHECKPOINT_ASKED.swap(0, Ordering::SeqCst) != 0 {
+            for (i, (_, child)) in children.iter().enumerate() {
+                if !done[i] {
+                    // SAFETY: signalling a child of ours that has not been reaped.
+                    unsafe { libc::kill(child.id() as i32, libc::SIGUSR1) };
+                }
+            }
+        }
         let mut failed = None;
         for (i, (spec, child)) in children.iter_mut().enumerate() {
             if done[i] {
@@ -253,6 +294,13 @@ pub fn run(specs: Vec<ProcessSpec>, tag_output: bool, grace: Duration) -> std::i
 
 #[cfg(test)]
 mod tests {
+    fn quiet(grace: Duration) -> Supervision {
+        Supervision {
+            tag_output: false,
+            grace,
+            forward_checkpoint_requests: false,
+        }
+    }
     use super::*;
 
     fn sh(index: usize, script: &str) -> ProcessSpec {
@@ -288,7 +336,7 @@ mod tests {
             sh(2, &format!("sleep 60 & echo $! >> {pidfile}; wait")),
         ];
         let t0 = Instant::now();
-        let out = run(specs, false, Duration::from_millis(500)).unwrap();
+        let out = run(specs, quiet(Duration::from_millis(500))).unwrap();
         assert!(
             t0.elapsed() < Duration::from_secs(2),
             "took {:?}",
@@ -317,15 +365,13 @@ mod tests {
     fn exit_statuses_and_success() {
         let ok = run(
             vec![sh(0, "exit 0"), sh(1, "true")],
-            false,
-            Duration::from_millis(200),
+            quiet(Duration::from_millis(200)),
         )
         .unwrap();
         assert_eq!(ok, Outcome::Success);
         let bad = run(
             vec![sh(0, "sleep 5"), sh(1, "exit 3")],
-            false,
-            Duration::from_millis(200),
+            quiet(Duration::from_millis(200)),
         )
         .unwrap();
         assert_eq!(bad.exit_code(), 3);
