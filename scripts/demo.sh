@@ -28,10 +28,18 @@ mkdir -p target/demo
 mpcrs-cc -O2 -o target/demo/heat "$SHARED/bench/heat.c" -lm 2>/dev/null
 mpcrs-run -n 64 target/demo/heat 256 200
 echo
-echo "== checkpoints: heat.c calling MPIX_Checkpoint every 50 iterations, 16 ranks"
+echo "== checkpoint, crash, restart: heat.c calling MPIX_Checkpoint every 1000 iterations, 16 ranks"
 mpcrs-cc -O2 -DWITH_MPIX -o target/demo/heat-mpix "$SHARED/bench/heat.c" -lm 2>/dev/null
 rm -rf target/demo/ckpt
-mpcrs-run -n 16 --checkpoint target/demo/ckpt --keep 2 target/demo/heat-mpix 256 200 50
+echo "-- uninterrupted:"
+mpcrs-run -n 16 target/demo/heat-mpix 256 8000 | grep checksum
+echo "-- with checkpoints, killed with SIGKILL once an epoch is committed:"
+mpcrs-run -n 16 --checkpoint target/demo/ckpt target/demo/heat-mpix 256 8000 1000 &
+launcher=$!
+until [ -e target/demo/ckpt/latest ]; do sleep 0.05; done
+pkill -KILL -P "$launcher"
+wait "$launcher" || true
 mpcrs-ckpt ls target/demo/ckpt
 mpcrs-ckpt verify target/demo/ckpt
-echo "(restarting from these images is not available yet)"
+echo "-- restarted from the latest epoch (same checksum as uninterrupted):"
+mpcrs-run --restart target/demo/ckpt | grep -E "restarted|checksum"

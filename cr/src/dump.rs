@@ -55,6 +55,14 @@ pub fn runtime_object() -> std::io::Result<String> {
         .ok_or_else(|| std::io::Error::other("no mapping holds the runtime's code"))
 }
 
+/// Computes once what every image records about the executable and the
+/// runtime (a checksum of each whole file), so that the first checkpoint does
+/// not stall the application for it.
+pub fn prepare() {
+    let _ = exe_identity();
+    let _ = runtime_identity();
+}
+
 fn runtime_identity() -> Result<&'static ExeIdentity, String> {
     static RT: OnceLock<Result<ExeIdentity, String>> = OnceLock::new();
     RT.get_or_init(|| {

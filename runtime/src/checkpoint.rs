@@ -273,6 +273,7 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
     let thread = std::thread::Builder::new()
         .name("mpcrs-ckpt-request".into())
         .spawn(move || {
+            mpcrs_cr::dump::prepare();
             let mut next = interval.map(|i| Instant::now() + i);
             loop {
                 let timeout = next.map(|t| {
