@@ -28,10 +28,10 @@ for mib in $sizes; do
   img=$(ls "$ck"/epoch-*/process-0.img | tail -1)
   cache=$(drop_caches)
   s=$(date +%s.%N); cat "$img" > /dev/null; e=$(date +%s.%N)
-  printf 'read the image (%s cache): %.3f s\n' "$cache" "$(echo "$e - $s" | bc)"
+  printf 'read the image (%s cache): %.3f s\n' "$cache" "$(awk "BEGIN { print $e - $s }")"
   cache=$(drop_caches)
   s=$(date +%s.%N); out=$("$bin/mpcrs-run" --restart "$ck" 2>&1); e=$(date +%s.%N)
-  printf 'restart (%s cache), to the end of the job: %.3f s; %s\n' "$cache" "$(echo "$e - $s" | bc)" \
+  printf 'restart (%s cache), to the end of the job: %.3f s; %s\n' "$cache" "$(awk "BEGIN { print $e - $s }")" \
     "$(echo "$out" | grep -o 'restarted: .*')"
   if command -v criu > /dev/null; then
     python3 -c "import os,time; b=bytearray(os.urandom($mib*1048576)); open('$dir/ready','w').close(); time.sleep(600)" &
@@ -41,11 +41,11 @@ for mib in $sizes; do
     s=$(date +%s.%N)
     if criu dump -t $pid -D "$dir/criu" --shell-job -o dump.log > /dev/null 2>&1; then
       e=$(date +%s.%N); sync
-      printf 'criu dump: %.3f s (process frozen throughout)\n' "$(echo "$e - $s" | bc)"
+      printf 'criu dump: %.3f s (process frozen throughout)\n' "$(awk "BEGIN { print $e - $s }")"
       drop_caches > /dev/null
       s=$(date +%s.%N)
       criu restore -D "$dir/criu" --shell-job -d -o restore.log > /dev/null 2>&1 \
-        && { e=$(date +%s.%N); printf 'criu restore (%s cache): %.3f s\n' cold "$(echo "$e - $s" | bc)"; } \
+        && { e=$(date +%s.%N); printf 'criu restore (%s cache): %.3f s\n' cold "$(awk "BEGIN { print $e - $s }")"; } \
         || echo "criu restore failed: $(tail -1 "$dir/criu/restore.log")"
       pkill -f "time.sleep(600)" 2>/dev/null
     else

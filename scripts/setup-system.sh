@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   pkg-config libhwloc-dev hwloc libclang-dev clang   # hwloc2 and bindgen
   openmpi-bin libopenmpi-dev mpich libmpich-dev      # peers for side-by-side benchmarks
-  iproute2 procps                                    # netns hosts, /proc readers in tests
+  iproute2 procps util-linux                         # netns hosts, /proc readers, setpriv in tests
   cmake libibverbs-dev libnl-3-dev libnl-route-3-dev # the ibverbs rail (cargo feature)
 )
 
