@@ -63,11 +63,46 @@ pub fn build_c(src: &Path, out_name: &str, compiler: Option<&str>, extra: &[&str
     bin
 }
 
-/// A command running in the background, its output collected as it comes.
+/// A command running in the background, its output collected as it comes (on
+/// threads, so a chatty child never blocks on a full pipe).
 pub struct BackgroundJob {
     child: std::process::Child,
-    out: std::sync::Arc<std::sync::Mutex<String>>,
-    err: std::sync::Arc<std::sync::Mutex<String>>,
+    what: String,
+    out: Collected,
+    err: Collected,
+}
+
+/// One output pipe: what came so far, and the thread draining it.
+struct Collected {
+    bytes: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Collected {
+    fn drain(mut from: impl std::io::Read + Send + 'static) -> Collected {
+        let bytes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let to = bytes.clone();
+        let reader = std::thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = from.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                to.lock().unwrap().extend_from_slice(&chunk[..n]);
+            }
+        });
+        Collected { bytes, reader }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes.lock().unwrap()).into_owned()
+    }
+
+    /// Everything, once the pipe closed.
+    fn into_bytes(self) -> Vec<u8> {
+        self.reader.join().unwrap();
+        std::mem::take(&mut *self.bytes.lock().unwrap())
+    }
 }
 
 impl BackgroundJob {
@@ -77,42 +112,26 @@ impl BackgroundJob {
     }
 
     pub fn spawn(cmd: &mut Command) -> BackgroundJob {
-        use std::io::Read;
         let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
-        let collect = |mut r: Box<dyn Read + Send>| {
-            let buf = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-            let b = buf.clone();
-            std::thread::spawn(move || {
-                let mut chunk = [0u8; 4096];
-                while let Ok(n) = r.read(&mut chunk) {
-                    if n == 0 {
-                        break;
-                    }
-                    b.lock()
-                        .unwrap()
-                        .push_str(&String::from_utf8_lossy(&chunk[..n]));
-                }
-            });
-            buf
-        };
-        let out = collect(Box::new(child.stdout.take().unwrap()));
-        let err = collect(Box::new(child.stderr.take().unwrap()));
-        BackgroundJob { child, out, err }
+        let out = Collected::drain(child.stdout.take().unwrap());
+        let err = Collected::drain(child.stderr.take().unwrap());
+        BackgroundJob {
+            child,
+            what: format!("{cmd:?}"),
+            out,
+            err,
+        }
     }
 
     /// Standard output and error so far.
     pub fn output(&self) -> (String, String) {
-        (
-            self.out.lock().unwrap().clone(),
-            self.err.lock().unwrap().clone(),
-        )
+        (self.out.text(), self.err.text())
     }
-
     /// Waits until `done(stdout, stderr)` holds; panics after `limit`, or
     /// when mpcrs-run ended first.
     pub fn wait_for(&self, what: &str, limit: Duration, done: impl Fn(&str, &str) -> bool) {
@@ -165,27 +184,39 @@ impl BackgroundJob {
             // SAFETY: kill only sends a signal.
             unsafe { libc::kill(p, libc::SIGKILL) };
         }
-        self.finish(Duration::from_secs(10))
+        let o = self.finish(Duration::from_secs(10));
+        let (out, err) = text(&o);
+        (o.status, out, err)
     }
 
-    /// Waits for mpcrs-run to end (killing it after `limit`).
-    pub fn finish(mut self, limit: Duration) -> (std::process::ExitStatus, String, String) {
+    /// Waits for the command to end and returns its whole output; after
+    /// `limit` it is killed, with the processes it started, and this panics.
+    pub fn finish(mut self, limit: Duration) -> Output {
         let start = Instant::now();
         let status = loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
+            if let Some(s) = self.child.try_wait().expect("wait") {
                 break s;
             }
             if start.elapsed() > limit {
+                // mpcrs-run's children are in our process group only through it.
+                let _ = Command::new("pkill")
+                    .args(["-KILL", "-P", &self.child.id().to_string()])
+                    .status();
                 let _ = self.child.kill();
+                let _ = self.child.wait();
                 let (o, e) = self.output();
-                panic!("mpcrs-run did not end within {limit:?}\n--- stdout\n{o}\n--- stderr\n{e}");
+                panic!(
+                    "{} ran longer than {limit:?}\n--- stdout\n{o}\n--- stderr\n{e}",
+                    self.what
+                );
             }
             std::thread::sleep(Duration::from_millis(5));
         };
-        // Let the readers drain the pipes.
-        std::thread::sleep(Duration::from_millis(50));
-        let (o, e) = self.output();
-        (status, o, e)
+        Output {
+            status,
+            stdout: self.out.into_bytes(),
+            stderr: self.err.into_bytes(),
+        }
     }
 }
 
@@ -207,46 +238,7 @@ pub fn run_job(args: &[&str], limit: Duration) -> Output {
 
 /// Runs a command with a time limit and collects its output.
 pub fn run_command(cmd: &mut Command, limit: Duration) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
-    // Drain the pipes on threads so a chatty child never blocks on a full pipe.
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut out, &mut v).ok();
-        v
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut err, &mut v).ok();
-        v
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > limit {
-            // mpcrs-run's child is in our process group only through it: kill both.
-            let _ = Command::new("pkill")
-                .args(["-KILL", "-P", &child.id().to_string()])
-                .status();
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{cmd:?} ran longer than {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    Output {
-        status,
-        stdout: t_out.join().unwrap(),
-        stderr: t_err.join().unwrap(),
-    }
+    BackgroundJob::spawn(cmd).finish(limit)
 }
 
 /// Stdout and stderr as text, for assertion messages.
