@@ -4,7 +4,7 @@
 //! refused naming the file; a writer killed mid-dump leaves the previous epoch.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 use std::time::Duration;
 
 use mpcrs_tests::{
@@ -27,14 +27,31 @@ fn restarted_after(out: &str) -> Option<u64> {
         .map(|n| n.trim().parse().unwrap())
 }
 
-/// Starts `mpcrs-run ARGS`, waits until an epoch above `above` commits, and
-/// kills the job's processes; returns the latest epoch then.
-fn run_until_epoch_then_kill(args: &[&str], dir: &Path, above: u64) -> u64 {
-    let job = BackgroundJob::start(args);
+/// The checksum of heat `bin` at -n 8 over 16000 iterations, not interrupted.
+fn uninterrupted_checksum(bin: &Path) -> String {
+    heat_checksum(&expect_success(
+        &run_job(
+            &["-n", "8", "-c", "2", bin.to_str().unwrap(), "256", "16000"],
+            LIMIT,
+        ),
+        "uninterrupted heat",
+    ))
+}
+
+/// Waits until an epoch above `above` commits in `dir`, then kills the job's
+/// processes; returns mpcrs-run's status and standard error.
+fn kill_after_epoch(job: BackgroundJob, dir: &Path, above: u64) -> (ExitStatus, String) {
     job.wait_for("an epoch to commit", LIMIT, |_, _| {
         latest_epoch(dir).is_some_and(|k| k > above)
     });
     let (status, _, err) = job.kill_processes();
+    (status, err)
+}
+
+/// Starts `mpcrs-run ARGS`, waits until an epoch above `above` commits, and
+/// kills the job's processes; returns the latest epoch then.
+fn run_until_epoch_then_kill(args: &[&str], dir: &Path, above: u64) -> u64 {
+    let (status, err) = kill_after_epoch(BackgroundJob::start(args), dir, above);
     assert!(!status.success(), "a killed job must fail: {err}");
     assert!(err.contains("killed by signal 9"), "{err}");
     // Read once the job is gone: an epoch may have committed meanwhile.
@@ -47,11 +64,7 @@ fn killed_twice_and_restarted(bin: &Path, name: &str) {
     let dir = scratch(name);
     let d = dir.to_str().unwrap();
     let args = ["256", "16000", "1000"];
-    let reference = {
-        let mut a = vec!["-n", "8", "-c", "2", bin.to_str().unwrap()];
-        a.extend_from_slice(&args[..2]);
-        heat_checksum(&expect_success(&run_job(&a, LIMIT), "uninterrupted heat"))
-    };
+    let reference = uninterrupted_checksum(bin);
     let mut first = vec![
         "-n",
         "8",
@@ -152,10 +165,7 @@ fn a_writer_killed_mid_dump_leaves_the_previous_epoch_to_restart_from() {
     let d = dir.to_str().unwrap();
     let bin = example("heat");
     let b = bin.to_str().unwrap();
-    let reference = heat_checksum(&expect_success(
-        &run_job(&["-n", "8", "-c", "2", b, "256", "16000"], LIMIT),
-        "uninterrupted heat",
-    ));
+    let reference = uninterrupted_checksum(&bin);
     let job = BackgroundJob::start(&[
         "-n",
         "8",
@@ -333,9 +343,7 @@ fn an_unprivileged_user_checkpoints_and_restarts() {
         "16000",
         "1000",
     ]);
-    let job = BackgroundJob::spawn(&mut first);
-    job.wait_for("an epoch", LIMIT, |_, _| latest_epoch(&ckpt).is_some());
-    let (status, _, err) = job.kill_processes();
+    let (status, err) = kill_after_epoch(BackgroundJob::spawn(&mut first), &ckpt, 0);
     assert!(!status.success(), "{err}");
     let o = mpcrs_tests::run_command(&mut as_user(&["--restart", ckpt.to_str().unwrap()]), LIMIT);
     let out = expect_success(&o, "restart as an unprivileged user");
@@ -357,10 +365,7 @@ fn unmodified_program_checkpointed_from_outside(bin: &Path, name: &str, interval
     let dir = scratch(name);
     let d = dir.to_str().unwrap();
     let b = bin.to_str().unwrap();
-    let reference = heat_checksum(&expect_success(
-        &run_job(&["-n", "8", "-c", "2", b, "256", "16000"], LIMIT),
-        "uninterrupted heat",
-    ));
+    let reference = uninterrupted_checksum(bin);
     let mut args = vec!["-n", "8", "-c", "2", "--checkpoint", d];
     if interval {
         args.extend_from_slice(&["--checkpoint-interval", "0.3"]);
@@ -375,10 +380,7 @@ fn unmodified_program_checkpointed_from_outside(bin: &Path, name: &str, interval
         "SIGUSR1"
     };
     let wanted = if interval { 2 } else { 1 };
-    job.wait_for("a checkpoint on request", LIMIT, |_, _| {
-        latest_epoch(&dir).is_some_and(|k| k >= wanted)
-    });
-    let (status, _, err) = job.kill_processes();
+    let (status, err) = kill_after_epoch(job, &dir, wanted - 1);
     assert!(!status.success());
     assert!(err.contains(&format!("checkpoint taken on {why}")), "{err}");
     let o = run_job(&["--restart", d], LIMIT);
