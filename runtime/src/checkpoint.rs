@@ -17,6 +17,8 @@ use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use mpcrs_scheduler::futex;
+
 use mpcrs_cr::{start_dump, CheckpointDir, Snapshot};
 
 use crate::comm::Communicator;
@@ -100,6 +102,7 @@ fn foreign_threads() -> Vec<String> {
 
 /// The leader's part: fork the writer and hand the commit to a thread.
 fn take(settings: &Settings, ranks: usize) -> CrState {
+    let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
     finish();
     let foreign = foreign_threads();
     if !foreign.is_empty() {
@@ -188,10 +191,7 @@ impl Communicator {
         let ranks = self.size() as usize;
         self.shared.arena.barrier_with(|_| {
             let state = match settings {
-                Ok(s) => {
-                    let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
-                    take(s, ranks)
-                }
+                Ok(s) => take(s, ranks),
                 Err(e) => {
                     eprintln!("mpcrs: checkpoint failed: {e}");
                     CrState::Error
@@ -214,21 +214,9 @@ const IDLE: u32 = 0;
 const ASKED: u32 = 1;
 const STOP: u32 = 2;
 
-fn wake_requests() {
-    // SAFETY: FUTEX_WAKE on a static word; async-signal-safe.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            REQUEST.as_ptr(),
-            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-            1,
-        )
-    };
-}
-
 extern "C" fn on_checkpoint_signal(_sig: libc::c_int) {
     let _ = REQUEST.compare_exchange(IDLE, ASKED, Ordering::AcqRel, Ordering::Relaxed);
-    wake_requests();
+    futex::wake_one(&REQUEST);
 }
 
 /// The thread that takes checkpoints asked from outside the program: SIGUSR1
@@ -240,7 +228,7 @@ impl Drop for RequestServer {
     fn drop(&mut self) {
         if let Some(h) = self.0.take() {
             REQUEST.store(STOP, Ordering::Release);
-            wake_requests();
+            futex::wake_one(&REQUEST);
             let _ = h.join();
         }
     }
@@ -276,26 +264,8 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
             mpcrs_cr::dump::prepare();
             let mut next = interval.map(|i| Instant::now() + i);
             loop {
-                let timeout = next.map(|t| {
-                    let left = t.saturating_duration_since(Instant::now());
-                    libc::timespec {
-                        tv_sec: left.as_secs() as libc::time_t,
-                        tv_nsec: left.subsec_nanos() as libc::c_long,
-                    }
-                });
-                // SAFETY: FUTEX_WAIT on a static word with an optional timeout
-                // on this stack.
-                unsafe {
-                    libc::syscall(
-                        libc::SYS_futex,
-                        REQUEST.as_ptr(),
-                        libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                        IDLE,
-                        timeout
-                            .as_ref()
-                            .map_or(std::ptr::null(), |t| t as *const libc::timespec),
-                    )
-                };
+                let timeout = next.map(|t| t.saturating_duration_since(Instant::now()));
+                futex::wait(&REQUEST, IDLE, timeout);
                 let why = match REQUEST.load(Ordering::Acquire) {
                     STOP => return,
                     ASKED => {
@@ -305,7 +275,6 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
                     _ if next.is_some_and(|t| Instant::now() >= t) => "--checkpoint-interval",
                     _ => continue,
                 };
-                let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
                 match take(settings, ranks) {
                     CrState::Restart => {
                         eprintln!("mpcrs: restarted from a checkpoint taken on {why}")

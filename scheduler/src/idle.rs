@@ -23,7 +23,7 @@ impl Sleeper {
         // the work it published before calling `wake`.
         fence(Ordering::SeqCst);
         if !has_work() {
-            futex_wait(&self.state, SLEEPING, timeout);
+            crate::futex::wait(&self.state, SLEEPING, timeout);
         }
         self.state.store(AWAKE, Ordering::SeqCst);
     }
@@ -34,42 +34,8 @@ impl Sleeper {
         if self.state.load(Ordering::SeqCst) == SLEEPING
             && self.state.swap(AWAKE, Ordering::SeqCst) == SLEEPING
         {
-            futex_wake(&self.state);
+            crate::futex::wake_one(&self.state);
         }
-    }
-}
-
-fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
-    let ts = timeout.map(|d| libc::timespec {
-        tv_sec: d.as_secs().min(i64::MAX as u64) as libc::time_t,
-        tv_nsec: d.subsec_nanos() as libc::c_long,
-    });
-    let ts_ptr = ts
-        .as_ref()
-        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-    // SAFETY: `word` is a valid, aligned u32 for the duration of the call; the
-    // timespec (if any) lives on this stack frame. FUTEX_WAIT only reads both.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-            expected,
-            ts_ptr,
-        );
-    }
-}
-
-fn futex_wake(word: &AtomicU32) {
-    // SAFETY: `word` is a valid, aligned u32; FUTEX_WAKE does not access memory
-    // beyond identifying the futex by its address.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-            1,
-        );
     }
 }
 

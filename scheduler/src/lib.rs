@@ -18,6 +18,7 @@
 //!   the main thread can wait on ULTs with the same types.
 
 mod blocking;
+pub mod futex;
 mod idle;
 mod park;
 mod progress;
