@@ -63,7 +63,7 @@ pub fn prepare() {
     let _ = runtime_identity();
 }
 
-fn runtime_identity() -> Result<&'static ExeIdentity, String> {
+pub(crate) fn runtime_identity() -> Result<&'static ExeIdentity, String> {
     static RT: OnceLock<Result<ExeIdentity, String>> = OnceLock::new();
     RT.get_or_init(|| {
         let path = runtime_object().map_err(|e| format!("/proc/self/maps: {e}"))?;
@@ -73,7 +73,7 @@ fn runtime_identity() -> Result<&'static ExeIdentity, String> {
     .map_err(|e| e.clone())
 }
 
-fn exe_identity() -> Result<&'static ExeIdentity, String> {
+pub(crate) fn exe_identity() -> Result<&'static ExeIdentity, String> {
     static EXE: OnceLock<Result<ExeIdentity, String>> = OnceLock::new();
     EXE.get_or_init(|| {
         let path =

@@ -51,6 +51,11 @@ impl ExeIdentity {
             crc: crc32c::crc32c(&bytes),
         })
     }
+
+    /// Whether both name the same contents (the path may differ).
+    pub fn same_file(&self, other: &ExeIdentity) -> bool {
+        self.size == other.size && self.crc == other.crc
+    }
 }
 
 /// One mapping as the image records it.

@@ -70,11 +70,12 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
         )));
     }
     let header = image::verify(path)?.header;
-    same_identity(&header.exe, &exe_now().map_err(&fail)?, "executable").map_err(&fail)?;
-    let runtime = crate::dump::runtime_object()
-        .and_then(|p| ExeIdentity::of(Path::new(&p)))
+    let exe = crate::dump::exe_identity().map_err(&fail)?;
+    same_identity(&header.exe, exe, "executable").map_err(&fail)?;
+    let runtime = crate::dump::runtime_identity()
         .map_err(|e| fail(format!("the mpcrs runtime's object: {e}")))?;
-    same_identity(&header.runtime, &runtime, "mpcrs runtime").map_err(&fail)?;
+    same_identity(&header.runtime, runtime, "mpcrs runtime").map_err(&fail)?;
+    let mappings = own_mappings().map_err(|e| fail(format!("/proc/self/maps: {e}")))?;
 
     let file = File::open(path).map_err(|e| fail(format!("cannot open: {e}")))?;
     let read = |addr: u64, out: &mut [u8]| image::read_memory_into(path, &file, &header, addr, out);
@@ -85,7 +86,7 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
     let signals: Box<[KernelSigaction; 65]> = image_static(SIGNALS.get(), read)?;
     let files: Box<FileTable> = image_static(FILES.get(), read)?;
 
-    let kept = kept_mappings(&header, &runtime.path).map_err(&fail)?;
+    let kept = kept_mappings(&header, &mappings, &runtime.path).map_err(&fail)?;
     let main_stack = header.regions.iter().find(|r| r.path == "[stack]");
     let mut regions: Vec<PlanRegion> = header
         .regions
@@ -192,7 +193,7 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
             + size_of::<Plan>()
             + 64 * 8) as u64;
     let scratch_len = scratch_len.div_ceil(4096) * 4096;
-    let scratch = map_scratch(&header, scratch_len).map_err(&fail)?;
+    let scratch = map_scratch(&header, &mappings, scratch_len).map_err(&fail)?;
     let mut kept = kept;
     kept.push(Range {
         start: scratch,
@@ -270,13 +271,8 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
     unsafe { resume::enter(plan, scratch + STACK_BYTES - 64) }
 }
 
-fn exe_now() -> Result<ExeIdentity, String> {
-    let exe = std::fs::read_link("/proc/self/exe").map_err(|e| format!("/proc/self/exe: {e}"))?;
-    ExeIdentity::of(&exe).map_err(|e| format!("{}: {e}", exe.display()))
-}
-
 fn same_identity(then: &ExeIdentity, now: &ExeIdentity, what: &str) -> Result<(), String> {
-    if then.size == now.size && then.crc == now.crc {
+    if then.same_file(now) {
         return Ok(());
     }
     Err(format!(
@@ -306,8 +302,11 @@ fn image_static<T>(
 /// The mappings the restorer runs from and keeps: the kernel's, and the
 /// read-only mappings of the runtime's object. The image must have them at the
 /// same places.
-fn kept_mappings(header: &ImageHeader, runtime: &str) -> Result<Vec<Range>, String> {
-    let now = own_mappings().map_err(|e| format!("/proc/self/maps: {e}"))?;
+fn kept_mappings(
+    header: &ImageHeader,
+    now: &[Mapping],
+    runtime: &str,
+) -> Result<Vec<Range>, String> {
     let kernel = |m: &Mapping| m.skip() == Some(crate::maps::Skip::Kernel);
     let mut kept = Vec::new();
     for m in now
@@ -348,9 +347,9 @@ fn kept_mappings(header: &ImageHeader, runtime: &str) -> Result<Vec<Range>, Stri
     Ok(kept)
 }
 
-/// Maps `len` bytes at an address free both now and in the image.
-fn map_scratch(header: &ImageHeader, len: u64) -> Result<u64, String> {
-    let now = own_mappings().map_err(|e| format!("/proc/self/maps: {e}"))?;
+/// Maps `len` bytes at an address free in the image and among `now` (mappings
+/// made since are avoided by MAP_FIXED_NOREPLACE).
+fn map_scratch(header: &ImageHeader, now: &[Mapping], len: u64) -> Result<u64, String> {
     let busy = |a: u64| {
         let end = a + len;
         header.regions.iter().any(|r| r.start < end && a < r.end)

@@ -406,7 +406,7 @@ fn restart_command(
     let (_, header) = mpcrs_cr::image::read_header(&image).map_err(|e| e.to_string())?;
     let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
         .map_err(|e| format!("{}: {e}", m.executable.display()))?;
-    if now.size != header.exe.size || now.crc != header.exe.crc {
+    if !now.same_file(&header.exe) {
         return Err(format!(
             "{}: written by a different executable: {} is {} bytes with CRC-32C {:08x} now, \
              {} bytes with CRC-32C {:08x} in the image",
