@@ -167,12 +167,7 @@ impl BackgroundJob {
 
     /// The processes mpcrs-run started (the job's processes).
     pub fn job_processes(&self) -> Vec<i32> {
-        let pid = self.child.id();
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-            .unwrap_or_default()
-            .split_whitespace()
-            .filter_map(|p| p.parse().ok())
-            .collect()
+        child_processes(self.child.id() as i32)
     }
 
     /// SIGKILLs the job's processes, as a crash would, and waits for mpcrs-run
@@ -218,6 +213,22 @@ impl BackgroundJob {
             stderr: self.err.into_bytes(),
         }
     }
+}
+
+/// The children of process `pid`, whichever of its threads started them.
+pub fn child_processes(pid: i32) -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|list| {
+            list.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
 }
 
 /// The epoch `DIR/latest` names, if any.

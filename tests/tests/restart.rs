@@ -8,8 +8,8 @@ use std::process::{Command, ExitStatus};
 use std::time::Duration;
 
 use mpcrs_tests::{
-    build_c, example, expect_success, heat_checksum, latest_epoch, program, run_job, shared_bench,
-    BackgroundJob,
+    build_c, child_processes, example, expect_success, heat_checksum, latest_epoch, program,
+    run_job, shared_bench, BackgroundJob,
 };
 
 const LIMIT: Duration = Duration::from_secs(120);
@@ -148,15 +148,7 @@ fn unmatched_messages_at_the_checkpoint_survive_a_restart() {
 /// The writer of a checkpoint: a child of the job's process.
 fn writer_of(job: &BackgroundJob) -> Option<i32> {
     let app = *job.job_processes().first()?;
-    let tasks = std::fs::read_dir(format!("/proc/{app}/task")).ok()?;
-    tasks.flatten().find_map(|t| {
-        std::fs::read_to_string(t.path().join("children"))
-            .ok()?
-            .split_whitespace()
-            .next()?
-            .parse()
-            .ok()
-    })
+    child_processes(app).first().copied()
 }
 
 #[test]
