@@ -3,7 +3,7 @@
 //! the communicator's error handler. Not for Rust programs: the typed API checks
 //! buffer sizes, these functions trust their callers.
 
-use crate::coll::{self, Reduction};
+use crate::coll;
 use crate::comm::Communicator;
 use crate::datatype::Kind;
 use crate::error::{ErrorClass, Result};
@@ -231,18 +231,6 @@ pub fn status_error(comm: &Communicator, call: &'static str, st: &Status) -> Res
     )
 }
 
-fn truncated(comm: &Communicator, call: &'static str, t: bool) -> Result<()> {
-    if t {
-        comm.fail(
-            call,
-            ErrorClass::Truncate,
-            "buffer sizes differ between ranks: data did not fit (counts must match)",
-        )
-    } else {
-        Ok(())
-    }
-}
-
 /// MPI_Barrier.
 pub fn barrier(comm: &Communicator) {
     let _turn = comm.lane.enter();
@@ -258,7 +246,7 @@ pub unsafe fn bcast(comm: &Communicator, buf: *mut u8, len: usize, root: i32) ->
     let _turn = comm.lane.enter();
     // SAFETY: forwarded.
     let t = unsafe { coll::bcast(&comm.shared.arena, comm.rank as usize, root, buf, len) };
-    truncated(comm, "MPI_Bcast", t)
+    comm.truncated("MPI_Bcast", t)
 }
 
 /// Element description of a reduction.
@@ -267,22 +255,6 @@ pub struct Elements {
     pub kind: Kind,
     /// Bytes per element.
     pub size: usize,
-}
-
-fn reduction<'a>(
-    comm: &Communicator,
-    call: &'static str,
-    op: &'a Op,
-    el: Elements,
-) -> Result<Reduction<'a>> {
-    if let Err((class, detail)) = op.check(el.kind) {
-        return comm.fail(call, class, detail);
-    }
-    Ok(Reduction {
-        op,
-        kind: el.kind,
-        elem: el.size,
-    })
 }
 
 /// MPI_Reduce (`root` Some) and MPI_Allreduce (`root` None); `send == recv` for
@@ -305,7 +277,7 @@ pub unsafe fn reduce(
         Some(r) => Some(comm.check(comm.check_root(call, r))?),
         None => None,
     };
-    let red = reduction(comm, call, op, el)?;
+    let red = comm.reduction_of(call, op, el.kind, el.size)?;
     let _turn = comm.lane.enter();
     // SAFETY: forwarded.
     let t = unsafe {
@@ -319,7 +291,7 @@ pub unsafe fn reduce(
             red,
         )
     };
-    truncated(comm, call, t)
+    comm.truncated(call, t)
 }
 
 /// MPI_Reduce_scatter(_block): `counts` in bytes, one per rank.
@@ -335,7 +307,7 @@ pub unsafe fn reduce_scatter(
     el: Elements,
     op: &Op,
 ) -> Result<()> {
-    let red = reduction(comm, call, op, el)?;
+    let red = comm.reduction_of(call, op, el.kind, el.size)?;
     let _turn = comm.lane.enter();
     // SAFETY: forwarded.
     let t = unsafe {
@@ -348,7 +320,7 @@ pub unsafe fn reduce_scatter(
             red,
         )
     };
-    truncated(comm, call, t)
+    comm.truncated(call, t)
 }
 
 /// MPI_Scan / MPI_Exscan.
@@ -366,7 +338,7 @@ pub unsafe fn scan(
     op: &Op,
     exclusive: bool,
 ) -> Result<()> {
-    let red = reduction(comm, call, op, el)?;
+    let red = comm.reduction_of(call, op, el.kind, el.size)?;
     let _turn = comm.lane.enter();
     // SAFETY: forwarded.
     let t = unsafe {
@@ -380,7 +352,7 @@ pub unsafe fn scan(
             exclusive,
         )
     };
-    truncated(comm, call, t)
+    comm.truncated(call, t)
 }
 
 /// Gather, scatter, allgather, alltoall and their v-variants.
@@ -418,5 +390,5 @@ pub unsafe fn exchange(
             recv_layout,
         )
     };
-    truncated(comm, call, t)
+    comm.truncated(call, t)
 }

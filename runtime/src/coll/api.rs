@@ -3,7 +3,7 @@
 
 use super::{Layout, Pattern, Reduction};
 use crate::comm::Communicator;
-use crate::datatype::{bytes_of, bytes_of_mut, Equivalence};
+use crate::datatype::{bytes_of, bytes_of_mut, Equivalence, Kind};
 use crate::error::{ErrorClass, Result};
 use crate::op::Op;
 
@@ -25,18 +25,26 @@ impl Communicator {
         call: &'static str,
         op: &'a Op,
     ) -> Result<Reduction<'a>> {
-        if let Err((class, detail)) = op.check(T::KIND) {
-            return self.fail(call, class, detail);
-        }
         // Whole elements of T: chunks of a parallel reduction never split one.
-        Ok(Reduction {
-            op,
-            kind: T::KIND,
-            elem: std::mem::size_of::<T>(),
-        })
+        self.reduction_of(call, op, T::KIND, std::mem::size_of::<T>())
     }
 
-    fn truncated(&self, call: &'static str, t: bool) -> Result<()> {
+    /// `op` over elements of `kind` and `elem` bytes, or the call's error.
+    pub(crate) fn reduction_of<'a>(
+        &self,
+        call: &'static str,
+        op: &'a Op,
+        kind: Kind,
+        elem: usize,
+    ) -> Result<Reduction<'a>> {
+        if let Err((class, detail)) = op.check(kind) {
+            return self.fail(call, class, detail);
+        }
+        Ok(Reduction { op, kind, elem })
+    }
+
+    /// MPI_ERR_TRUNCATE when a collective found buffers that did not fit.
+    pub(crate) fn truncated(&self, call: &'static str, t: bool) -> Result<()> {
         if t {
             self.fail(
                 call,
