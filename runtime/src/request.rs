@@ -22,6 +22,16 @@ pub struct Status {
 }
 
 impl Status {
+    /// A receive of a `len`-byte message into `capacity` bytes: the count is
+    /// what fitted, and a message that did not fit is MPI_ERR_TRUNCATE.
+    pub(crate) fn received(source: i32, tag: i32, len: usize, capacity: usize) -> Status {
+        let mut st = Status::ok(source, tag, len.min(capacity));
+        if len > capacity {
+            st.error = ErrorClass::Truncate;
+        }
+        st
+    }
+
     pub(crate) fn ok(source: i32, tag: i32, bytes: usize) -> Status {
         Status {
             source,

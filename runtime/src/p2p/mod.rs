@@ -6,7 +6,6 @@ pub(crate) mod mailbox;
 
 use mailbox::{Mailbox, Payload, PostedRecv, Unexpected};
 
-use crate::error::ErrorClass;
 use crate::request::{Completion, Pending, Status};
 
 /// Unexpected messages up to this size are copied at send time so the sender is
@@ -41,11 +40,7 @@ unsafe fn deliver(
         // SAFETY: guaranteed by the caller.
         unsafe { std::ptr::copy_nonoverlapping(src, dst, n) };
     }
-    let mut st = Status::ok(source, tag, n);
-    if len > capacity {
-        st.error = ErrorClass::Truncate;
-    }
-    st
+    Status::received(source, tag, len, capacity)
 }
 
 /// Starts a send of `len` bytes at `buf` from communicator rank `source` to the
@@ -84,11 +79,8 @@ pub(crate) unsafe fn send(
         // SAFETY: the receive's buffer is valid for `capacity` until its completion is
         // set (PostedRecv contract); ours is valid by this function's contract.
         unsafe { recv.done.copy_shared(buf, recv.buf, n) };
-        let mut st = Status::ok(source, tag, n);
-        if len > recv.capacity {
-            st.error = ErrorClass::Truncate;
-        }
-        recv.done.complete(st);
+        recv.done
+            .complete(Status::received(source, tag, len, recv.capacity));
         return Pending::Done(Status::empty());
     }
     if len <= EAGER_LIMIT && mode == SendMode::Standard {
@@ -138,11 +130,7 @@ unsafe fn consume(msg: Unexpected, buf: *mut u8, capacity: usize) -> Status {
             // contract); `buf` is valid by this function's contract.
             unsafe { done.copy_shared(src, buf, n) };
             done.complete(Status::empty());
-            let mut st = Status::ok(msg.source, msg.tag, n);
-            if len > capacity {
-                st.error = ErrorClass::Truncate;
-            }
-            st
+            Status::received(msg.source, msg.tag, len, capacity)
         }
     }
 }
