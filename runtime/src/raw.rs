@@ -143,18 +143,14 @@ pub unsafe fn isend(
     tag: i32,
     synchronous: bool,
 ) -> Result<RawRequest> {
-    if comm.check_peer(call, dest, tag, false)? {
-        return Ok(RawRequest::completed(Status::empty()));
-    }
     let mode = if synchronous {
         SendMode::Synchronous
     } else {
         SendMode::Standard
     };
-    let to = &comm.shared.mailboxes[dest as usize];
     // SAFETY: forwarded from this function's contract.
     Ok(RawRequest(unsafe {
-        p2p::send(to, comm.rank, tag, buf, len, mode)
+        comm.send_bytes(call, buf, len, dest, tag, mode)?
     }))
 }
 
@@ -170,12 +166,9 @@ pub unsafe fn irecv(
     source: i32,
     tag: i32,
 ) -> Result<RawRequest> {
-    if comm.check_peer(call, source, tag, true)? {
-        return Ok(RawRequest::completed(Status::empty()));
-    }
     // SAFETY: forwarded from this function's contract.
     Ok(RawRequest(unsafe {
-        p2p::recv(comm.my_mailbox(), source, tag, buf, capacity)
+        comm.recv_bytes(call, buf, capacity, source, tag)?
     }))
 }
 

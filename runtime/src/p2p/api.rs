@@ -35,13 +35,9 @@ impl Communicator {
         tag: i32,
         mode: SendMode,
     ) -> Result<Pending> {
-        if self.check_peer(call, dest, tag, false)? {
-            return Ok(Pending::Done(Status::empty()));
-        }
-        let to = &self.shared.mailboxes[dest as usize];
         // SAFETY: callers keep `buf` borrowed until the operation finishes (blocking
         // calls wait before returning; non-blocking ones borrow it for their scope).
-        Ok(unsafe { super::send(to, self.rank, tag, buf.as_ptr(), buf.len(), mode) })
+        unsafe { self.send_bytes(call, buf.as_ptr(), buf.len(), dest, tag, mode) }
     }
 
     /// Starts a receive; the caller keeps `buf` exclusively borrowed until finished.
@@ -52,11 +48,51 @@ impl Communicator {
         source: i32,
         tag: i32,
     ) -> Result<Pending> {
+        // SAFETY: as in `start_send`, for exclusive access to `buf`.
+        unsafe { self.recv_bytes(call, buf.as_mut_ptr(), buf.len(), source, tag) }
+    }
+
+    /// Starts a send of `len` bytes at `buf` after checking `dest` and `tag`
+    /// (MPI_PROC_NULL completes at once).
+    ///
+    /// # Safety
+    /// `buf` stays valid and unmodified for `len` bytes until the operation finishes.
+    pub(crate) unsafe fn send_bytes(
+        &self,
+        call: &'static str,
+        buf: *const u8,
+        len: usize,
+        dest: i32,
+        tag: i32,
+        mode: SendMode,
+    ) -> Result<Pending> {
+        if self.check_peer(call, dest, tag, false)? {
+            return Ok(Pending::Done(Status::empty()));
+        }
+        let to = &self.shared.mailboxes[dest as usize];
+        // SAFETY: forwarded from this function's contract.
+        Ok(unsafe { super::send(to, self.rank, tag, buf, len, mode) })
+    }
+
+    /// Starts a receive into `capacity` bytes at `buf` after checking `source`
+    /// and `tag` (MPI_PROC_NULL completes at once).
+    ///
+    /// # Safety
+    /// `buf` stays valid for `capacity` bytes, accessed by nobody else, until the
+    /// operation finishes.
+    pub(crate) unsafe fn recv_bytes(
+        &self,
+        call: &'static str,
+        buf: *mut u8,
+        capacity: usize,
+        source: i32,
+        tag: i32,
+    ) -> Result<Pending> {
         if self.check_peer(call, source, tag, true)? {
             return Ok(Pending::Done(Status::empty()));
         }
-        // SAFETY: as in `start_send`, for exclusive access to `buf`.
-        Ok(unsafe { super::recv(self.my_mailbox(), source, tag, buf.as_mut_ptr(), buf.len()) })
+        // SAFETY: forwarded from this function's contract.
+        Ok(unsafe { super::recv(self.my_mailbox(), source, tag, buf, capacity) })
     }
 
     /// MPI_Send: returns once `buf` may be reused.
