@@ -185,9 +185,19 @@ impl Communicator {
     pub fn checkpoint(&self) -> CrState {
         let _turn = self.lane.enter();
         let Some(settings) = settings() else {
-            crate::coll::barrier(&self.shared.arena);
+            crate::coll::barrier(&self.shared, self.rank as usize);
             return CrState::Ignore;
         };
+        if self.shared.spanning() {
+            crate::coll::barrier(&self.shared, self.rank as usize);
+            if self.rank == 0 {
+                eprintln!(
+                    "mpcrs: checkpoint failed: the job spans several processes, and only jobs \
+                     of one process (mpcrs-run -p 1) can be checkpointed yet"
+                );
+            }
+            return CrState::Error;
+        }
         let ranks = self.size() as usize;
         self.shared.arena.barrier_with(|_| {
             let state = match settings {

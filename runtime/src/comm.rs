@@ -52,18 +52,42 @@ pub(crate) struct CommShared {
     pub(crate) mailboxes: Box<[Mailbox]>,
     pub(crate) arena: Arena,
     pub(crate) universe: Arc<Universe>,
+    /// In a communicator spanning processes: the process of each member.
+    processes: Option<Box<[u32]>>,
 }
 
 impl CommShared {
     pub(crate) fn new(universe: Arc<Universe>, context: u64, group: Group) -> Arc<CommShared> {
         let n = group.size();
+        let processes = crate::remote::Fabric::get().and_then(|f| {
+            let p: Box<[u32]> = group
+                .members()
+                .iter()
+                .map(|&w| f.process_of(w as usize))
+                .collect();
+            p.iter().any(|&x| x != f.me).then_some(p)
+        });
+        let spanning = processes.is_some();
         Arc::new(CommShared {
             context,
-            mailboxes: (0..n).map(|_| Mailbox::default()).collect(),
+            mailboxes: (0..n).map(|_| Mailbox::new(spanning)).collect(),
             arena: Arena::new(n),
             group,
             universe,
+            processes,
         })
+    }
+
+    /// Whether members of this communicator live in other processes: its
+    /// collectives then go through point-to-point messages.
+    pub(crate) fn spanning(&self) -> bool {
+        self.processes.is_some()
+    }
+
+    /// The process of member `rank` if it is not this one.
+    pub(crate) fn remote_process(&self, rank: usize) -> Option<u32> {
+        let p = self.processes.as_ref()?[rank];
+        (p != crate::remote::Fabric::expect().me).then_some(p)
     }
 }
 
@@ -82,6 +106,11 @@ pub struct Communicator {
     pub(crate) world_rank: i32,
     /// 0: ERRORS_ARE_FATAL, 1: ERRORS_RETURN (atomic so handles can be shared).
     errhandler: AtomicU8,
+    /// Communicators made from this one by collective calls (dup, split,
+    /// create) and by create_group with this rank leading: numbers that name
+    /// the children's contexts the same way in every process.
+    creations: std::sync::atomic::AtomicU64,
+    group_creations: std::sync::atomic::AtomicU64,
     name: Mutex<String>,
 }
 
@@ -110,6 +139,8 @@ impl Communicator {
             rank,
             world_rank,
             errhandler: AtomicU8::new(0),
+            creations: Default::default(),
+            group_creations: Default::default(),
             name: Mutex::new(name.to_string()),
         }
     }
@@ -330,6 +361,10 @@ impl Communicator {
                 }
             }
         }
+        if self.shared.spanning() {
+            let r = self.create_group_spanning(group, &ranks, my_index, tag);
+            return self.check(r);
+        }
         let shared = if my_index == 0 {
             let u = self.shared.universe.clone();
             let shared = CommShared::new(u.clone(), u.new_context(), group.clone());
@@ -366,6 +401,9 @@ impl Communicator {
     /// Common body of dup, split and create: exchange (color, key) in the arena; the
     /// leader builds one shared communicator per colour and hands each rank its own.
     fn split_impl(&self, call: &'static str, color: i32, key: i32) -> Result<Option<Communicator>> {
+        if self.shared.spanning() {
+            return Ok(self.split_spanning(color, key));
+        }
         let me = self.rank as usize;
         let arena = &self.shared.arena;
         arena.publish(
@@ -413,4 +451,94 @@ impl Communicator {
             Communicator::from_shared(shared, rank, self.world_rank, "")
         }))
     }
+
+    /// Split of a communicator spanning processes: (colour, key) of every rank
+    /// through an allgather, then each process makes (or finds) its object of each
+    /// new communicator in the registry, under a context every member derives alike.
+    fn split_spanning(&self, color: i32, key: i32) -> Option<Communicator> {
+        let n = self.size() as usize;
+        let mine = [color as i64, key as i64];
+        let mut all = vec![0i64; 2 * n];
+        // SAFETY: `mine` holds one 16-byte block, `all` one per rank.
+        unsafe {
+            crate::coll::exchange(
+                &self.shared,
+                self.rank as usize,
+                crate::coll::Pattern::AllGather,
+                mine.as_ptr().cast(),
+                crate::coll::Layout::Uniform(16),
+                all.as_mut_ptr().cast(),
+                crate::coll::Layout::Uniform(16),
+            )
+        };
+        let creation = self.creations.fetch_add(1, Ordering::Relaxed);
+        if color == UNDEFINED {
+            return None;
+        }
+        let mut members: Vec<(i64, usize)> = (0..n)
+            .filter(|&i| all[2 * i] == color as i64)
+            .map(|i| (all[2 * i + 1], i))
+            .collect();
+        members.sort_unstable();
+        let group = Group::from_world_ranks(
+            members
+                .iter()
+                .map(|&(_, i)| self.shared.group.world_rank(i))
+                .collect(),
+        );
+        let context = derived_context(&[self.shared.context, creation, color as u64]);
+        Some(self.join_created(context, group))
+    }
+
+    /// create_group of a communicator spanning processes: the first member names
+    /// the context and sends it to the others with `tag`.
+    fn create_group_spanning(
+        &self,
+        group: &Group,
+        ranks: &[i32],
+        my_index: usize,
+        tag: i32,
+    ) -> Result<Communicator> {
+        let context = if my_index == 0 {
+            let n = self.group_creations.fetch_add(1, Ordering::Relaxed);
+            let ctx = derived_context(&[self.shared.context, u64::MAX, self.world_rank as u64, n]);
+            for &r in &ranks[1..] {
+                self.send(&[ctx], r, tag)?;
+            }
+            ctx
+        } else {
+            let mut ctx = [0u64];
+            self.recv(&mut ctx, ranks[0], tag)?;
+            ctx[0]
+        };
+        Ok(self.join_created(context, group.clone()))
+    }
+
+    /// This rank's handle on the new communicator `context` of `group`.
+    fn join_created(&self, context: u64, group: Group) -> Communicator {
+        let rank = group
+            .rank_of_world(self.world_rank)
+            .expect("member of the group it joins") as i32;
+        let universe = self.shared.universe.clone();
+        let fabric = crate::remote::Fabric::expect();
+        let shared = fabric
+            .registry
+            .get_or_make(context, || CommShared::new(universe, context, group));
+        Communicator::from_shared(shared, rank, self.world_rank, "")
+    }
+}
+
+/// A context id from numbers every member of a collective creation knows alike
+/// (splitmix64 over them). The top bit keeps it apart from the ids one process
+/// hands out for its own communicators.
+fn derived_context(parts: &[u64]) -> u64 {
+    let mut h: u64 = 0x243f_6a88_85a3_08d3;
+    for &p in parts {
+        h = h.wrapping_add(p).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = h;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        h = z ^ (z >> 31);
+    }
+    h | 1 << 63
 }

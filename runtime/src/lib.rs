@@ -36,6 +36,7 @@ pub mod manifest;
 mod op;
 mod p2p;
 pub mod raw;
+mod remote;
 mod request;
 pub mod run;
 mod scope;
@@ -69,12 +70,17 @@ pub fn sleep(d: std::time::Duration) {
     mpcrs_scheduler::sleep(d)
 }
 
-/// Seconds since an arbitrary point, as MPI_Wtime.
+/// Seconds since an arbitrary point (the same for the processes of a node), as
+/// MPI_Wtime.
 pub fn wtime() -> f64 {
-    use std::sync::OnceLock;
-    use std::time::Instant;
-    static START: OnceLock<Instant> = OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_secs_f64()
+    // The monotonic clock of the node: processes of one node read the same time.
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// Resolution of [`wtime`] in seconds, as MPI_Wtick.

@@ -227,7 +227,7 @@ pub fn status_error(comm: &Communicator, call: &'static str, st: &Status) -> Res
 /// MPI_Barrier.
 pub fn barrier(comm: &Communicator) {
     let _turn = comm.lane.enter();
-    coll::barrier(&comm.shared.arena)
+    coll::barrier(&comm.shared, comm.rank as usize)
 }
 
 /// MPI_Bcast of `len` bytes.
@@ -238,7 +238,7 @@ pub unsafe fn bcast(comm: &Communicator, buf: *mut u8, len: usize, root: i32) ->
     let root = comm.check(comm.check_root("MPI_Bcast", root))?;
     let _turn = comm.lane.enter();
     // SAFETY: forwarded.
-    let t = unsafe { coll::bcast(&comm.shared.arena, comm.rank as usize, root, buf, len) };
+    let t = unsafe { coll::bcast(&comm.shared, comm.rank as usize, root, buf, len) };
     comm.truncated("MPI_Bcast", t)
 }
 
@@ -273,17 +273,7 @@ pub unsafe fn reduce(
     let red = comm.reduction_of(call, op, el.kind, el.size)?;
     let _turn = comm.lane.enter();
     // SAFETY: forwarded.
-    let t = unsafe {
-        coll::reduce(
-            &comm.shared.arena,
-            comm.rank as usize,
-            root,
-            send,
-            recv,
-            len,
-            red,
-        )
-    };
+    let t = unsafe { coll::reduce(&comm.shared, comm.rank as usize, root, send, recv, len, red) };
     comm.truncated(call, t)
 }
 
@@ -303,16 +293,8 @@ pub unsafe fn reduce_scatter(
     let red = comm.reduction_of(call, op, el.kind, el.size)?;
     let _turn = comm.lane.enter();
     // SAFETY: forwarded.
-    let t = unsafe {
-        coll::reduce_scatter(
-            &comm.shared.arena,
-            comm.rank as usize,
-            send,
-            recv,
-            counts,
-            red,
-        )
-    };
+    let t =
+        unsafe { coll::reduce_scatter(&comm.shared, comm.rank as usize, send, recv, counts, red) };
     comm.truncated(call, t)
 }
 
@@ -336,7 +318,7 @@ pub unsafe fn scan(
     // SAFETY: forwarded.
     let t = unsafe {
         coll::scan(
-            &comm.shared.arena,
+            &comm.shared,
             comm.rank as usize,
             send,
             recv,
@@ -374,7 +356,7 @@ pub unsafe fn exchange(
     // SAFETY: forwarded.
     let t = unsafe {
         coll::exchange(
-            &comm.shared.arena,
+            &comm.shared,
             comm.rank as usize,
             pattern,
             send,

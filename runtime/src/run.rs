@@ -34,6 +34,11 @@ pub mod env {
     /// Processes of the job (`-p`) and this process's index among them.
     pub const PROCESSES: &str = "MPCRS_PROCESSES";
     pub const PROCESS: &str = "MPCRS_PROCESS";
+    /// The node of every process, comma-separated: processes of one node may
+    /// share memory.
+    pub const NODES: &str = "MPCRS_NODES";
+    /// Set to print each process's network statistics at the end (`--net-stats`).
+    pub const NET_STATS: &str = "MPCRS_NET_STATS";
 }
 
 /// Exit status of a job in which a rank panicked.
@@ -42,13 +47,41 @@ pub const PANIC_EXIT_CODE: i32 = 101;
 /// Settings of a job, normally read from the environment `mpcrs-run` sets.
 #[derive(Debug, Clone)]
 pub struct JobConfig {
+    /// Ranks of the whole job.
     pub ranks: usize,
+    /// Processes of the job and this one's index among them.
+    pub processes: usize,
+    pub process: usize,
+    /// Node of every process (all 0 in a one-node job).
+    pub nodes: Vec<u32>,
     /// `None`: one worker per CPU of the process's cpuset.
     pub workers: Option<usize>,
     pub stack_size: usize,
 }
 
 impl JobConfig {
+    /// A job of `ranks` ranks in this one process.
+    pub fn single(ranks: usize) -> JobConfig {
+        JobConfig {
+            ranks,
+            processes: 1,
+            process: 0,
+            nodes: vec![0],
+            workers: None,
+            stack_size: mpcrs_scheduler::DEFAULT_STACK_SIZE,
+        }
+    }
+
+    /// World ranks of each process (contiguous blocks).
+    pub fn blocks(&self) -> Vec<std::ops::Range<usize>> {
+        crate::launch::processes::rank_blocks(self.ranks, self.processes)
+    }
+
+    /// World ranks of this process.
+    pub fn local_ranks(&self) -> std::ops::Range<usize> {
+        self.blocks()[self.process].clone()
+    }
+
     /// Reads the job's settings; a program started without `mpcrs-run` is a job of
     /// one rank (as an MPI singleton).
     pub fn from_env() -> Result<JobConfig, String> {
@@ -65,14 +98,42 @@ impl JobConfig {
             }
         }
         let processes = read(env::PROCESSES)?.unwrap_or(1);
-        if processes > 1 {
-            return Err(format!(
-                "the job spans {processes} processes (mpcrs-run -p {processes}), but MPI ranks \
-                 in several processes are not supported yet; run the job with -p 1"
-            ));
+        let ranks = read(env::RANKS)?.unwrap_or(1);
+        let process = match std::env::var(env::PROCESS) {
+            Ok(v) => v
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&p| p < processes)
+                .ok_or_else(|| format!("{}={v:?} is not in 0..{processes}", env::PROCESS))?,
+            Err(_) => 0,
+        };
+        if processes > ranks {
+            return Err(format!("{processes} processes for {ranks} ranks"));
         }
+        let nodes = match std::env::var(env::NODES) {
+            Ok(v) => {
+                let nodes: Vec<u32> = v
+                    .split(',')
+                    .map(|x| x.trim().parse::<u32>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| format!("{}={v:?} is not a list of node numbers", env::NODES))?;
+                if nodes.len() != processes {
+                    return Err(format!(
+                        "{}={v:?} names {} nodes for {processes} processes",
+                        env::NODES,
+                        nodes.len()
+                    ));
+                }
+                nodes
+            }
+            Err(_) => vec![0; processes],
+        };
         Ok(JobConfig {
-            ranks: read(env::RANKS)?.unwrap_or(1),
+            ranks,
+            processes,
+            process,
+            nodes,
             workers: read(env::WORKERS)?,
             stack_size: read(env::STACK_SIZE)?.unwrap_or(mpcrs_scheduler::DEFAULT_STACK_SIZE),
         })
@@ -172,12 +233,30 @@ where
         }
     };
     let n = cfg.ranks;
+    let handle = sched.handle();
+    let fabric = if cfg.processes > 1 {
+        match crate::remote::Fabric::start(cfg, &handle) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                eprintln!("mpcrs: process {} cannot join the job: {e}", cfg.process);
+                return 1;
+            }
+        }
+    } else {
+        None
+    };
     let universe = Arc::new(Universe::new());
-    let world = CommShared::new(
-        universe,
-        0,
-        Group::from_world_ranks((0..n as i32).collect()),
-    );
+    let make_world = || {
+        CommShared::new(
+            universe.clone(),
+            0,
+            Group::from_world_ranks((0..n as i32).collect()),
+        )
+    };
+    let world = match fabric {
+        Some(f) => f.registry.get_or_make(0, make_world),
+        None => make_world(),
+    };
     let body = move |comm: Communicator| -> i32 {
         let rank = comm.world_rank();
         f(comm).exit_code(rank)
@@ -187,12 +266,13 @@ where
     // not return before every one of them finished: it joins them all, and a rank
     // that panics ends the process without unwinding this frame.
     let body: &'static (dyn Fn(Communicator) -> i32 + Sync) = unsafe { std::mem::transmute(body) };
-    let handle = sched.handle();
     let workers = handle.workers();
-    let ranks: Vec<_> = (0..n)
+    let local = cfg.local_ranks();
+    let (first, count) = (local.start, local.len());
+    let ranks: Vec<_> = local
         .map(|r| {
             let world = world.clone();
-            handle.spawn_on(worker_of_rank(r, n, workers), move || {
+            handle.spawn_on(worker_of_rank(r - first, count, workers), move || {
                 set_current_rank(r as i32);
                 let comm = Communicator::from_shared(world, r as i32, r as i32, "MPI_COMM_WORLD");
                 match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(comm))) {
@@ -213,13 +293,17 @@ where
         .collect();
     drop(world);
     // Checkpoints asked from outside (SIGUSR1, --checkpoint-interval).
-    let requests = crate::checkpoint::serve_requests(n);
+    let requests = crate::checkpoint::serve_requests(cfg.local_ranks().len());
     let worst = ranks
         .into_iter()
         .map(|j| j.join().unwrap_or(PANIC_EXIT_CODE))
         .max()
         .unwrap_or(0);
     drop(requests);
+    if let Some(f) = fabric {
+        // MPI_Finalize: this process serves the others until all are done.
+        f.finish();
+    }
     // A checkpoint still being written is committed before the process ends.
     crate::checkpoint::finish();
     sched.shutdown();

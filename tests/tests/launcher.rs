@@ -304,17 +304,18 @@ fn processes_find_each_other_through_the_launchers_key_value_store() {
 }
 
 #[test]
-fn mpi_programs_refuse_to_span_processes_for_now() {
+fn mpi_programs_span_processes_and_more_processes_than_ranks_is_refused() {
     let o = run_job(
-        &["-n", "4", "-p", "2", example("hello").to_str().unwrap()],
+        &["-n", "5", "-p", "2", example("hello").to_str().unwrap()],
         Duration::from_secs(30),
     );
-    assert_eq!(o.status.code(), Some(2));
-    let err = text(&o).1;
-    assert!(
-        err.contains("the job spans 2 processes (mpcrs-run -p 2)"),
-        "{err}"
-    );
+    assert!(o.status.success(), "{:?}", text(&o));
+    let mut lines: Vec<String> = text(&o).0.lines().map(str::to_string).collect();
+    lines.sort();
+    let want: Vec<String> = (0..5)
+        .map(|r| format!("hello from rank {r} of 5"))
+        .collect();
+    assert_eq!(lines, want);
     let o = run_job(&["-n", "2", "-p", "3", "true"], Duration::from_secs(10));
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o)

@@ -146,9 +146,23 @@ impl TcpRail {
 
     /// Queues one frame on endpoint `id` and writes what the socket takes now.
     pub fn send(&self, id: usize, frame: &[u8]) -> io::Result<()> {
-        let mut msg = Vec::with_capacity(frame.len() + 4);
-        msg.extend_from_slice(&(frame.len() as u32).to_le_bytes());
-        msg.extend_from_slice(frame);
+        self.send_parts(id, &[frame])
+    }
+
+    /// [`TcpRail::send`] of the frame made of `parts` one after the other.
+    pub fn send_parts(&self, id: usize, parts: &[&[u8]]) -> io::Result<()> {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let len32 = u32::try_from(len).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{len}-byte frame over tcp (limit 4 GiB)"),
+            )
+        })?;
+        let mut msg = Vec::with_capacity(len + 4);
+        msg.extend_from_slice(&len32.to_le_bytes());
+        for p in parts {
+            msg.extend_from_slice(p);
+        }
         let mut st = self.state.lock().unwrap();
         let ep = st.endpoints.get_mut(id).ok_or_else(|| {
             io::Error::new(io::ErrorKind::NotFound, format!("no tcp endpoint {id}"))

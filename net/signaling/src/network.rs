@@ -4,7 +4,9 @@
 //! links opened on demand by a connect request routed over the existing ones.
 //!
 //! Frames on the rail start with a tag: `HELLO` (the sender's process rank, sent
-//! once by whoever opened the connection) or `CONTROL` (an encoded [`Control`]).
+//! once by whoever opened the connection), `CONTROL` (an encoded [`Control`]) or
+//! `DATA` (a frame of the runtime's, when the ring rail carries MPI messages too;
+//! handed to the data sink with the process it came from).
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -23,8 +25,12 @@ use crate::route::{
 
 const HELLO: u8 = 0;
 const CONTROL: u8 = 1;
+const DATA: u8 = 2;
 /// Rail number of the signaling rail itself in connect requests.
 pub const SIGNALING_RAIL: u16 = 0;
+
+/// Where data frames go: (sending process, frame, offset of the payload in it).
+pub type DataSink = Box<dyn Fn(u32, Vec<u8>, usize) + Send + Sync>;
 
 /// The launcher's key-value store as a process sees it (PMI-2 under mpcrs-run or
 /// Slurm). Only ring entries go through it.
@@ -80,6 +86,9 @@ pub struct Signaling {
     /// Held by the one thread progressing at a time, so that what arrives on a
     /// link is forwarded in the order it came.
     progressing: Mutex<()>,
+    data_sink: std::sync::OnceLock<DataSink>,
+    /// Data frames that arrived before the sink was set.
+    early_data: Mutex<Vec<(u32, Vec<u8>)>>,
 }
 
 fn timed_out(what: String) -> io::Error {
@@ -113,6 +122,8 @@ impl Signaling {
             inbox: Mutex::new(VecDeque::new()),
             counters: Counters::default(),
             progressing: Mutex::new(()),
+            data_sink: std::sync::OnceLock::new(),
+            early_data: Mutex::new(Vec::new()),
         };
         let (key, value) = ring_entry(&RingEntry {
             process: me,
@@ -186,6 +197,41 @@ impl Signaling {
         v
     }
 
+    /// Whether this process has a direct link to `process`.
+    pub fn has_link(&self, process: u32) -> bool {
+        self.links
+            .lock()
+            .unwrap()
+            .endpoint_of
+            .contains_key(&process)
+    }
+
+    /// Where data frames go from now on (those that came earlier go there first).
+    pub fn set_data_sink(&self, sink: DataSink) {
+        let early = std::mem::take(&mut *self.early_data.lock().unwrap());
+        for (from, f) in early {
+            sink(from, f, 1);
+        }
+        if self.data_sink.set(sink).is_err() {
+            panic!("the signaling network's data sink is set once");
+        }
+    }
+
+    /// Sends a data frame, made of `parts`, over the direct link to `to`.
+    pub fn send_data(&self, to: u32, parts: &[&[u8]]) -> io::Result<()> {
+        let ep = self.links.lock().unwrap().endpoint_of.get(&to).copied();
+        let ep = ep.ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotConnected,
+                format!("process {}: no link to process {to}", self.me),
+            )
+        })?;
+        let mut all = Vec::with_capacity(parts.len() + 1);
+        all.push(&[DATA][..]);
+        all.extend_from_slice(parts);
+        self.rail.send_parts(ep, &all)
+    }
+
     fn open_link(&self, to: u32, addr: SocketAddr) -> io::Result<()> {
         let ep = self.rail.connect(addr)?;
         let mut hello = vec![HELLO];
@@ -251,6 +297,19 @@ impl Signaling {
                     links.process_of.insert(ep, from);
                     links.endpoint_of.insert(from, ep);
                 }
+                Some(&DATA) => {
+                    let from = self.links.lock().unwrap().process_of.get(&ep).copied();
+                    let from = from.ok_or_else(|| {
+                        io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            "data frame on a link before its hello",
+                        )
+                    })?;
+                    match self.data_sink.get() {
+                        Some(sink) => sink(from, frame, 1),
+                        None => self.early_data.lock().unwrap().push((from, frame)),
+                    }
+                }
                 Some(&CONTROL) => {
                     let c = Control::decode(&frame[1..]).ok_or_else(|| {
                         io::Error::new(io::ErrorKind::InvalidData, "malformed control message")
@@ -308,19 +367,27 @@ impl Signaling {
         Ok(())
     }
 
-    /// Opens a direct link to `dest`: a connect request travels over the existing
-    /// links, and `dest` connects back. Returns when the link is up.
-    pub fn connect_on_demand(&self, dest: u32, timeout: Duration) -> io::Result<()> {
-        if self.links.lock().unwrap().endpoint_of.contains_key(&dest) {
-            return Ok(());
-        }
+    /// Asks `dest` for a direct link without waiting: a connect request travels
+    /// over the existing links, and `dest` connects back ([`Signaling::has_link`]
+    /// turns true once its hello arrived).
+    pub fn request_link(&self, dest: u32) -> io::Result<()> {
+        self.counters.ondemand_links.fetch_add(1, Ordering::Relaxed);
         self.send(
             dest,
             ControlKind::ConnectRequest {
                 rail: SIGNALING_RAIL,
                 address: self.rail.address().to_string(),
             },
-        )?;
+        )
+    }
+
+    /// Opens a direct link to `dest` ([`Signaling::request_link`]) and returns when
+    /// it is up.
+    pub fn connect_on_demand(&self, dest: u32, timeout: Duration) -> io::Result<()> {
+        if self.has_link(dest) {
+            return Ok(());
+        }
+        self.request_link(dest)?;
         self.progress_until(
             timeout,
             || {
@@ -334,7 +401,6 @@ impl Signaling {
                 )
             },
         )?;
-        self.counters.ondemand_links.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 

@@ -104,7 +104,7 @@ impl Communicator {
 
     /// MPI_Barrier.
     pub fn barrier(&self) -> Result<()> {
-        super::barrier(&self.shared.arena);
+        super::barrier(&self.shared, self.me());
         Ok(())
     }
 
@@ -113,8 +113,7 @@ impl Communicator {
         let root = self.check(self.check_root("MPI_Bcast", root))?;
         let b = bytes_of_mut(buf);
         // SAFETY: `b` is exclusively borrowed for the call.
-        let t =
-            unsafe { super::bcast(&self.shared.arena, self.me(), root, b.as_mut_ptr(), b.len()) };
+        let t = unsafe { super::bcast(&self.shared, self.me(), root, b.as_mut_ptr(), b.len()) };
         self.truncated("MPI_Bcast", t)
     }
 
@@ -126,7 +125,7 @@ impl Communicator {
         // SAFETY: both buffers are borrowed for the call and hold `s.len()` bytes.
         let t = unsafe {
             super::reduce(
-                &self.shared.arena,
+                &self.shared,
                 self.me(),
                 None,
                 s.as_ptr(),
@@ -145,7 +144,7 @@ impl Communicator {
         // SAFETY: `b` is exclusively borrowed; in-place reduction is supported.
         let t = unsafe {
             super::reduce(
-                &self.shared.arena,
+                &self.shared,
                 self.me(),
                 None,
                 b.as_ptr(),
@@ -181,7 +180,7 @@ impl Communicator {
         // SAFETY: buffers borrowed for the call; non-roots' null receive is never used.
         let t = unsafe {
             super::reduce(
-                &self.shared.arena,
+                &self.shared,
                 self.me(),
                 Some(root),
                 s.as_ptr(),
@@ -202,7 +201,7 @@ impl Communicator {
         // SAFETY: `b` exclusively borrowed; only the root's copy is written.
         let t = unsafe {
             super::reduce(
-                &self.shared.arena,
+                &self.shared,
                 self.me(),
                 Some(root),
                 b.as_ptr(),
@@ -259,7 +258,7 @@ impl Communicator {
         // SAFETY: lengths checked above; buffers borrowed for the call.
         let t = unsafe {
             super::reduce_scatter(
-                &self.shared.arena,
+                &self.shared,
                 self.me(),
                 bytes_of(send).as_ptr(),
                 bytes_of_mut(recv).as_mut_ptr(),
@@ -294,7 +293,7 @@ impl Communicator {
         // SAFETY: buffers borrowed for the call, lengths checked.
         let t = unsafe {
             super::scan(
-                &self.shared.arena,
+                &self.shared,
                 self.me(),
                 s.as_ptr(),
                 bytes_of_mut(recv).as_mut_ptr(),
@@ -319,7 +318,7 @@ impl Communicator {
         // buffers for the call.
         let t = unsafe {
             super::exchange(
-                &self.shared.arena,
+                &self.shared,
                 self.me(),
                 pattern,
                 bytes_of(send).as_ptr(),

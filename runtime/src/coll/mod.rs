@@ -7,11 +7,13 @@
 //! run and for non-commutative operations.
 
 pub(crate) mod arena;
+mod spanning;
 
 use std::ops::Range;
 
 use arena::{Arena, Round, Slot, INLINE_MAX};
 
+use crate::comm::CommShared;
 use crate::datatype::Kind;
 use crate::op::Op;
 
@@ -105,8 +107,11 @@ fn chunks(bytes: usize, elem: usize, ranks: usize) -> impl Iterator<Item = (usiz
     })
 }
 
-pub(crate) fn barrier(arena: &Arena) {
-    arena.barrier();
+pub(crate) fn barrier(comm: &CommShared, me: usize) {
+    if comm.spanning() {
+        return spanning::barrier(comm, me);
+    }
+    comm.arena.barrier();
 }
 
 /// MPI_Bcast of `len` bytes at `buf` from `root`. Returns whether the caller's
@@ -115,12 +120,17 @@ pub(crate) fn barrier(arena: &Arena) {
 /// # Safety
 /// `buf` valid for `len` bytes until return.
 pub(crate) unsafe fn bcast(
-    arena: &Arena,
+    comm: &CommShared,
     me: usize,
     root: usize,
     buf: *mut u8,
     len: usize,
 ) -> bool {
+    if comm.spanning() {
+        // SAFETY: forwarded.
+        return unsafe { spanning::bcast(comm, me, root, buf, len) };
+    }
+    let arena = &comm.arena;
     arena.publish(
         me,
         Slot {
@@ -163,7 +173,7 @@ pub(crate) unsafe fn bcast(
 /// # Safety
 /// `send` valid for `len` bytes, `recv` for `len` bytes where it is written.
 pub(crate) unsafe fn reduce(
-    arena: &Arena,
+    comm: &CommShared,
     me: usize,
     root: Option<usize>,
     send: *const u8,
@@ -171,6 +181,11 @@ pub(crate) unsafe fn reduce(
     len: usize,
     red: Reduction<'_>,
 ) -> bool {
+    if comm.spanning() {
+        // SAFETY: forwarded.
+        return unsafe { spanning::reduce(comm, me, root, send, recv, len, red) };
+    }
+    let arena = &comm.arena;
     let n = arena.size();
     if len <= INLINE_MAX && n <= INLINE_RANKS {
         // SAFETY: forwarded from this function's contract.
@@ -267,13 +282,18 @@ fn min_len(r: &Round<'_>) -> usize {
 /// `send` valid for the total, `recv` for `counts[me]` bytes; `counts` has one entry
 /// per rank and is the same on every rank.
 pub(crate) unsafe fn reduce_scatter(
-    arena: &Arena,
+    comm: &CommShared,
     me: usize,
     send: *const u8,
     recv: *mut u8,
     counts: &[usize],
     red: Reduction<'_>,
 ) -> bool {
+    if comm.spanning() {
+        // SAFETY: forwarded.
+        return unsafe { spanning::reduce_scatter(comm, me, send, recv, counts, red) };
+    }
+    let arena = &comm.arena;
     let n = arena.size();
     let total: usize = counts.iter().sum();
     let displs: Vec<usize> = counts
@@ -338,7 +358,7 @@ pub(crate) unsafe fn reduce_scatter(
 /// # Safety
 /// `send` and `recv` valid for `len` bytes.
 pub(crate) unsafe fn scan(
-    arena: &Arena,
+    comm: &CommShared,
     me: usize,
     send: *const u8,
     recv: *mut u8,
@@ -346,6 +366,11 @@ pub(crate) unsafe fn scan(
     red: Reduction<'_>,
     exclusive: bool,
 ) -> bool {
+    if comm.spanning() {
+        // SAFETY: forwarded.
+        return unsafe { spanning::scan(comm, me, send, recv, len, red, exclusive) };
+    }
+    let arena = &comm.arena;
     let n = arena.size();
     arena.publish(me, Slot::reduction(send, recv, len));
     // One executor computes the prefixes of a byte range for every rank, reading
@@ -466,7 +491,7 @@ pub enum Pattern {
 /// # Safety
 /// Buffers valid for their layouts; layout arrays live until return.
 pub(crate) unsafe fn exchange(
-    arena: &Arena,
+    comm: &CommShared,
     me: usize,
     pattern: Pattern,
     send: *const u8,
@@ -474,6 +499,13 @@ pub(crate) unsafe fn exchange(
     recv: *mut u8,
     recv_layout: Layout<'_>,
 ) -> bool {
+    if comm.spanning() {
+        // SAFETY: forwarded.
+        return unsafe {
+            spanning::exchange(comm, me, pattern, send, send_layout, recv, recv_layout)
+        };
+    }
+    let arena = &comm.arena;
     let n = arena.size();
     let (send_len, send_counts, send_displs) = send_layout.publish();
     let (recv_len, recv_counts, recv_displs) = recv_layout.publish();

@@ -31,12 +31,18 @@ pub fn rank_blocks(ranks: usize, processes: usize) -> Vec<Range<usize>> {
 
 /// What tells process `index` of `processes` who it is: PMI's rank and size, and
 /// mpcrs's own variables.
-fn identity(index: usize, processes: usize) -> impl Iterator<Item = (&'static str, String)> {
+/// `nodes` lists the node of every process (see [`env::NODES`]).
+fn identity(
+    index: usize,
+    processes: usize,
+    nodes: &str,
+) -> impl Iterator<Item = (&'static str, String)> {
     [
         (pmi2::ENV_RANK, index.to_string()),
         (pmi2::ENV_SIZE, processes.to_string()),
         (env::PROCESSES, processes.to_string()),
         (env::PROCESS, index.to_string()),
+        (env::NODES, nodes.to_string()),
     ]
     .into_iter()
 }
@@ -69,6 +75,7 @@ pub fn with_key_value_store(
     let jobid = format!("mpcrs-{}", std::process::id());
     let server = Arc::new(Server::new(processes, &jobid));
     let mut specs = Vec::with_capacity(processes);
+    let nodes = vec!["0"; processes].join(",");
     for (index, block) in rank_blocks(ranks, processes).into_iter().enumerate() {
         // Both ends are close-on-exec; the child clears the flag on its own end
         // only, so no process inherits another's connection.
@@ -77,7 +84,7 @@ pub fn with_key_value_store(
         let mut command = copy_command(base);
         command
             .env(pmi2::ENV_FD, fd.to_string())
-            .envs(identity(index, processes));
+            .envs(identity(index, processes, &nodes));
         let keep_open = theirs;
         // SAFETY: runs in the forked child before exec; fcntl is async-signal-safe
         // and touches only the child's copy of the descriptor.
@@ -170,6 +177,12 @@ pub fn across_hosts(
         None => std::env::current_dir().map_err(|e| e.to_string())?,
     };
     let blocks = rank_blocks(ranks, processes);
+    // Every host of this machine is node 0; the others are numbered by host.
+    let nodes = placement
+        .iter()
+        .map(|&h| if local[h] { 0 } else { h + 1 }.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
     let mut specs = Vec::with_capacity(processes);
     for (index, block) in blocks.into_iter().enumerate() {
         let host = &hosts[placement[index]];
@@ -183,7 +196,7 @@ pub fn across_hosts(
             })
             .collect();
         env.extend([(pmi2::ENV_PORT.to_string(), format!("{ip}:{port}"))]);
-        env.extend(identity(index, processes).map(|(k, v)| (k.to_string(), v)));
+        env.extend(identity(index, processes, &nodes).map(|(k, v)| (k.to_string(), v)));
         let command = if local[placement[index]] {
             let mut c = copy_command(base);
             c.envs(env.iter().map(|(k, v)| (k, v)));

@@ -69,9 +69,8 @@ impl Communicator {
         if self.check_peer(call, dest, tag, false)? {
             return Ok(Pending::Done(Status::empty()));
         }
-        let to = &self.shared.mailboxes[dest as usize];
         // SAFETY: forwarded from this function's contract.
-        Ok(unsafe { super::send(to, self.rank, tag, buf, len, mode) })
+        Ok(unsafe { super::send_to(&self.shared, dest as usize, self.rank, tag, buf, len, mode) })
     }
 
     /// Starts a receive into `capacity` bytes at `buf` after checking `source`

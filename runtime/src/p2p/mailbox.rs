@@ -37,6 +37,8 @@ pub(crate) enum Payload {
         len: usize,
         done: Arc<Completion>,
     },
+    /// A message from another process (crate::remote).
+    Remote(crate::remote::Incoming),
 }
 
 impl Payload {
@@ -44,6 +46,7 @@ impl Payload {
         match self {
             Payload::Eager(v) => v.len(),
             Payload::InPlace { len, .. } => *len,
+            Payload::Remote(m) => m.len(),
         }
     }
 }
@@ -97,16 +100,31 @@ pub(crate) struct Mailbox {
     queues: Mutex<Queues>,
     /// Blocked probes, woken whenever a message lands in `unexpected`.
     pub(crate) arrivals: WaitList,
+    /// Set in communicators spanning processes: messages also arrive from the
+    /// network, which completes receives through their completion only, so the
+    /// inline receive is not used.
+    pub(crate) spanning: bool,
 }
 
+/// Whether a receive for (want_source, want_tag) takes a message from (source,
+/// tag). Negative tags are the runtime's own (collectives between processes):
+/// only a receive naming that exact tag takes them, never MPI_ANY_TAG.
 #[inline]
 pub(crate) fn matches(want_source: i32, want_tag: i32, source: i32, tag: i32) -> bool {
-    (want_source == ANY_SOURCE || want_source == source) && (want_tag == ANY_TAG || want_tag == tag)
+    (want_source == ANY_SOURCE || want_source == source)
+        && ((want_tag == ANY_TAG && tag >= 0) || want_tag == tag)
 }
 
 const FAST_DONE: u64 = 1 << 63;
 
 impl Mailbox {
+    pub(crate) fn new(spanning: bool) -> Mailbox {
+        Mailbox {
+            spanning,
+            ..Mailbox::default()
+        }
+    }
+
     pub(crate) fn lock(&self) -> MutexGuard<'_, Queues> {
         // A rank that panicked while holding the lock ends the job; the data is fine.
         self.queues.lock().unwrap_or_else(|e| e.into_inner())

@@ -6,6 +6,7 @@ pub(crate) mod mailbox;
 
 use mailbox::{Mailbox, Payload, PostedRecv, Unexpected};
 
+use crate::comm::CommShared;
 use crate::request::{Completion, Pending, Status};
 
 /// Unexpected messages up to this size are copied at send time so the sender is
@@ -110,16 +111,62 @@ pub(crate) unsafe fn send(
     Pending::Waiting(done)
 }
 
-/// Takes the message at `index` of the unexpected queue into a receive buffer.
+/// Starts a send from rank `source` of `comm` to its rank `dest`, in this process
+/// or another.
 ///
 /// # Safety
-/// `buf` must be valid for `capacity` bytes.
-unsafe fn consume(msg: Unexpected, buf: *mut u8, capacity: usize) -> Status {
-    match msg.payload {
+/// As [`send`].
+pub(crate) unsafe fn send_to(
+    comm: &CommShared,
+    dest: usize,
+    source: i32,
+    tag: i32,
+    buf: *const u8,
+    len: usize,
+    mode: SendMode,
+) -> Pending {
+    match comm.remote_process(dest) {
+        // SAFETY: forwarded from this function's contract.
+        Some(to) => unsafe {
+            crate::remote::Fabric::expect().send(
+                to,
+                comm.context,
+                dest as i32,
+                source,
+                tag,
+                buf,
+                len,
+                mode,
+            )
+        },
+        // SAFETY: forwarded from this function's contract.
+        None => unsafe { send(&comm.mailboxes[dest], source, tag, buf, len, mode) },
+    }
+}
+
+/// Takes a message out of the unexpected queue into a receive buffer; a
+/// rendezvous from another process may finish later.
+///
+/// # Safety
+/// `buf` must be valid for `capacity` bytes until the operation finishes.
+unsafe fn consume(msg: Unexpected, buf: *mut u8, capacity: usize) -> Pending {
+    let st = match msg.payload {
         // SAFETY: the vector holds `v.len()` bytes; `buf` is valid by contract.
         Payload::Eager(v) => unsafe {
             deliver(v.as_ptr(), v.len(), buf, capacity, msg.source, msg.tag)
         },
+        Payload::Remote(incoming) => {
+            let done = Completion::new();
+            let fabric = crate::remote::Fabric::expect();
+            // SAFETY: forwarded from this function's contract.
+            unsafe { fabric.receive(incoming, buf, capacity, &done) };
+            fabric.flush_deferred();
+            return if done.is_done() {
+                Pending::Done(done.status())
+            } else {
+                Pending::Waiting(done)
+            };
+        }
         Payload::InPlace {
             buf: src,
             len,
@@ -132,7 +179,8 @@ unsafe fn consume(msg: Unexpected, buf: *mut u8, capacity: usize) -> Status {
             done.complete(Status::empty());
             Status::received(msg.source, msg.tag, len, capacity)
         }
-    }
+    };
+    Pending::Done(st)
 }
 
 /// Starts a receive into `capacity` bytes at `buf` from (source, tag) of the
@@ -153,7 +201,7 @@ pub(crate) unsafe fn recv(
         let msg = q.unexpected.remove(i).expect("index from find_unexpected");
         drop(q);
         // SAFETY: forwarded from this function's contract.
-        return Pending::Done(unsafe { consume(msg, buf, capacity) });
+        return unsafe { consume(msg, buf, capacity) };
     }
     let done = Completion::new();
     q.posted.push_back(PostedRecv {
@@ -180,7 +228,7 @@ pub(crate) unsafe fn recv_blocking(
     capacity: usize,
 ) -> Status {
     let mut q = mine.lock();
-    if q.fast.is_some() || !q.posted.is_empty() || capacity > EAGER_LIMIT {
+    if mine.spanning || q.fast.is_some() || !q.posted.is_empty() || capacity > EAGER_LIMIT {
         drop(q);
         // SAFETY: forwarded from this function's contract.
         return unsafe { recv(mine, source, tag, buf, capacity) }.wait();
@@ -189,7 +237,7 @@ pub(crate) unsafe fn recv_blocking(
         let msg = q.unexpected.remove(i).expect("index from find_unexpected");
         drop(q);
         // SAFETY: forwarded from this function's contract.
-        return unsafe { consume(msg, buf, capacity) };
+        return unsafe { consume(msg, buf, capacity) }.wait();
     }
     mine.arm_fast();
     q.fast = Some(mailbox::FastRecv {
@@ -227,7 +275,7 @@ pub(crate) fn wait_matching(mine: &Mailbox, source: i32, tag: i32) -> Unexpected
 /// `buf` valid for `capacity` bytes.
 pub(crate) unsafe fn consume_message(msg: Unexpected, buf: *mut u8, capacity: usize) -> Status {
     // SAFETY: forwarded.
-    unsafe { consume(msg, buf, capacity) }
+    unsafe { consume(msg, buf, capacity) }.wait()
 }
 
 /// Cancels a posted receive that has not matched yet; false if it already matched.

@@ -1,0 +1,314 @@
+//! Frames arriving from other processes: put back in the order they were sent
+//! (frames of one process may travel on different rails), matched against the
+//! destination rank's posted receives or queued as unexpected, and the
+//! rendezvous of large and synchronous messages (RTS, then a single
+//! cross-memory copy on the same node or CTS and data frames elsewhere, then FIN).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::wire::{Header, Kind, HEADER_BYTES};
+use super::{Deferred, Fabric};
+use crate::comm::CommShared;
+use crate::p2p::mailbox::{Payload, PostedRecv, Unexpected};
+use crate::request::{Completion, Status};
+
+/// Frames of one sending process that came before their turn.
+#[derive(Default)]
+pub(crate) struct Reorder {
+    expected: u64,
+    early: BTreeMap<u64, (Vec<u8>, usize)>,
+}
+
+/// A message from another process nobody has received yet: an eager frame, or
+/// the notice of a rendezvous whose data is still in the sender's memory.
+pub(crate) struct Incoming {
+    from: u32,
+    header: Header,
+    frame: Vec<u8>,
+    /// Offset of the payload in `frame`.
+    at: usize,
+}
+
+impl Incoming {
+    pub(crate) fn len(&self) -> usize {
+        self.header.len as usize
+    }
+}
+
+/// A send waiting for its receiver (rendezvous, or a synchronous eager send).
+pub(crate) struct PendingSend {
+    pub(crate) buf: *const u8,
+    pub(crate) len: usize,
+    pub(crate) done: Arc<Completion>,
+}
+
+/// A receive waiting for the data frames of a rendezvous.
+pub(crate) struct PendingRecv {
+    buf: *mut u8,
+    /// Bytes expected and bytes arrived.
+    want: usize,
+    got: usize,
+    status: Status,
+    done: Arc<Completion>,
+}
+
+// SAFETY: the buffers belong to operations in flight whose owners keep them valid
+// and untouched until `done` completes; the tables only move them between threads.
+unsafe impl Send for PendingSend {}
+// SAFETY: as above.
+unsafe impl Send for PendingRecv {}
+
+impl Fabric {
+    /// A frame from process `from`; its header starts at `at`.
+    pub(crate) fn on_frame(&self, from: u32, frame: Vec<u8>, at: usize) {
+        let seq = self.header_of(from, &frame, at).seq;
+        let mut order = self.inbound[from as usize].lock().unwrap();
+        if seq != order.expected {
+            order.early.insert(seq, (frame, at));
+            return;
+        }
+        self.handle(from, frame, at);
+        order.expected += 1;
+        loop {
+            let next = order.expected;
+            let Some((f, a)) = order.early.remove(&next) else {
+                break;
+            };
+            self.handle(from, f, a);
+            order.expected += 1;
+        }
+    }
+
+    fn header_of(&self, from: u32, frame: &[u8], at: usize) -> Header {
+        Header::decode(frame.get(at..).unwrap_or(&[])).unwrap_or_else(|| {
+            panic!(
+                "process {}: malformed frame of {} bytes from process {from}",
+                self.me,
+                frame.len()
+            )
+        })
+    }
+
+    fn handle(&self, from: u32, frame: Vec<u8>, at: usize) {
+        let h = self.header_of(from, &frame, at);
+        let at = at + HEADER_BYTES;
+        match h.kind {
+            Kind::Eager | Kind::Rts => {
+                let msg = Incoming {
+                    from,
+                    header: h,
+                    frame,
+                    at,
+                };
+                if let Some((comm, msg)) = self.registry.find_or_hold(h.context, msg) {
+                    comm.arrive(msg);
+                }
+            }
+            Kind::Cts => {
+                let Some(send) = self.sends.lock().unwrap().remove(&h.id) else {
+                    panic!(
+                        "process {}: CTS from process {from} for unknown send {}",
+                        self.me, h.id
+                    );
+                };
+                self.defer(Deferred::Data {
+                    to: from,
+                    token: h.token,
+                    buf: send.buf,
+                    len: send.len.min(h.len as usize),
+                    done: send.done,
+                });
+            }
+            Kind::Data => {
+                let mut recvs = self.recvs.lock().unwrap();
+                let Some(r) = recvs.get_mut(&h.id) else {
+                    panic!(
+                        "process {}: data from process {from} for unknown receive {}",
+                        self.me, h.id
+                    );
+                };
+                let chunk = &frame[at..];
+                let offset = h.addr as usize;
+                assert!(offset + chunk.len() <= r.want, "data beyond the receive");
+                // SAFETY: the receive's buffer holds `want` bytes (checked range) and
+                // stays valid until its completion is set (PendingRecv contract).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(chunk.as_ptr(), r.buf.add(offset), chunk.len())
+                };
+                r.got += chunk.len();
+                if r.got == r.want {
+                    let r = recvs.remove(&h.id).expect("present");
+                    drop(recvs);
+                    r.done.complete(r.status);
+                }
+            }
+            Kind::Fin => {
+                let Some(send) = self.sends.lock().unwrap().remove(&h.id) else {
+                    panic!(
+                        "process {}: FIN from process {from} for unknown send {}",
+                        self.me, h.id
+                    );
+                };
+                send.done.complete(Status::empty());
+            }
+        }
+    }
+
+    /// Receives `msg` into `capacity` bytes at `buf`, setting `done` when the data
+    /// is there (at once, unless it must come in data frames).
+    ///
+    /// # Safety
+    /// `buf` valid for `capacity` bytes, and used by nobody else, until `done`.
+    pub(crate) unsafe fn receive(
+        &self,
+        msg: Incoming,
+        buf: *mut u8,
+        capacity: usize,
+        done: &Arc<Completion>,
+    ) {
+        let h = msg.header;
+        let status = Status::received(h.source, h.tag, h.len as usize, capacity);
+        let n = (h.len as usize).min(capacity);
+        let fin = |id: u64| {
+            if id != 0 {
+                let mut fin = Header::new(Kind::Fin);
+                fin.id = id;
+                self.defer(Deferred::Frame {
+                    to: msg.from,
+                    header: fin,
+                });
+            }
+        };
+        match h.kind {
+            Kind::Eager => {
+                // SAFETY: the frame holds the whole message; `buf` by contract.
+                unsafe { std::ptr::copy_nonoverlapping(msg.frame[msg.at..].as_ptr(), buf, n) };
+                fin(h.id);
+                done.complete(status);
+            }
+            Kind::Rts => {
+                if n == 0 {
+                    fin(h.id);
+                    done.complete(status);
+                    return;
+                }
+                if h.node == self.node {
+                    // SAFETY: `buf` holds `capacity` >= n bytes by contract.
+                    let dst = unsafe { std::slice::from_raw_parts_mut(buf, n) };
+                    if mpcrs_rails::shm::read_remote(h.pid as i32, h.addr as usize, dst).is_ok() {
+                        self.cross_memory_bytes
+                            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+                        fin(h.id);
+                        done.complete(status);
+                        return;
+                    }
+                }
+                let token = self.new_id();
+                self.recvs.lock().unwrap().insert(
+                    token,
+                    PendingRecv {
+                        buf,
+                        want: n,
+                        got: 0,
+                        status,
+                        done: done.clone(),
+                    },
+                );
+                let mut cts = Header::new(Kind::Cts);
+                cts.id = h.id;
+                cts.token = token;
+                cts.len = n as u64;
+                self.defer(Deferred::Frame {
+                    to: msg.from,
+                    header: cts,
+                });
+            }
+            _ => unreachable!("only eager frames and RTS wait for a receive"),
+        }
+    }
+}
+
+/// Communicators spanning processes by context id, so arriving frames find their
+/// mailboxes; frames for a communicator this process has not created yet wait.
+#[derive(Default)]
+pub(crate) struct Registry {
+    inner: std::sync::Mutex<RegistryInner>,
+}
+
+#[derive(Default)]
+struct RegistryInner {
+    comms: std::collections::HashMap<u64, std::sync::Weak<CommShared>>,
+    waiting: std::collections::HashMap<u64, Vec<Incoming>>,
+}
+
+impl Registry {
+    /// The communicator of `context`, or `None` after keeping `msg` for it.
+    fn find_or_hold(&self, context: u64, msg: Incoming) -> Option<(Arc<CommShared>, Incoming)> {
+        let mut r = self.inner.lock().unwrap();
+        match r.comms.get(&context).and_then(|w| w.upgrade()) {
+            Some(c) => Some((c, msg)),
+            None => {
+                r.waiting.entry(context).or_default().push(msg);
+                None
+            }
+        }
+    }
+
+    /// This process's object of the communicator `context` with `group`: the one
+    /// another local member already made, or a new one made by `make`, which then
+    /// receives what arrived for it early.
+    pub(crate) fn get_or_make(
+        &self,
+        context: u64,
+        make: impl FnOnce() -> Arc<CommShared>,
+    ) -> Arc<CommShared> {
+        let mut r = self.inner.lock().unwrap();
+        if let Some(c) = r.comms.get(&context).and_then(|w| w.upgrade()) {
+            return c;
+        }
+        let c = make();
+        r.comms.insert(context, Arc::downgrade(&c));
+        // Under the lock: frames arriving meanwhile wait for these, in order.
+        for msg in r.waiting.remove(&context).unwrap_or_default() {
+            c.arrive(msg);
+        }
+        c
+    }
+}
+
+impl CommShared {
+    /// Matches a message from another process against the destination's posted
+    /// receives, or queues it as unexpected.
+    fn arrive(&self, msg: Incoming) {
+        let h = msg.header;
+        let Some(mailbox) = self.mailboxes.get(h.dest as usize) else {
+            panic!(
+                "message for rank {} of a communicator of {}",
+                h.dest,
+                self.mailboxes.len()
+            );
+        };
+        let mut q = mailbox.lock();
+        if let Some(recv) = q.take_posted(h.source, h.tag) {
+            drop(q);
+            let PostedRecv {
+                buf,
+                capacity,
+                done,
+                ..
+            } = recv;
+            // SAFETY: a posted receive's buffer is valid for `capacity` bytes until its
+            // completion is set (PostedRecv contract).
+            unsafe { Fabric::expect().receive(msg, buf, capacity, &done) };
+            return;
+        }
+        q.unexpected.push_back(Unexpected {
+            source: h.source,
+            tag: h.tag,
+            payload: Payload::Remote(msg),
+        });
+        drop(q);
+        mailbox.arrivals.notify_all();
+    }
+}

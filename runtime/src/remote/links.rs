@@ -1,0 +1,475 @@
+//! The rails of this process as the runtime drives them: one driver per rail of
+//! the selected `<cli_option>`, the per-process endpoint lists and their
+//! election (mpcrs_rails::election), connections made on demand, and the
+//! counters `--net-stats` prints.
+//!
+//! The ring rail is the signaling network's own tcp links; other tcp rails have
+//! listeners of their own, and a connect request (over signaling) makes the peer
+//! connect back and say hello; an shm rail's ring is created by the sender and
+//! offered to the receiver, which opens one back at once, so that whoever
+//! received a frame can always answer on an existing endpoint.
+
+use std::collections::HashMap;
+use std::io;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mpcrs_rails::election::{Election, Routes};
+use mpcrs_rails::shm_rail::ShmRail;
+use mpcrs_rails::tcp::TcpRail;
+use mpcrs_rails::{Driver, MessageInfo, MessageKind, RailSet, Topology};
+use mpcrs_signaling::{ControlKind, Signaling};
+
+/// How long a connection on demand may take before the job gives up.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
+
+const HELLO: u8 = 0;
+const DATA: u8 = 2;
+
+/// An endpoint to one process on one rail.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Conn {
+    /// A direct link of the signaling network.
+    Ring,
+    /// Endpoint id of the rail's tcp driver.
+    Tcp(usize),
+    /// The ring this process writes to the other.
+    Shm,
+}
+
+/// Endpoints of a tcp rail by process, learnt from hellos.
+#[derive(Default)]
+struct TcpPeers {
+    process_of: HashMap<usize, u32>,
+}
+
+enum Instance {
+    /// The signaling network's links.
+    Ring,
+    Tcp {
+        rail: TcpRail,
+        peers: Arc<Mutex<TcpPeers>>,
+    },
+    Shm(ShmRail),
+    /// A rail whose driver cannot run here (ibverbs without a device).
+    Unavailable(String),
+}
+
+/// Counters of one rail for `--net-stats`.
+#[derive(Default)]
+pub(crate) struct RailCounters {
+    pub(crate) static_endpoints: AtomicU64,
+    pub(crate) ondemand_endpoints: AtomicU64,
+    pub(crate) messages: AtomicU64,
+    pub(crate) bytes: AtomicU64,
+}
+
+/// Sink of frames that arrived on a rail: (rail index, process, frame, payload
+/// offset).
+pub(crate) type FrameSink = Arc<dyn Fn(u32, Vec<u8>, usize) + Send + Sync>;
+
+pub(crate) struct Links {
+    me: u32,
+    nodes: Vec<u32>,
+    set: RailSet,
+    routes: Mutex<Routes<Conn>>,
+    instances: Vec<Instance>,
+    pub(crate) counters: Vec<RailCounters>,
+}
+
+/// Number of a rail in connect requests (0 is the signaling rail itself).
+fn wire_rail(index: usize) -> u16 {
+    index as u16 + 1
+}
+
+impl Links {
+    /// Starts the drivers of `set`. `job` names shared-memory rings; `host` is the
+    /// address tcp rails listen on; frames go to `sink`.
+    pub(crate) fn new(
+        set: RailSet,
+        me: u32,
+        nodes: Vec<u32>,
+        job: &str,
+        host: IpAddr,
+        sink: FrameSink,
+    ) -> io::Result<Links> {
+        let mut instances = Vec::new();
+        for (index, rail) in set.rails.iter().enumerate() {
+            let instance = match rail.driver {
+                Driver::Tcp if rail.topology == Topology::Ring => Instance::Ring,
+                Driver::Tcp => {
+                    let peers: Arc<Mutex<TcpPeers>> = Arc::default();
+                    let (p, sink) = (peers.clone(), sink.clone());
+                    let tcp = TcpRail::bind(
+                        host,
+                        Box::new(move |ep, frame| match frame.first() {
+                            Some(&HELLO) if frame.len() == 5 => {
+                                let from = u32::from_le_bytes(frame[1..5].try_into().unwrap());
+                                p.lock().unwrap().process_of.insert(ep, from);
+                                // The requester learns its endpoint from the hello.
+                                super::Fabric::expect().links.add_endpoint(
+                                    from,
+                                    index,
+                                    Conn::Tcp(ep),
+                                );
+                            }
+                            Some(&DATA) => {
+                                let from = p.lock().unwrap().process_of.get(&ep).copied();
+                                let from = from.unwrap_or_else(|| {
+                                    panic!("tcp rail {index}: data before hello on endpoint {ep}")
+                                });
+                                sink(from, frame, 1)
+                            }
+                            _ => panic!("tcp rail {index}: unknown frame of {} bytes", frame.len()),
+                        }),
+                    )?;
+                    Instance::Tcp { rail: tcp, peers }
+                }
+                Driver::Shm => {
+                    let sink = sink.clone();
+                    Instance::Shm(ShmRail::new(
+                        job,
+                        me,
+                        Box::new(move |from, frame| sink(from, frame, 0)),
+                    ))
+                }
+                Driver::Ibverbs => {
+                    Instance::Unavailable(match mpcrs_rails::verbs::device_names() {
+                        Ok(d) if !d.is_empty() => format!(
+                            "rail {}: the ibverbs data path is not wired to MPI messages yet",
+                            rail.name
+                        ),
+                        Ok(_) => format!("rail {}: no RDMA device", rail.name),
+                        Err(e) => format!("rail {} (ibverbs): {e}", rail.name),
+                    })
+                }
+            };
+            instances.push(instance);
+        }
+        Ok(Links {
+            me,
+            nodes,
+            counters: set.rails.iter().map(|_| RailCounters::default()).collect(),
+            routes: Mutex::new(Routes::new(set.clone())),
+            set,
+            instances,
+        })
+    }
+
+    pub(crate) fn rails(&self) -> &RailSet {
+        &self.set
+    }
+
+    /// Index of the ring rail (the signaling network's), if the set has one.
+    pub(crate) fn ring_rail(&self) -> Option<usize> {
+        self.instances
+            .iter()
+            .position(|i| matches!(i, Instance::Ring))
+    }
+
+    /// Records the start-up links of the signaling network as ring endpoints.
+    pub(crate) fn add_static(&self, processes: &[u32]) {
+        if let Some(ring) = self.ring_rail() {
+            let mut routes = self.routes.lock().unwrap();
+            for &p in processes {
+                routes.add(p, ring, Conn::Ring);
+                self.counters[ring]
+                    .static_endpoints
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn add_endpoint(&self, process: u32, rail: usize, conn: Conn) {
+        let mut routes = self.routes.lock().unwrap();
+        if routes.endpoints(process).iter().any(|e| e.rail == rail) {
+            return;
+        }
+        routes.add(process, rail, conn);
+        self.counters[rail]
+            .ondemand_endpoints
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn reachable(&self, process: u32, rail: usize) -> bool {
+        match &self.instances[rail] {
+            Instance::Shm(_) => self.nodes[process as usize] == self.nodes[self.me as usize],
+            Instance::Unavailable(_) => false,
+            Instance::Ring | Instance::Tcp { .. } => true,
+        }
+    }
+
+    fn elect(&self, process: u32, size: usize) -> Result<Election, io::Error> {
+        let info = MessageInfo {
+            size: size as u64,
+            kind: MessageKind::Process,
+        };
+        let mut routes = self.routes.lock().unwrap();
+        routes
+            .elect(process, &info, |rail| {
+                let index = self
+                    .set
+                    .rails
+                    .iter()
+                    .position(|r| r.name == rail.name)
+                    .expect("rail of the set");
+                self.reachable(process, index)
+            })
+            .map_err(|e| {
+                let why: Vec<String> = self
+                    .instances
+                    .iter()
+                    .filter_map(|i| match i {
+                        Instance::Unavailable(w) => Some(w.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                let mut msg = e.to_string();
+                if !why.is_empty() {
+                    msg.push_str(&format!(" ({})", why.join("; ")));
+                }
+                io::Error::new(io::ErrorKind::NotConnected, msg)
+            })
+    }
+
+    /// Makes sure the rail elected for a `size`-byte message to `process` has an
+    /// endpoint, connecting on demand. Called by ranks (it may wait, driving
+    /// `progress`, for the other side).
+    pub(crate) fn ensure(
+        &self,
+        process: u32,
+        size: usize,
+        signaling: &Signaling,
+        progress: &dyn Fn(),
+    ) -> io::Result<()> {
+        loop {
+            let rail = match self.elect(process, size)? {
+                Election::Existing(_) => return Ok(()),
+                Election::Create(rail) => rail,
+            };
+            self.connect(process, rail, signaling, progress)?;
+        }
+    }
+
+    fn connect(
+        &self,
+        process: u32,
+        rail: usize,
+        signaling: &Signaling,
+        progress: &dyn Fn(),
+    ) -> io::Result<()> {
+        let name = &self.set.rails[rail].name;
+        let has = || {
+            self.routes
+                .lock()
+                .unwrap()
+                .endpoints(process)
+                .iter()
+                .any(|e| e.rail == rail)
+        };
+        match &self.instances[rail] {
+            Instance::Ring => {
+                if !signaling.has_link(process) {
+                    signaling.request_link(process)?;
+                    wait(
+                        progress,
+                        || signaling.has_link(process),
+                        || format!("process {process} never linked back on rail {name}"),
+                    )?;
+                }
+                self.add_endpoint(process, rail, Conn::Ring);
+            }
+            Instance::Tcp { rail: tcp, .. } => {
+                signaling.send(
+                    process,
+                    ControlKind::ConnectRequest {
+                        rail: wire_rail(rail),
+                        address: tcp.address().to_string(),
+                    },
+                )?;
+                wait(progress, has, || {
+                    format!("process {process} never connected back on rail {name}")
+                })?;
+            }
+            Instance::Shm(shm) => {
+                self.offer_shm(process, rail, shm, signaling)?;
+            }
+            Instance::Unavailable(why) => {
+                return Err(io::Error::new(io::ErrorKind::NotConnected, why.clone()))
+            }
+        }
+        Ok(())
+    }
+
+    fn offer_shm(
+        &self,
+        process: u32,
+        rail: usize,
+        shm: &ShmRail,
+        signaling: &Signaling,
+    ) -> io::Result<()> {
+        let mut routes = self.routes.lock().unwrap();
+        if routes.endpoints(process).iter().any(|e| e.rail == rail) {
+            return Ok(());
+        }
+        let name = shm.create_outgoing(process)?;
+        signaling.send(
+            process,
+            ControlKind::ConnectRequest {
+                rail: wire_rail(rail),
+                address: name,
+            },
+        )?;
+        // The ring exists: frames may be queued before the other side opens it.
+        routes.add(process, rail, Conn::Shm);
+        self.counters[rail]
+            .ondemand_endpoints
+            .fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Answers a connect request of `from` for rail `wire` (from any thread: it
+    /// does not wait for the other side).
+    pub(crate) fn accept(
+        &self,
+        from: u32,
+        wire: u16,
+        address: &str,
+        signaling: &Signaling,
+    ) -> io::Result<()> {
+        let rail = (wire as usize)
+            .checked_sub(1)
+            .filter(|&r| r < self.instances.len());
+        let Some(rail) = rail else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("process {from} asked to connect on unknown rail {wire}"),
+            ));
+        };
+        match &self.instances[rail] {
+            Instance::Tcp { rail: tcp, peers } => {
+                let addr = address.parse().map_err(|_| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("process {from} sent the tcp address {address:?}"),
+                    )
+                })?;
+                let ep = tcp.connect(addr)?;
+                peers.lock().unwrap().process_of.insert(ep, from);
+                let mut hello = vec![HELLO];
+                hello.extend_from_slice(&self.me.to_le_bytes());
+                tcp.send(ep, &hello)?;
+                self.add_endpoint(from, rail, Conn::Tcp(ep));
+            }
+            Instance::Shm(shm) => {
+                shm.accept_incoming(from, address)?;
+                // Open our ring back now, so answers never wait for a connection.
+                self.offer_shm(from, rail, shm, signaling)?;
+            }
+            Instance::Ring | Instance::Unavailable(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "process {from} asked to connect on rail {}",
+                        self.set.rails[rail].name
+                    ),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends a frame made of `parts` to `process` on the elected rail, or, when
+    /// that rail has no endpoint yet, on the best one that exists (callers that
+    /// cannot wait: answers from progress). Returns the rail used.
+    pub(crate) fn send(
+        &self,
+        process: u32,
+        parts: &[&[u8]],
+        signaling: &Signaling,
+    ) -> io::Result<usize> {
+        let size: usize = parts.iter().map(|p| p.len()).sum();
+        let (rail, conn) = {
+            let elected = self.elect(process, size);
+            let routes = self.routes.lock().unwrap();
+            let list = routes.endpoints(process);
+            let e = match elected {
+                Ok(Election::Existing(i)) => list.get(i),
+                _ => list.first(),
+            };
+            let e = e.ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::NotConnected,
+                    format!("process {}: no endpoint to process {process}", self.me),
+                )
+            })?;
+            (e.rail, e.conn)
+        };
+        match (conn, &self.instances[rail]) {
+            (Conn::Ring, _) => signaling.send_data(process, parts)?,
+            (Conn::Tcp(ep), Instance::Tcp { rail: tcp, .. }) => {
+                let mut all = Vec::with_capacity(parts.len() + 1);
+                all.push(&[DATA][..]);
+                all.extend_from_slice(parts);
+                tcp.send_parts(ep, &all)?
+            }
+            (Conn::Shm, Instance::Shm(shm)) => {
+                if parts.len() == 1 {
+                    shm.send(process, parts[0])?
+                } else {
+                    shm.send(process, &parts.concat())?
+                }
+            }
+            _ => unreachable!("endpoint of another driver on rail {rail}"),
+        }
+        let k = &self.counters[rail];
+        k.messages.fetch_add(1, Ordering::Relaxed);
+        k.bytes.fetch_add(size as u64, Ordering::Relaxed);
+        Ok(rail)
+    }
+
+    /// Largest frame every rail carries (rendezvous data is cut to this).
+    pub(crate) fn max_frame(&self) -> usize {
+        self.instances
+            .iter()
+            .filter_map(|i| match i {
+                Instance::Shm(s) => Some(s.max_frame()),
+                _ => None,
+            })
+            .min()
+            .unwrap_or(1 << 20)
+    }
+
+    /// One round of every driver; returns whether anything moved.
+    pub(crate) fn progress(&self) -> io::Result<bool> {
+        let mut moved = false;
+        for i in &self.instances {
+            moved |= match i {
+                Instance::Tcp { rail, .. } => rail.progress()?,
+                Instance::Shm(s) => s.progress(),
+                Instance::Ring | Instance::Unavailable(_) => false,
+            };
+        }
+        Ok(moved)
+    }
+}
+
+/// Drives `progress` (yielding to the other ranks) until `done`, or fails after
+/// [`CONNECT_TIMEOUT`] with `what`.
+fn wait(
+    progress: &dyn Fn(),
+    done: impl Fn() -> bool,
+    what: impl FnOnce() -> String,
+) -> io::Result<()> {
+    let deadline = Instant::now() + CONNECT_TIMEOUT;
+    while !done() {
+        if Instant::now() > deadline {
+            return Err(io::Error::new(io::ErrorKind::TimedOut, what()));
+        }
+        progress();
+        mpcrs_scheduler::yield_now();
+    }
+    Ok(())
+}

@@ -1,0 +1,374 @@
+//! MPI messages between the processes of a job: the process's fabric (the
+//! signaling network, the rails of the selected configuration, the registry of
+//! communicators spanning processes) and the send side of the protocol.
+//!
+//! Small standard sends go eagerly in one frame; larger or synchronous ones send
+//! a ready-to-send notice and complete when the receiver has the data (see
+//! [`deliver`]). Every frame to a process carries a sequence number, so MPI's
+//! order holds even when consecutive frames take different rails.
+//!
+//! Answers produced while frames are being delivered (CTS, FIN, rendezvous data)
+//! are deferred and sent by the next progress round outside the drivers' delivery
+//! locks: a driver whose queue is full drains its own input while it waits, which
+//! must not re-enter a delivery in progress.
+
+mod deliver;
+mod links;
+mod wire;
+
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use crossbeam::queue::SegQueue;
+use mpcrs_rails::{NetConfig, Topology};
+use mpcrs_signaling::{ControlKind, Signaling, StaticTopology};
+
+use deliver::Reorder;
+pub(crate) use deliver::{Incoming, PendingSend, Registry};
+use links::Links;
+use wire::{Header, Kind};
+
+use crate::launch::pmi2;
+use crate::p2p::SendMode;
+use crate::request::{Completion, Pending, Status};
+use crate::run::{env, JobConfig};
+
+/// How long start-up may wait for the other processes.
+const BOOTSTRAP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A reply or rendezvous data to send from the next progress round.
+pub(crate) enum Deferred {
+    Frame {
+        to: u32,
+        header: Header,
+    },
+    Data {
+        to: u32,
+        token: u64,
+        buf: *const u8,
+        len: usize,
+        done: Arc<Completion>,
+    },
+}
+
+// SAFETY: `buf` is the buffer of a send in flight, valid and unmodified until
+// `done` completes (PendingSend contract).
+unsafe impl Send for Deferred {}
+
+/// The network of this process in a multi-process job.
+pub(crate) struct Fabric {
+    pub(crate) me: u32,
+    pub(crate) node: u32,
+    pid: u32,
+    /// World ranks of each process.
+    blocks: Vec<std::ops::Range<usize>>,
+    signaling: Signaling,
+    links: Links,
+    pub(crate) registry: Registry,
+    next_seq: Box<[AtomicU64]>,
+    inbound: Box<[Mutex<Reorder>]>,
+    deferred: SegQueue<Deferred>,
+    sends: Mutex<std::collections::HashMap<u64, PendingSend>>,
+    recvs: Mutex<std::collections::HashMap<u64, deliver::PendingRecv>>,
+    next_id: AtomicU64,
+    max_data: usize,
+    cross_memory_bytes: AtomicU64,
+    kvs: Mutex<Option<pmi2::Client<pmi2::PmiStream>>>,
+}
+
+static FABRIC: OnceLock<Fabric> = OnceLock::new();
+
+/// Polls the fabric from the scheduler's workers.
+struct Hook;
+
+impl mpcrs_scheduler::Progress for Hook {
+    fn poll(&self, _worker: usize) -> bool {
+        FABRIC.get().is_some_and(|f| f.progress())
+    }
+}
+
+impl Fabric {
+    /// The fabric, once a multi-process job started it.
+    pub(crate) fn get() -> Option<&'static Fabric> {
+        FABRIC.get()
+    }
+
+    pub(crate) fn expect() -> &'static Fabric {
+        FABRIC.get().expect("the fabric of a multi-process job")
+    }
+
+    /// Joins the job: PMI-2 client, signaling ring, rails of `MPCRS_NET` from
+    /// `MPCRS_NET_CONFIG`. Progress is then driven by `sched`'s workers.
+    pub(crate) fn start(
+        cfg: &JobConfig,
+        sched: &mpcrs_scheduler::Handle,
+    ) -> Result<&'static Fabric, String> {
+        let mut kvs = match pmi2::Client::from_env() {
+            Some(Ok(c)) => c,
+            Some(Err(e)) => return Err(format!("cannot reach the job's key-value store: {e}")),
+            None => {
+                return Err(format!(
+                    "{}={} but neither PMI_FD nor PMI_PORT is set: start the job with mpcrs-run -p",
+                    env::PROCESSES,
+                    cfg.processes
+                ))
+            }
+        };
+        let (me, count) = (kvs.rank as u32, kvs.size as u32);
+        if count as usize != cfg.processes || me as usize != cfg.process {
+            return Err(format!(
+                "the key-value store says process {me} of {count}, the environment {} of {}",
+                cfg.process, cfg.processes
+            ));
+        }
+        let config = match std::env::var_os(env::NET_CONFIG) {
+            Some(p) => std::path::PathBuf::from(p),
+            None => return Err(format!("{} is not set", env::NET_CONFIG)),
+        };
+        let option = std::env::var(env::NET).unwrap_or_else(|_| mpcrs_rails::DEFAULT_OPTION.into());
+        let set = NetConfig::load(&config)
+            .and_then(|c| c.select(&option))
+            .map_err(|e| e.to_string())?;
+        let topology = match set
+            .rails
+            .iter()
+            .find(|r| r.driver == mpcrs_rails::Driver::Tcp)
+        {
+            Some(r) if r.topology == Topology::Ring => StaticTopology::Ring,
+            Some(r) if r.topology == Topology::Fully => StaticTopology::Fully,
+            _ => StaticTopology::Ring,
+        };
+        let host = kvs
+            .reachable_address()
+            .unwrap_or_else(|| "127.0.0.1".parse().unwrap());
+        let job = kvs.job_id().map_err(|e| e.to_string())?;
+        let signaling =
+            Signaling::bootstrap(me, count, host, topology, &mut kvs, BOOTSTRAP_TIMEOUT)
+                .map_err(|e| format!("signaling network: {e}"))?;
+        let sink: links::FrameSink =
+            Arc::new(|from, frame, at| Fabric::expect().on_frame(from, frame, at));
+        let links = Links::new(set, me, cfg.nodes.clone(), &job, host, sink.clone())
+            .map_err(|e| format!("rails: {e}"))?;
+        links.add_static(&signaling.connected());
+        let max_data = links.max_frame() / 2;
+        let fabric = Fabric {
+            me,
+
+            node: cfg.nodes[me as usize],
+            pid: std::process::id(),
+            blocks: cfg.blocks(),
+            signaling,
+            links,
+            registry: Registry::default(),
+            next_seq: (0..count).map(|_| AtomicU64::new(0)).collect(),
+            inbound: (0..count).map(|_| Mutex::default()).collect(),
+            deferred: SegQueue::new(),
+            sends: Mutex::default(),
+            recvs: Mutex::default(),
+            next_id: AtomicU64::new(1),
+            max_data,
+            cross_memory_bytes: AtomicU64::new(0),
+            kvs: Mutex::new(Some(kvs)),
+        };
+        if FABRIC.set(fabric).is_err() {
+            return Err("a process joins one multi-process job only".into());
+        }
+        let fabric = Fabric::expect();
+        fabric
+            .signaling
+            .set_data_sink(Box::new(move |from, frame, at| sink(from, frame, at)));
+        sched.add_progress_hook(Arc::new(Hook));
+        Ok(fabric)
+    }
+
+    /// Process of world rank `rank`.
+    pub(crate) fn process_of(&self, rank: usize) -> u32 {
+        self.blocks
+            .iter()
+            .position(|b| b.contains(&rank))
+            .expect("rank of the job") as u32
+    }
+
+    fn new_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn defer(&self, d: Deferred) {
+        self.deferred.push(d);
+    }
+
+    /// Sends `header` (given its sequence number here) and `payload` to `to`.
+    fn post(&self, to: u32, mut header: Header, payload: &[u8]) -> io::Result<()> {
+        header.seq = self.next_seq[to as usize].fetch_add(1, Ordering::Relaxed);
+        let head = header.encode();
+        self.links.send(to, &[&head, payload], &self.signaling)?;
+        Ok(())
+    }
+
+    /// Starts a send of `len` bytes at `buf` to rank `dest` (in process `to`) of the
+    /// communicator `context`, from its rank `source`. Called by ranks.
+    ///
+    /// # Safety
+    /// `buf` valid and unmodified for `len` bytes until the returned operation
+    /// finishes.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn send(
+        &self,
+        to: u32,
+        context: u64,
+        dest: i32,
+        source: i32,
+        tag: i32,
+        buf: *const u8,
+        len: usize,
+        mode: SendMode,
+    ) -> Pending {
+        let eager = len <= crate::p2p::EAGER_LIMIT;
+        let progress = || {
+            self.progress();
+        };
+        let size = if eager { len } else { self.max_data };
+        self.links
+            .ensure(to, size + wire::HEADER_BYTES, &self.signaling, &progress)
+            .unwrap_or_else(|e| self.fail(e));
+        let mut h = Header::new(if eager { Kind::Eager } else { Kind::Rts });
+        h.context = context;
+        h.dest = dest as u32;
+        h.source = source;
+        h.tag = tag;
+        h.len = len as u64;
+        let waits = !eager || mode == SendMode::Synchronous;
+        let done = waits.then(|| {
+            let done = Completion::new();
+            h.id = self.new_id();
+            self.sends.lock().unwrap().insert(
+                h.id,
+                PendingSend {
+                    buf,
+                    len,
+                    done: done.clone(),
+                },
+            );
+            done
+        });
+        let payload: &[u8] = if eager {
+            // SAFETY: `buf` is valid for `len` bytes by contract.
+            unsafe { std::slice::from_raw_parts(buf, len) }
+        } else {
+            h.addr = buf as u64;
+            h.pid = self.pid;
+            h.node = self.node;
+            &[]
+        };
+        self.post(to, h, payload).unwrap_or_else(|e| self.fail(e));
+        match done {
+            Some(d) => Pending::Waiting(d),
+            None => Pending::Done(Status::empty()),
+        }
+    }
+
+    /// A broken network ends the job: the launcher names this process.
+    fn fail(&self, e: io::Error) -> ! {
+        eprintln!("mpcrs: process {}: network: {e}", self.me);
+        crate::universe::abort_job(1)
+    }
+
+    /// One round: drivers, signaling, connect requests, deferred answers.
+    pub(crate) fn progress(&self) -> bool {
+        let mut moved = self.signaling.progress().unwrap_or_else(|e| self.fail(e));
+        moved |= self.links.progress().unwrap_or_else(|e| self.fail(e));
+        while let Some(c) = self.signaling.try_receive() {
+            moved = true;
+            if let ControlKind::ConnectRequest { rail, address } = &c.kind {
+                if *rail != mpcrs_signaling::SIGNALING_RAIL {
+                    self.links
+                        .accept(c.source, *rail, address, &self.signaling)
+                        .unwrap_or_else(|e| self.fail(e));
+                }
+            }
+        }
+        moved | self.flush_deferred()
+    }
+
+    /// Sends the deferred answers and rendezvous data; returns whether there were
+    /// any. Not from inside a delivery (see the module's notes).
+    pub(crate) fn flush_deferred(&self) -> bool {
+        let mut moved = false;
+        while let Some(d) = self.deferred.pop() {
+            moved = true;
+            match d {
+                Deferred::Frame { to, header } => {
+                    self.post(to, header, &[]).unwrap_or_else(|e| self.fail(e))
+                }
+                Deferred::Data {
+                    to,
+                    token,
+                    buf,
+                    len,
+                    done,
+                } => {
+                    let mut offset = 0;
+                    while offset < len {
+                        let n = (len - offset).min(self.max_data);
+                        let mut h = Header::new(Kind::Data);
+                        h.id = token;
+                        h.addr = offset as u64;
+                        // SAFETY: the send's buffer is valid for `len` bytes until
+                        // `done` (Deferred contract).
+                        let chunk = unsafe { std::slice::from_raw_parts(buf.add(offset), n) };
+                        self.post(to, h, chunk).unwrap_or_else(|e| self.fail(e));
+                        offset += n;
+                    }
+                    // The drivers copied every chunk: the send's buffer is free.
+                    done.complete(Status::empty());
+                }
+            }
+        }
+        moved
+    }
+
+    /// Waits until every process got here (MPI_Finalize's end): this process's
+    /// workers keep serving the others meanwhile.
+    pub(crate) fn finish(&self) {
+        if let Some(mut kvs) = self.kvs.lock().unwrap().take() {
+            if let Err(e) = kvs.fence().and_then(|_| kvs.finalize()) {
+                self.fail(e);
+            }
+        }
+        if std::env::var_os(env::NET_STATS).is_some() {
+            eprint!("{}", self.stats());
+        }
+    }
+
+    /// `--net-stats`: endpoints, messages and bytes per rail, control messages.
+    pub(crate) fn stats(&self) -> String {
+        let mut out = String::new();
+        for (rail, k) in self.links.rails().rails.iter().zip(&self.links.counters) {
+            out.push_str(&format!(
+                "mpcrs: net-stats process {}: rail {}: endpoints {} static + {} on demand, {} messages, {} bytes\n",
+                self.me,
+                rail.name,
+                k.static_endpoints.load(Ordering::Relaxed),
+                k.ondemand_endpoints.load(Ordering::Relaxed),
+                k.messages.load(Ordering::Relaxed),
+                k.bytes.load(Ordering::Relaxed),
+            ));
+        }
+        let s = self.signaling.stats();
+        out.push_str(&format!(
+            "mpcrs: net-stats process {}: signaling: links {} static + {} on demand, control messages {} sent, {} forwarded, {} delivered (hops: {} total, {} max); cross-memory copies: {} bytes\n",
+            self.me,
+            s.static_links,
+            s.ondemand_links,
+            s.sent,
+            s.forwarded,
+            s.delivered,
+            s.hops_total,
+            s.hops_max,
+            self.cross_memory_bytes.load(Ordering::Relaxed),
+        ));
+        out
+    }
+}

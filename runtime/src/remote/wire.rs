@@ -1,0 +1,139 @@
+//! The frames MPI messages travel in between processes: a fixed header, then the
+//! payload (eager data or a chunk of a rendezvous).
+//!
+//! - `Eager`: the whole message; `id` != 0 asks for a `Fin` once it matched
+//!   (synchronous sends).
+//! - `Rts` (ready to send): a large or synchronous message waiting in the
+//!   sender's memory at `addr` of process `pid` on node `node`; the receiver reads
+//!   it there (same node) or asks for it with a `Cts`.
+//! - `Cts` (clear to send): the matched receive `token` wants rendezvous `id`.
+//! - `Data`: bytes of a rendezvous at offset `addr` of receive `token` (`id`).
+//! - `Fin`: the receiver matched (and, for an `Rts`, copied) send `id`.
+
+/// Kind of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Kind {
+    Eager = 1,
+    Rts = 2,
+    Cts = 3,
+    Data = 4,
+    Fin = 5,
+}
+
+/// The header of every frame. Fields a kind does not use are zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub(crate) kind: Kind,
+    /// Order of the frame among those from the same sending process.
+    pub(crate) seq: u64,
+    pub(crate) context: u64,
+    /// Communicator ranks of the destination and the source, and the tag.
+    pub(crate) dest: u32,
+    pub(crate) source: i32,
+    pub(crate) tag: i32,
+    /// Length of the whole message.
+    pub(crate) len: u64,
+    pub(crate) id: u64,
+    pub(crate) token: u64,
+    pub(crate) addr: u64,
+    pub(crate) pid: u32,
+    pub(crate) node: u32,
+}
+
+pub(crate) const HEADER_BYTES: usize = 72;
+
+impl Header {
+    pub(crate) fn new(kind: Kind) -> Header {
+        Header {
+            kind,
+            seq: 0,
+            context: 0,
+            dest: 0,
+            source: 0,
+            tag: 0,
+            len: 0,
+            id: 0,
+            token: 0,
+            addr: 0,
+            pid: 0,
+            node: 0,
+        }
+    }
+
+    pub(crate) fn encode(&self) -> [u8; HEADER_BYTES] {
+        let mut b = [0u8; HEADER_BYTES];
+        b[0] = self.kind as u8;
+        b[4..8].copy_from_slice(&self.tag.to_le_bytes());
+        b[8..16].copy_from_slice(&self.seq.to_le_bytes());
+        b[16..24].copy_from_slice(&self.context.to_le_bytes());
+        b[24..28].copy_from_slice(&self.dest.to_le_bytes());
+        b[28..32].copy_from_slice(&self.source.to_le_bytes());
+        b[32..40].copy_from_slice(&self.len.to_le_bytes());
+        b[40..48].copy_from_slice(&self.id.to_le_bytes());
+        b[48..56].copy_from_slice(&self.token.to_le_bytes());
+        b[56..64].copy_from_slice(&self.addr.to_le_bytes());
+        b[64..68].copy_from_slice(&self.pid.to_le_bytes());
+        b[68..72].copy_from_slice(&self.node.to_le_bytes());
+        b
+    }
+
+    pub(crate) fn decode(b: &[u8]) -> Option<Header> {
+        if b.len() < HEADER_BYTES {
+            return None;
+        }
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        let kind = match b[0] {
+            1 => Kind::Eager,
+            2 => Kind::Rts,
+            3 => Kind::Cts,
+            4 => Kind::Data,
+            5 => Kind::Fin,
+            _ => return None,
+        };
+        Some(Header {
+            kind,
+            tag: u32_at(4) as i32,
+            seq: u64_at(8),
+            context: u64_at(16),
+            dest: u32_at(24),
+            source: u32_at(28) as i32,
+            len: u64_at(32),
+            id: u64_at(40),
+            token: u64_at(48),
+            addr: u64_at(56),
+            pid: u32_at(64),
+            node: u32_at(68),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_round_trip_and_bad_kinds_are_refused() {
+        let h = Header {
+            kind: Kind::Rts,
+            seq: 7,
+            context: u64::MAX - 3,
+            dest: 12,
+            source: -4,
+            tag: -12,
+            len: 1 << 40,
+            id: 99,
+            token: 5,
+            addr: 0x7fff_0000_1000,
+            pid: 4242,
+            node: 3,
+        };
+        let b = h.encode();
+        assert_eq!(Header::decode(&b), Some(h));
+        assert_eq!(Header::decode(&b[..HEADER_BYTES - 1]), None);
+        let mut bad = b;
+        bad[0] = 9;
+        assert_eq!(Header::decode(&bad), None);
+    }
+}
