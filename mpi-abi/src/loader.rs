@@ -150,7 +150,10 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
         Err(e) => die(format!("{program}: {e}")),
     };
     create_job(cfg.ranks);
-    let copies: Vec<(CMain, c_int)> = (0..cfg.ranks)
+    // This process's ranks only, when the job spans several.
+    let local = cfg.local_ranks();
+    let first = local.start;
+    let copies: Vec<(CMain, c_int)> = local
         .map(|r| load_copy(&program, &image.bytes, r, main_offset))
         .collect();
     drop(image);
@@ -169,8 +172,8 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
             .map(|a| a.as_ptr() as *mut c_char)
             .collect();
         ptrs.push(std::ptr::null_mut());
-        // SAFETY: `mains[rank]` is the `main` of this rank's private copy.
-        let main: CMain = unsafe { std::mem::transmute::<usize, CMain>(mains[rank]) };
+        // SAFETY: `mains[rank - first]` is the `main` of this rank's private copy.
+        let main: CMain = unsafe { std::mem::transmute::<usize, CMain>(mains[rank - first]) };
         // SAFETY: a C main called with a valid, NULL-terminated argv.
         unsafe { main(argc, ptrs.as_mut_ptr()) }
     });

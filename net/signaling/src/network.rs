@@ -86,6 +86,8 @@ pub struct Signaling {
     /// Held by the one thread progressing at a time, so that what arrives on a
     /// link is forwarded in the order it came.
     progressing: Mutex<()>,
+    /// The topology's links; any other is on demand.
+    static_peers: Vec<u32>,
     data_sink: std::sync::OnceLock<DataSink>,
     /// Data frames that arrived before the sink was set.
     early_data: Mutex<Vec<(u32, Vec<u8>)>>,
@@ -122,6 +124,7 @@ impl Signaling {
             inbox: Mutex::new(VecDeque::new()),
             counters: Counters::default(),
             progressing: Mutex::new(()),
+            static_peers: initial_peers(me, count, topology),
             data_sink: std::sync::OnceLock::new(),
             early_data: Mutex::new(Vec::new()),
         };
@@ -132,7 +135,7 @@ impl Signaling {
         });
         kvs.put(&key, &value)?;
         kvs.fence()?;
-        let peers = initial_peers(me, count, topology);
+        let peers = net.static_peers.clone();
         for &p in peers.iter().filter(|&&p| p > me) {
             let (key, _) = ring_entry(&RingEntry {
                 process: p,
@@ -178,8 +181,10 @@ impl Signaling {
                 )
             },
         )?;
-        let links = net.links.lock().unwrap().endpoint_of.len() as u64;
-        net.counters.static_links.store(links, Ordering::Relaxed);
+        // The topology's links (a fast peer's on-demand link may be up already).
+        net.counters
+            .static_links
+            .store(peers.len() as u64, Ordering::Relaxed);
         Ok(net)
     }
 
@@ -295,7 +300,14 @@ impl Signaling {
                     let from = u32::from_le_bytes(frame[1..5].try_into().unwrap());
                     let mut links = self.links.lock().unwrap();
                     links.process_of.insert(ep, from);
-                    links.endpoint_of.insert(from, ep);
+                    // Two requests that crossed may link a pair twice: the first
+                    // link carries everything, the second only says hello.
+                    if !links.endpoint_of.contains_key(&from) {
+                        links.endpoint_of.insert(from, ep);
+                        if !self.static_peers.contains(&from) {
+                            self.counters.ondemand_links.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
                 }
                 Some(&DATA) => {
                     let from = self.links.lock().unwrap().process_of.get(&ep).copied();
@@ -371,7 +383,6 @@ impl Signaling {
     /// over the existing links, and `dest` connects back ([`Signaling::has_link`]
     /// turns true once its hello arrived).
     pub fn request_link(&self, dest: u32) -> io::Result<()> {
-        self.counters.ondemand_links.fetch_add(1, Ordering::Relaxed);
         self.send(
             dest,
             ControlKind::ConnectRequest {

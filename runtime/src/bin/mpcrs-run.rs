@@ -28,6 +28,16 @@ struct Args {
     #[arg(short = 'p', long = "processes", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     processes: u32,
 
+    /// One rank per process (as -p equal to -n), for code that cannot share a
+    /// process with other ranks.
+    #[arg(long = "process-mode", conflicts_with = "processes")]
+    process_mode: bool,
+
+    /// At the end, each process prints its endpoints, messages and bytes per
+    /// rail, and the control messages it routed with their hop counts.
+    #[arg(long = "net-stats")]
+    net_stats: bool,
+
     /// Hosts to start processes on: NAME[:SLOTS],... (others through the launch agent).
     #[arg(long = "host", value_name = "HOSTS", conflicts_with = "hostfile")]
     host: Option<String>,
@@ -171,7 +181,7 @@ fn check_drivers(rails: &mpcrs_rails::RailSet) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let mut args = Args::parse();
     if let Some(dir) = &args.restart {
         if !args.command.is_empty() {
             eprintln!(
@@ -195,6 +205,9 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         };
+    }
+    if args.process_mode {
+        args.processes = args.ranks;
     }
     if args.processes > args.ranks {
         eprintln!(
@@ -271,9 +284,12 @@ fn main() -> ExitCode {
         }
         restorable(&mut cmd);
     }
-    // The network the job's processes use between them (one process: none yet).
+    // The network the job's processes use between them.
     cmd.env(env::NET, &rails.option);
     cmd.env(env::NET_CONFIG, &config_file);
+    if args.net_stats {
+        cmd.env(env::NET_STATS, "1");
+    }
     let host = mpcrs::launch::hosts::local_hostname();
     let hosts = match (&args.host, &args.hostfile) {
         (Some(list), _) => Some(mpcrs::launch::hosts::parse_host_list(list)),

@@ -193,7 +193,7 @@ impl Fabric {
                     done.complete(status);
                     return;
                 }
-                if h.node == self.node {
+                if h.pid != 0 && h.node == self.node {
                     // SAFETY: `buf` holds `capacity` >= n bytes by contract.
                     let dst = unsafe { std::slice::from_raw_parts_mut(buf, n) };
                     if mpcrs_rails::shm::read_remote(h.pid as i32, h.addr as usize, dst).is_ok() {

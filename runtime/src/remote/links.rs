@@ -64,6 +64,18 @@ pub(crate) struct RailCounters {
     pub(crate) ondemand_endpoints: AtomicU64,
     pub(crate) messages: AtomicU64,
     pub(crate) bytes: AtomicU64,
+    /// Sizes of the smallest and the largest frame sent.
+    pub(crate) smallest: AtomicU64,
+    pub(crate) largest: AtomicU64,
+}
+
+impl RailCounters {
+    fn new() -> RailCounters {
+        RailCounters {
+            smallest: AtomicU64::new(u64::MAX),
+            ..RailCounters::default()
+        }
+    }
 }
 
 /// Sink of frames that arrived on a rail: (rail index, process, frame, payload
@@ -151,7 +163,7 @@ impl Links {
         Ok(Links {
             me,
             nodes,
-            counters: set.rails.iter().map(|_| RailCounters::default()).collect(),
+            counters: set.rails.iter().map(|_| RailCounters::new()).collect(),
             routes: Mutex::new(Routes::new(set.clone())),
             set,
             instances,
@@ -160,6 +172,12 @@ impl Links {
 
     pub(crate) fn rails(&self) -> &RailSet {
         &self.set
+    }
+
+    /// Whether the rails include shared memory (which copies large messages
+    /// straight between processes of a node).
+    pub(crate) fn has_shared_memory(&self) -> bool {
+        self.instances.iter().any(|i| matches!(i, Instance::Shm(_)))
     }
 
     /// Index of the ring rail (the signaling network's), if the set has one.
@@ -427,6 +445,8 @@ impl Links {
         let k = &self.counters[rail];
         k.messages.fetch_add(1, Ordering::Relaxed);
         k.bytes.fetch_add(size as u64, Ordering::Relaxed);
+        k.smallest.fetch_min(size as u64, Ordering::Relaxed);
+        k.largest.fetch_max(size as u64, Ordering::Relaxed);
         Ok(rail)
     }
 

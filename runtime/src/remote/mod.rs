@@ -151,7 +151,9 @@ impl Fabric {
             Arc::new(|from, frame, at| Fabric::expect().on_frame(from, frame, at));
         let links = Links::new(set, me, cfg.nodes.clone(), &job, host, sink.clone())
             .map_err(|e| format!("rails: {e}"))?;
-        links.add_static(&signaling.connected());
+        // The topology's links, not whatever is connected by now: a fast peer's
+        // on-demand link may already be up.
+        links.add_static(&mpcrs_signaling::initial_peers(me, count, topology));
         let max_data = links.max_frame() / 2;
         let fabric = Fabric {
             me,
@@ -258,8 +260,12 @@ impl Fabric {
             unsafe { std::slice::from_raw_parts(buf, len) }
         } else {
             h.addr = buf as u64;
-            h.pid = self.pid;
-            h.node = self.node;
+            // Offered for a single cross-memory copy only when the job's rails
+            // include shared memory: over tcp-only networks the data travels on tcp.
+            if self.links.has_shared_memory() {
+                h.pid = self.pid;
+                h.node = self.node;
+            }
             &[]
         };
         self.post(to, h, payload).unwrap_or_else(|e| self.fail(e));
@@ -346,13 +352,22 @@ impl Fabric {
     pub(crate) fn stats(&self) -> String {
         let mut out = String::new();
         for (rail, k) in self.links.rails().rails.iter().zip(&self.links.counters) {
+            let messages = k.messages.load(Ordering::Relaxed);
+            let sizes = if messages == 0 {
+                String::new()
+            } else {
+                format!(
+                    " (frames of {} to {} bytes)",
+                    k.smallest.load(Ordering::Relaxed),
+                    k.largest.load(Ordering::Relaxed)
+                )
+            };
             out.push_str(&format!(
-                "mpcrs: net-stats process {}: rail {}: endpoints {} static + {} on demand, {} messages, {} bytes\n",
+                "mpcrs: net-stats process {}: rail {}: endpoints {} static + {} on demand, {messages} messages, {} bytes{sizes}\n",
                 self.me,
                 rail.name,
                 k.static_endpoints.load(Ordering::Relaxed),
                 k.ondemand_endpoints.load(Ordering::Relaxed),
-                k.messages.load(Ordering::Relaxed),
                 k.bytes.load(Ordering::Relaxed),
             ));
         }

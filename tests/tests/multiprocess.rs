@@ -1,0 +1,292 @@
+//! MPI between the processes of a job: the semantics suites (Rust and C) with
+//! several ranks per process and with one rank per process, under the default
+//! network (shared memory, then the tcp ring) and under multirail_tcp; what
+//! `--net-stats` shows of the rails and of on-demand links.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mpcrs_tests::{build_c, expect_success, heat_checksum, program, run_job, shared_bench};
+
+const LIMIT: Duration = Duration::from_secs(300);
+
+/// Layouts of every suite: ranks and processes.
+const LAYOUTS: [(&str, &str); 4] = [("8", "2"), ("8", "4"), ("7", "3"), ("4", "4")];
+
+fn run(layout: (&str, &str), net: &str, extra: &[&str], prog: &Path, args: &[&str]) -> String {
+    let (n, p) = layout;
+    let mut a = vec!["-n", n, "-p", p, "-c", "2", "--net", net];
+    a.extend_from_slice(extra);
+    a.push(prog.to_str().unwrap());
+    a.extend_from_slice(args);
+    expect_success(
+        &run_job(&a, LIMIT),
+        &format!("{} at -n {n} -p {p} --net {net}", prog.display()),
+    )
+}
+
+fn rust_semantics(net: &str) {
+    let prog = program("semantics");
+    for layout in LAYOUTS {
+        let out = run(layout, net, &[], &prog, &[]);
+        for part in ["point-to-point", "collectives", "communicators"] {
+            assert!(
+                out.contains(&format!("ok {part} (ranks {}", layout.0)),
+                "missing '{part}' at -n {} -p {} --net {net}:\n{out}",
+                layout.0,
+                layout.1
+            );
+        }
+    }
+}
+
+#[test]
+fn rust_semantics_across_processes_default_network() {
+    rust_semantics("default");
+}
+
+#[test]
+fn rust_semantics_across_processes_multirail_tcp() {
+    rust_semantics("multirail_tcp");
+}
+
+fn c_source(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("c")
+        .join(name)
+}
+
+/// Each C suite and the lines it prints when every check passed.
+fn c_suites() -> Vec<(PathBuf, Vec<&'static str>)> {
+    let suite = |name: &str, lines: Vec<&'static str>| {
+        (
+            build_c(&c_source(&format!("{name}.c")), name, None, &[]),
+            lines,
+        )
+    };
+    vec![
+        suite(
+            "basics",
+            vec![
+                "sendrecv ok",
+                "nonblocking ok",
+                "probe ok",
+                "collectives ok",
+                "communicators ok",
+                "errors ok",
+            ],
+        ),
+        suite(
+            "datatypes",
+            vec![
+                "vector ok",
+                "struct ok",
+                "indexed subarray ok",
+                "pack ok",
+                "vcollectives ok",
+                "reduce_scatter ok",
+            ],
+        ),
+        suite(
+            "p2p_more",
+            vec![
+                "rsend bsend ok",
+                "persistent ok",
+                "mprobe ok",
+                "cancel ok",
+                "test wait ok",
+                "replace ok",
+            ],
+        ),
+        suite(
+            "comms",
+            vec![
+                "groups ok",
+                "communicators ok",
+                "attributes ok",
+                "cartesian ok",
+            ],
+        ),
+        suite("nbc", vec!["ibarrier ok", "ireduce ok", "inonblocking ok"]),
+        suite("misc", vec!["misc ok"]),
+    ]
+}
+
+fn c_semantics(net: &str) {
+    for (bin, lines) in c_suites() {
+        for layout in LAYOUTS {
+            let out = run(layout, net, &[], &bin, &[]);
+            assert_eq!(
+                out.lines().collect::<Vec<_>>(),
+                lines,
+                "{} at -n {} -p {} --net {net}",
+                bin.display(),
+                layout.0,
+                layout.1
+            );
+        }
+    }
+}
+
+#[test]
+fn c_semantics_across_processes_default_network() {
+    c_semantics("default");
+}
+
+#[test]
+fn c_semantics_across_processes_multirail_tcp() {
+    c_semantics("multirail_tcp");
+}
+
+#[test]
+fn process_mode_runs_one_rank_per_process() {
+    let (bin, lines) = c_suites().swap_remove(0);
+    let o = run_job(
+        &[
+            "-n",
+            "4",
+            "--process-mode",
+            "--tag-output",
+            bin.to_str().unwrap(),
+        ],
+        LIMIT,
+    );
+    let out = expect_success(&o, "basics --process-mode");
+    // Rank 0 prints; the tag says process 0 holds ranks 0-0 only.
+    let got: Vec<&str> = out
+        .lines()
+        .map(|l| {
+            l.strip_prefix("[0,0-0] ")
+                .unwrap_or_else(|| panic!("untagged line {l:?}"))
+        })
+        .collect();
+    assert_eq!(got, lines);
+    let o = run_job(&["-n", "2", "--process-mode", "-p", "2", "true"], LIMIT);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--process-mode with -p is refused"
+    );
+}
+
+#[test]
+fn heat_checksum_is_the_same_in_one_process_and_across_processes() {
+    let bin = build_c(&shared_bench("heat.c"), "heat", None, &["-lm"]);
+    let one = expect_success(
+        &run_job(
+            &["-n", "8", "-c", "2", bin.to_str().unwrap(), "64", "40"],
+            LIMIT,
+        ),
+        "heat in one process",
+    );
+    for layout in [("8", "2"), ("8", "8")] {
+        let out = run(layout, "default", &[], &bin, &["64", "40"]);
+        assert_eq!(heat_checksum(&out), heat_checksum(&one), "at {layout:?}");
+    }
+}
+
+/// The `--net-stats` line of `process` about `what` (a rail, or "signaling").
+fn stats_line<'a>(err: &'a str, process: u32, what: &str) -> &'a str {
+    let prefix = if what == "signaling" {
+        format!("mpcrs: net-stats process {process}: signaling:")
+    } else {
+        format!("mpcrs: net-stats process {process}: rail {what}:")
+    };
+    err.lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{err}"))
+}
+
+/// The numbers of a stats line, in order.
+fn numbers(line: &str) -> Vec<u64> {
+    line.split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn multirail_tcp_carries_large_frames_on_tcp_large_and_small_ones_on_the_ring() {
+    let prog = program("semantics");
+    let o = run_job(
+        &[
+            "-n",
+            "4",
+            "-p",
+            "2",
+            "--net",
+            "multirail_tcp",
+            "--net-stats",
+            prog.to_str().unwrap(),
+        ],
+        LIMIT,
+    );
+    expect_success(&o, "semantics with --net-stats");
+    let err = String::from_utf8_lossy(&o.stderr);
+    for p in 0..2 {
+        // process, endpoints static, on demand, messages, bytes, smallest, largest
+        let large = numbers(stats_line(&err, p, "tcp_large"));
+        let ring = numbers(stats_line(&err, p, "tcp_mpi"));
+        assert!(
+            large[3] > 0 && ring[3] > 0,
+            "both rails carry messages:\n{err}"
+        );
+        assert!(
+            large[5] >= 32 * 1024,
+            "tcp_large carried a frame under 32KB:\n{err}"
+        );
+        assert!(
+            ring[6] < 32 * 1024,
+            "tcp_mpi carried a frame of 32KB or more:\n{err}"
+        );
+        assert_eq!(large[1], 0, "tcp_large has no start-up endpoints:\n{err}");
+    }
+}
+
+#[test]
+fn only_the_ring_at_start_and_one_on_demand_link_for_two_distant_talkers() {
+    let prog = program("pair_talk");
+    let o = run_job(
+        &[
+            "-n",
+            "8",
+            "--process-mode",
+            "--net",
+            "tcp",
+            "--net-stats",
+            prog.to_str().unwrap(),
+            "0",
+            "4",
+        ],
+        LIMIT,
+    );
+    let out = expect_success(&o, "pair_talk 0 4");
+    assert_eq!(out.trim(), "ranks 0 and 4 exchanged 10 rounds");
+    let err = String::from_utf8_lossy(&o.stderr);
+    for p in [0, 4] {
+        let ring = numbers(stats_line(&err, p, "tcp_mpi"));
+        assert_eq!(
+            &ring[1..3],
+            &[2, 1],
+            "process {p}: 2 ring + 1 on-demand endpoint:\n{err}"
+        );
+        assert_eq!(
+            ring[3], 20,
+            "process {p} sent 10 messages and 10 answers:\n{err}"
+        );
+    }
+    // The connect requests went around the ring: 0-1-2-3-4 (or back).
+    let hops = numbers(stats_line(&err, 4, "signaling"));
+    assert!(
+        hops[7] >= 2,
+        "a connect request took more than one hop:\n{err}"
+    );
+    for p in [1, 2, 3, 5, 6, 7] {
+        let ring = numbers(stats_line(&err, p, "tcp_mpi"));
+        assert_eq!(
+            &ring[1..4],
+            &[2, 0, 0],
+            "process {p} only has its ring:\n{err}"
+        );
+    }
+}
