@@ -41,3 +41,9 @@ impl Sleeper {
 
 /// How long an idle worker spins before sleeping.
 pub(crate) const DEFAULT_IDLE_SPIN: Duration = Duration::from_micros(50);
+
+/// With progress hooks (a network), how long an idle worker keeps polling them,
+/// yielding its core between rounds, before it sleeps: messages from other
+/// processes wake no one, so a sleeping worker sees them only when its sleep
+/// (at most a millisecond) ends. Yielding keeps oversubscribed nodes moving.
+pub(crate) const PROGRESS_POLL: Duration = Duration::from_millis(50);

@@ -89,6 +89,14 @@ impl ReadyProbe {
         // it runs; the probe is only used by the ULT that created it.
         unsafe { (*self.0).has_ready() }
     }
+
+    /// Polls the progress hooks (if any) on behalf of the worker; returns whether
+    /// any moved.
+    pub(crate) fn poll_progress(&self) -> bool {
+        // SAFETY: as in `has_ready`.
+        let ctx = unsafe { &*self.0 };
+        ctx.shared.has_progress_hooks() && ctx.poll_progress()
+    }
 }
 
 /// Spawns a ULT on the caller's own worker (or worker 0 outside a worker).
@@ -174,6 +182,10 @@ impl WorkerCtx {
             let since = *idle_since.get_or_insert(now);
             if now - since < spin {
                 std::hint::spin_loop();
+                continue;
+            }
+            if self.shared.has_progress_hooks() && now - since < crate::idle::PROGRESS_POLL {
+                std::thread::yield_now();
                 continue;
             }
             let timeout = self.sleep_timeout(now);

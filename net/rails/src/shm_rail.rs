@@ -23,6 +23,21 @@ pub fn ring_name(job: &str, from: u32, to: u32) -> String {
     format!("mpcrs-{job}-{from}-{to}")
 }
 
+/// Removes what is left in /dev/shm of the rings of job `job` (rings offered to a
+/// process that ended, or was killed, before opening them). For the launcher,
+/// once every process of the job is gone; returns how many it removed.
+pub fn remove_job_rings(job: &str) -> usize {
+    let prefix = ring_name(job, 0, 0);
+    let prefix = &prefix[..prefix.len() - "0-0".len()];
+    let Ok(dir) = std::fs::read_dir("/dev/shm") else {
+        return 0;
+    };
+    dir.filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
 pub struct ShmRail {
     job: String,
     me: u32,

@@ -358,7 +358,10 @@ fn supervise_job(
         grace: std::time::Duration::from_secs(1),
         forward_checkpoint_requests: checkpoints,
     };
-    let outcome = match supervise::run(specs, how) {
+    let outcome = supervise::run(specs, how);
+    // Every process is gone: rings offered but never opened go too.
+    mpcrs_rails::shm_rail::remove_job_rings(&mpcrs::launch::processes::job_id());
+    let outcome = match outcome {
         Ok(o) => o,
         Err(e) => {
             eprintln!("mpcrs-run: cannot execute {program}: {e}");

@@ -15,6 +15,12 @@ use super::pmi2::{self, Ending, Server};
 use super::supervise::ProcessSpec;
 use crate::run::env;
 
+/// The id of the job this launcher runs (PMI-2's job id; it names the job's
+/// shared-memory rings).
+pub fn job_id() -> String {
+    format!("mpcrs-{}", std::process::id())
+}
+
 /// Ranks of each of `processes` processes: contiguous blocks, the first
 /// `ranks % processes` processes holding one rank more.
 pub fn rank_blocks(ranks: usize, processes: usize) -> Vec<Range<usize>> {
@@ -72,10 +78,11 @@ pub fn with_key_value_store(
     ranks: usize,
     host: &str,
 ) -> io::Result<Vec<ProcessSpec>> {
-    let jobid = format!("mpcrs-{}", std::process::id());
+    let jobid = job_id();
     let server = Arc::new(Server::new(processes, &jobid));
     let mut specs = Vec::with_capacity(processes);
     let nodes = vec!["0"; processes].join(",");
+    let shares = cpu_shares(processes);
     for (index, block) in rank_blocks(ranks, processes).into_iter().enumerate() {
         // Both ends are close-on-exec; the child clears the flag on its own end
         // only, so no process inherits another's connection.
@@ -86,13 +93,28 @@ pub fn with_key_value_store(
             .env(pmi2::ENV_FD, fd.to_string())
             .envs(identity(index, processes, &nodes));
         let keep_open = theirs;
-        // SAFETY: runs in the forked child before exec; fcntl is async-signal-safe
-        // and touches only the child's copy of the descriptor.
+        let cpus = match &shares {
+            Some(s) => Some(s[index]),
+            None => {
+                // More processes than CPUs: one worker each, unless -c said otherwise.
+                if base.get_envs().all(|(k, _)| k != env::WORKERS) {
+                    command.env(env::WORKERS, "1");
+                }
+                None
+            }
+        };
+        // SAFETY: runs in the forked child before exec; fcntl and
+        // sched_setaffinity are async-signal-safe and touch only the child.
         unsafe {
             command.pre_exec(move || {
                 let _ = &keep_open;
                 if libc::fcntl(fd, libc::F_SETFD, 0) < 0 {
                     return Err(io::Error::last_os_error());
+                }
+                if let Some(set) = &cpus {
+                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
                 }
                 Ok(())
             });
@@ -112,6 +134,40 @@ pub fn with_key_value_store(
         });
     }
     Ok(specs)
+}
+
+/// The CPUs of this process's affinity split into `processes` contiguous shares
+/// (as mpirun binds processes to cores), so that the processes of a node do not
+/// pin their workers to the same cores; `None` when there are more processes
+/// than CPUs.
+fn cpu_shares(processes: usize) -> Option<Vec<libc::cpu_set_t>> {
+    // SAFETY: a zeroed cpu_set_t is an empty set; sched_getaffinity fills it.
+    let mut mine: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `mine` is a valid cpu_set_t of the size passed.
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut mine) } < 0
+    {
+        return None;
+    }
+    let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: `i` is below CPU_SETSIZE.
+        .filter(|&i| unsafe { libc::CPU_ISSET(i, &mine) })
+        .collect();
+    if processes > cpus.len() {
+        return None;
+    }
+    Some(
+        rank_blocks(cpus.len(), processes)
+            .into_iter()
+            .map(|share| {
+                // SAFETY: as above; CPU_SET on indices from the affinity mask.
+                let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+                for &c in &cpus[share] {
+                    unsafe { libc::CPU_SET(c, &mut set) };
+                }
+                set
+            })
+            .collect(),
+    )
 }
 
 fn report(index: usize, ending: io::Result<Ending>) {
@@ -150,10 +206,7 @@ pub fn across_hosts(
     let listener = std::net::TcpListener::bind((ip, 0))
         .map_err(|e| format!("key-value store on {ip}: {e}"))?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
-    let server = Arc::new(Server::new(
-        processes,
-        &format!("mpcrs-{}", std::process::id()),
-    ));
+    let server = Arc::new(Server::new(processes, &job_id()));
     std::thread::Builder::new()
         .name("pmi2-accept".into())
         .spawn(move || {

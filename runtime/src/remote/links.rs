@@ -463,13 +463,15 @@ impl Links {
     }
 
     /// One round of every driver; returns whether anything moved.
-    pub(crate) fn progress(&self) -> io::Result<bool> {
+    /// `sockets` says whether to poll the tcp rails this round too (a poll of
+    /// shared memory costs a few loads, of a socket a system call).
+    pub(crate) fn progress(&self, sockets: bool) -> io::Result<bool> {
         let mut moved = false;
         for i in &self.instances {
             moved |= match i {
-                Instance::Tcp { rail, .. } => rail.progress()?,
+                Instance::Tcp { rail, .. } if sockets => rail.progress()?,
                 Instance::Shm(s) => s.progress(),
-                Instance::Ring | Instance::Unavailable(_) => false,
+                _ => false,
             };
         }
         Ok(moved)

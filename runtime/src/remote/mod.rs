@@ -38,6 +38,9 @@ use crate::run::{env, JobConfig};
 /// How long start-up may wait for the other processes.
 const BOOTSTRAP_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Progress rounds per read of the sockets when shared memory carries most.
+const SOCKET_ROUNDS: u64 = 16;
+
 /// A reply or rendezvous data to send from the next progress round.
 pub(crate) enum Deferred {
     Frame {
@@ -75,6 +78,7 @@ pub(crate) struct Fabric {
     next_id: AtomicU64,
     max_data: usize,
     cross_memory_bytes: AtomicU64,
+    rounds: AtomicU64,
     kvs: Mutex<Option<pmi2::Client<pmi2::PmiStream>>>,
 }
 
@@ -172,6 +176,7 @@ impl Fabric {
             next_id: AtomicU64::new(1),
             max_data,
             cross_memory_bytes: AtomicU64::new(0),
+            rounds: AtomicU64::new(0),
             kvs: Mutex::new(Some(kvs)),
         };
         if FABRIC.set(fabric).is_err() {
@@ -283,8 +288,17 @@ impl Fabric {
 
     /// One round: drivers, signaling, connect requests, deferred answers.
     pub(crate) fn progress(&self) -> bool {
-        let mut moved = self.signaling.progress().unwrap_or_else(|e| self.fail(e));
-        moved |= self.links.progress().unwrap_or_else(|e| self.fail(e));
+        // With shared memory in the rails, sockets are read every few rounds only.
+        let round = self.rounds.fetch_add(1, Ordering::Relaxed);
+        let sockets = !self.links.has_shared_memory() || round % SOCKET_ROUNDS == 0;
+        let mut moved = false;
+        if sockets {
+            moved |= self.signaling.progress().unwrap_or_else(|e| self.fail(e));
+        }
+        moved |= self
+            .links
+            .progress(sockets)
+            .unwrap_or_else(|e| self.fail(e));
         while let Some(c) = self.signaling.try_receive() {
             moved = true;
             if let ControlKind::ConnectRequest { rail, address } = &c.kind {

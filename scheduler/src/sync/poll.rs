@@ -30,7 +30,9 @@ pub fn poll_until(mut cond: impl FnMut() -> bool, budget: Duration) -> bool {
         if ready {
             crate::yield_now();
             rounds += 1;
-        } else {
+        } else if !probe.is_some_and(|p| p.poll_progress()) {
+            // What a poller waits for may come from the network: its worker is
+            // busy with it, so it drives the progress hooks itself.
             for _ in 0..8 {
                 std::hint::spin_loop();
             }
