@@ -2,7 +2,9 @@
 # Side-by-side benchmarks: mpcrs, Open MPI and MPICH in one session, on the
 # programs of ../shared/bench (pingpong, allreduce, heat). Column mpcrs: the C
 # programs built with mpcrs-cc, run thread-based; column mpcrs-rust: their Rust
-# ports (runtime/examples: same arguments, same output).
+# ports (runtime/examples: same arguments, same output); columns
+# mpcrs-procs-default and mpcrs-procs-tcp: the C programs in -p min(n, 4)
+# processes over shared memory and over tcp.
 #
 # Usage: scripts/bench.sh [quick]
 #   quick          fewer iterations, for a smoke run of the script itself
@@ -162,7 +164,32 @@ bench_mpcrs() {
   AR_ITERS=("${saved[@]}")
 }
 
+# mpcrs with ranks in several processes: the same C programs in -p min(n, 4)
+# processes (pingpong: one rank per process), over the default network (shared
+# memory) and over tcp only.
+bench_mpcrs_processes() {
+  local rel=$ROOT/target/release net wrapper impl saved=("${AR_ITERS[@]}")
+  AR_ITERS=("${AR_ITERS[@]/%/0}")
+  for net in default tcp; do
+    impl=mpcrs-procs-$net
+    wrapper=$OUT/$impl.launch
+    mkdir -p "$OUT/$impl/logs"
+    cp "$OUT"/mpcrs/{pingpong,allreduce,heat} "$OUT/$impl/"
+    # Called as: LAUNCHER -n NP PROGRAM ARGS...
+    cat >"$wrapper" <<WRAP
+#!/bin/sh
+np=\$2; shift 2
+p=\$np; [ "\$p" -gt 4 ] && p=4
+exec "$rel/mpcrs-run" -n "\$np" -p "\$p" --net $net "\$@"
+WRAP
+    chmod +x "$wrapper"
+    measure_all "$impl" "$OUT/$impl" "$wrapper"
+  done
+  AR_ITERS=("${saved[@]}")
+}
+
 bench_mpcrs
+bench_mpcrs_processes
 # Open MPI refuses to start as root without --allow-run-as-root, and refuses
 # more ranks than cores without --oversubscribe (it then also yields when idle).
 bench openmpi mpicc.openmpi "mpirun.openmpi --allow-run-as-root --oversubscribe"

@@ -148,6 +148,61 @@ fn a_job_spans_two_hosts_over_tcp() {
 }
 
 #[test]
+fn an_mpi_job_spans_two_hosts_shared_memory_within_and_tcp_across() {
+    let hosts = Hosts::new(2, 0);
+    let list = format!("{},{}", hosts.host(1), hosts.host(2));
+    let agent = format!("sh {}", hosts.agent.display());
+    let prog = program("semantics");
+    let o = run_job(
+        &[
+            "-n",
+            "8",
+            "-p",
+            "4",
+            "--net-stats",
+            "--host",
+            &list,
+            "--launch-agent",
+            &agent,
+            prog.to_str().unwrap(),
+        ],
+        Duration::from_secs(120),
+    );
+    let out = expect_success(&o, "semantics on two hosts");
+    for part in ["point-to-point", "collectives", "communicators"] {
+        assert!(out.contains(&format!("ok {part} (ranks 8")), "{out}");
+    }
+    // Processes 0-1 share the first host, 2-3 the second: shared memory within a
+    // host only, tcp (the ring) across.
+    let err = String::from_utf8_lossy(&o.stderr);
+    let shm_messages = |p: u32| -> u64 {
+        let prefix = format!("mpcrs: net-stats process {p}: rail shm_mpi:");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} in:\n{err}"));
+        line.split(", ")
+            .nth(1)
+            .and_then(|w| w.split(' ').next())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    for p in 0..4 {
+        assert!(
+            shm_messages(p) > 0,
+            "process {p} used shared memory with its neighbour:\n{err}"
+        );
+        let ring = format!("mpcrs: net-stats process {p}: rail tcp_mpi:");
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with(&ring) && !l.contains(" 0 messages")),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn an_unreachable_agent_host_ends_the_job_with_its_name() {
     let hosts = Hosts::new(1, 1);
     let list = format!("{},10.213.{}.99", hosts.host(1), hosts.subnet);

@@ -44,6 +44,18 @@ unsafe fn copy(src: *const u8, dst: *mut u8, len: usize) {
     }
 }
 
+/// Where each block of `counts` starts when the blocks follow one another.
+fn displacements(counts: &[usize]) -> Vec<usize> {
+    counts
+        .iter()
+        .scan(0, |acc, &c| {
+            let d = *acc;
+            *acc += c;
+            Some(d)
+        })
+        .collect()
+}
+
 /// An aligned temporary for reductions outside the arena.
 fn temp(len: usize) -> Vec<u128> {
     vec![0u128; len.div_ceil(16)]
@@ -296,14 +308,7 @@ pub(crate) unsafe fn reduce_scatter(
     let arena = &comm.arena;
     let n = arena.size();
     let total: usize = counts.iter().sum();
-    let displs: Vec<usize> = counts
-        .iter()
-        .scan(0, |acc, &c| {
-            let d = *acc;
-            *acc += c;
-            Some(d)
-        })
-        .collect();
+    let displs = displacements(counts);
     arena.publish(
         me,
         Slot {

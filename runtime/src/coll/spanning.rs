@@ -4,7 +4,7 @@
 //! contiguous rank ranges), so results match the one-process algorithms for
 //! non-commutative operations too.
 
-use super::{temp, Layout, Pattern, Reduction};
+use super::{displacements, temp, Layout, Pattern, Reduction};
 use crate::comm::CommShared;
 use crate::error::ErrorClass;
 use crate::p2p::{self, SendMode};
@@ -202,14 +202,7 @@ pub(crate) unsafe fn reduce_scatter(
     // SAFETY: `whole` holds `total` bytes at rank 0, the only one it is written at.
     let mut truncated = unsafe { reduce(c, me, Some(0), send, whole_p, total, red) };
     let recv_layout = Layout::Uniform(counts[me]);
-    let displs: Vec<usize> = counts
-        .iter()
-        .scan(0, |acc, &x| {
-            let d = *acc;
-            *acc += x;
-            Some(d)
-        })
-        .collect();
+    let displs = displacements(counts);
     let send_layout = Layout::Varying {
         counts,
         displs: &displs,
