@@ -60,18 +60,6 @@ pub struct JobConfig {
 }
 
 impl JobConfig {
-    /// A job of `ranks` ranks in this one process.
-    pub fn single(ranks: usize) -> JobConfig {
-        JobConfig {
-            ranks,
-            processes: 1,
-            process: 0,
-            nodes: vec![0],
-            workers: None,
-            stack_size: mpcrs_scheduler::DEFAULT_STACK_SIZE,
-        }
-    }
-
     /// World ranks of each process (contiguous blocks).
     pub fn blocks(&self) -> Vec<std::ops::Range<usize>> {
         crate::launch::processes::rank_blocks(self.ranks, self.processes)

@@ -344,3 +344,71 @@ pub fn join_job(topology: mpcrs_signaling::StaticTopology, wait: Duration) -> Jo
         net,
     }
 }
+
+/// A C test program of tests/c.
+pub fn c_source(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("c")
+        .join(name)
+}
+
+/// The lines the C suite `tests/c/NAME.c` prints (rank 0) when every check passed.
+pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
+    match name {
+        "basics" => &[
+            "sendrecv ok",
+            "nonblocking ok",
+            "probe ok",
+            "collectives ok",
+            "communicators ok",
+            "errors ok",
+        ],
+        "datatypes" => &[
+            "vector ok",
+            "struct ok",
+            "indexed subarray ok",
+            "pack ok",
+            "vcollectives ok",
+            "reduce_scatter ok",
+        ],
+        "p2p_more" => &[
+            "rsend bsend ok",
+            "persistent ok",
+            "mprobe ok",
+            "cancel ok",
+            "test wait ok",
+            "replace ok",
+        ],
+        "comms" => &[
+            "groups ok",
+            "communicators ok",
+            "attributes ok",
+            "cartesian ok",
+        ],
+        "nbc" => &["ibarrier ok", "ireduce ok", "inonblocking ok"],
+        "misc" => &["misc ok"],
+        _ => panic!("no C suite named {name}"),
+    }
+}
+
+/// The `--net-stats` line of `process` about `what` (a rail's name, or
+/// "signaling") in a job's stderr.
+pub fn net_stats_line<'a>(err: &'a str, process: u32, what: &str) -> &'a str {
+    let prefix = if what == "signaling" {
+        format!("mpcrs: net-stats process {process}: signaling:")
+    } else {
+        format!("mpcrs: net-stats process {process}: rail {what}:")
+    };
+    err.lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{err}"))
+}
+
+/// The numbers of a line, in order (a rail's line: process, endpoints static and
+/// on demand, messages, bytes, smallest and largest frame).
+pub fn numbers(line: &str) -> Vec<u64> {
+    line.split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect()
+}

@@ -1,20 +1,14 @@
 //! C programs through the C ABI: built with mpcrs-cc (and with MPICH's mpicc),
 //! run thread-based by mpcrs-run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 use mpcrs_tests::{
-    build_c, expect_success, heat_checksum, profile_dir, run_command, run_job, run_openmpi,
-    shared_bench, text,
+    build_c, c_source, c_suite_lines, expect_success, heat_checksum, profile_dir, run_command,
+    run_job, run_openmpi, shared_bench, text,
 };
-
-fn c_source(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("c")
-        .join(name)
-}
 
 fn run(bin: &Path, ranks: usize, args: &[&str]) -> std::process::Output {
     let n = ranks.to_string();
@@ -37,14 +31,7 @@ fn basics_at_1_4_7_and_64_ranks() {
         let out = expect_success(&run(&bin, n, &[]), &format!("basics at -n {n}"));
         assert_eq!(
             out.lines().collect::<Vec<_>>(),
-            [
-                "sendrecv ok",
-                "nonblocking ok",
-                "probe ok",
-                "collectives ok",
-                "communicators ok",
-                "errors ok"
-            ],
+            c_suite_lines("basics"),
             "at -n {n}"
         );
     }
@@ -57,14 +44,7 @@ fn derived_datatypes_v_collectives_and_reduce_scatter() {
         let out = expect_success(&run(&bin, n, &[]), &format!("datatypes at -n {n}"));
         assert_eq!(
             out.lines().collect::<Vec<_>>(),
-            [
-                "vector ok",
-                "struct ok",
-                "indexed subarray ok",
-                "pack ok",
-                "vcollectives ok",
-                "reduce_scatter ok"
-            ],
+            c_suite_lines("datatypes"),
             "at -n {n}"
         );
     }
@@ -77,14 +57,7 @@ fn ready_buffered_persistent_matched_probe_cancel_and_test_families() {
         let out = expect_success(&run(&bin, n, &[]), &format!("p2p_more at -n {n}"));
         assert_eq!(
             out.lines().collect::<Vec<_>>(),
-            [
-                "rsend bsend ok",
-                "persistent ok",
-                "mprobe ok",
-                "cancel ok",
-                "test wait ok",
-                "replace ok"
-            ],
+            c_suite_lines("p2p_more"),
             "at -n {n}"
         );
     }
@@ -97,12 +70,7 @@ fn groups_communicators_attributes_and_cartesian_topologies() {
         let out = expect_success(&run(&bin, n, &[]), &format!("comms at -n {n}"));
         assert_eq!(
             out.lines().collect::<Vec<_>>(),
-            [
-                "groups ok",
-                "communicators ok",
-                "attributes ok",
-                "cartesian ok"
-            ],
+            c_suite_lines("comms"),
             "at -n {n}"
         );
     }
@@ -115,7 +83,7 @@ fn nonblocking_collectives_overlap_and_keep_their_order() {
         let out = expect_success(&run(&bin, n, &[]), &format!("nbc at -n {n}"));
         assert_eq!(
             out.lines().collect::<Vec<_>>(),
-            ["ibarrier ok", "ireduce ok", "inonblocking ok"],
+            c_suite_lines("nbc"),
             "at -n {n}"
         );
     }

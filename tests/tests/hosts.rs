@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use mpcrs_tests::{expect_success, process_report, program, run_job};
+use mpcrs_tests::{expect_success, net_stats_line, numbers, process_report, program, run_job};
 
 fn ip(args: &[&str]) {
     let o = Command::new("ip")
@@ -175,30 +175,14 @@ fn an_mpi_job_spans_two_hosts_shared_memory_within_and_tcp_across() {
     // Processes 0-1 share the first host, 2-3 the second: shared memory within a
     // host only, tcp (the ring) across.
     let err = String::from_utf8_lossy(&o.stderr);
-    let shm_messages = |p: u32| -> u64 {
-        let prefix = format!("mpcrs: net-stats process {p}: rail shm_mpi:");
-        let line = err
-            .lines()
-            .find(|l| l.starts_with(&prefix))
-            .unwrap_or_else(|| panic!("no {prefix:?} in:\n{err}"));
-        line.split(", ")
-            .nth(1)
-            .and_then(|w| w.split(' ').next())
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
+    // process, endpoints static, on demand, messages, ...
+    let messages = |p: u32, rail: &str| numbers(net_stats_line(&err, p, rail))[3];
     for p in 0..4 {
         assert!(
-            shm_messages(p) > 0,
+            messages(p, "shm_mpi") > 0,
             "process {p} used shared memory with its neighbour:\n{err}"
         );
-        let ring = format!("mpcrs: net-stats process {p}: rail tcp_mpi:");
-        assert!(
-            err.lines()
-                .any(|l| l.starts_with(&ring) && !l.contains(" 0 messages")),
-            "{err}"
-        );
+        assert!(messages(p, "tcp_mpi") > 0, "{err}");
     }
 }
 

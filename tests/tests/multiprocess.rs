@@ -6,7 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use mpcrs_tests::{build_c, expect_success, heat_checksum, program, run_job, shared_bench};
+use mpcrs_tests::{
+    build_c, c_source, c_suite_lines, expect_success, heat_checksum, net_stats_line, numbers,
+    program, run_job, shared_bench,
+};
 
 const LIMIT: Duration = Duration::from_secs(300);
 
@@ -50,66 +53,15 @@ fn rust_semantics_across_processes_multirail_tcp() {
     rust_semantics("multirail_tcp");
 }
 
-fn c_source(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("c")
-        .join(name)
-}
-
 /// Each C suite and the lines it prints when every check passed.
-fn c_suites() -> Vec<(PathBuf, Vec<&'static str>)> {
-    let suite = |name: &str, lines: Vec<&'static str>| {
-        (
-            build_c(&c_source(&format!("{name}.c")), name, None, &[]),
-            lines,
-        )
-    };
-    vec![
-        suite(
-            "basics",
-            vec![
-                "sendrecv ok",
-                "nonblocking ok",
-                "probe ok",
-                "collectives ok",
-                "communicators ok",
-                "errors ok",
-            ],
-        ),
-        suite(
-            "datatypes",
-            vec![
-                "vector ok",
-                "struct ok",
-                "indexed subarray ok",
-                "pack ok",
-                "vcollectives ok",
-                "reduce_scatter ok",
-            ],
-        ),
-        suite(
-            "p2p_more",
-            vec![
-                "rsend bsend ok",
-                "persistent ok",
-                "mprobe ok",
-                "cancel ok",
-                "test wait ok",
-                "replace ok",
-            ],
-        ),
-        suite(
-            "comms",
-            vec![
-                "groups ok",
-                "communicators ok",
-                "attributes ok",
-                "cartesian ok",
-            ],
-        ),
-        suite("nbc", vec!["ibarrier ok", "ireduce ok", "inonblocking ok"]),
-        suite("misc", vec!["misc ok"]),
-    ]
+fn c_suites() -> Vec<(PathBuf, &'static [&'static str])> {
+    ["basics", "datatypes", "p2p_more", "comms", "nbc", "misc"]
+        .into_iter()
+        .map(|name| {
+            let bin = build_c(&c_source(&format!("{name}.c")), name, None, &[]);
+            (bin, c_suite_lines(name))
+        })
+        .collect()
 }
 
 fn c_semantics(net: &str) {
@@ -185,26 +137,6 @@ fn heat_checksum_is_the_same_in_one_process_and_across_processes() {
     }
 }
 
-/// The `--net-stats` line of `process` about `what` (a rail, or "signaling").
-fn stats_line<'a>(err: &'a str, process: u32, what: &str) -> &'a str {
-    let prefix = if what == "signaling" {
-        format!("mpcrs: net-stats process {process}: signaling:")
-    } else {
-        format!("mpcrs: net-stats process {process}: rail {what}:")
-    };
-    err.lines()
-        .find(|l| l.starts_with(&prefix))
-        .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{err}"))
-}
-
-/// The numbers of a stats line, in order.
-fn numbers(line: &str) -> Vec<u64> {
-    line.split(|c: char| !c.is_ascii_digit())
-        .filter(|w| !w.is_empty())
-        .map(|w| w.parse().unwrap())
-        .collect()
-}
-
 #[test]
 fn multirail_tcp_carries_large_frames_on_tcp_large_and_small_ones_on_the_ring() {
     let prog = program("semantics");
@@ -225,8 +157,8 @@ fn multirail_tcp_carries_large_frames_on_tcp_large_and_small_ones_on_the_ring() 
     let err = String::from_utf8_lossy(&o.stderr);
     for p in 0..2 {
         // process, endpoints static, on demand, messages, bytes, smallest, largest
-        let large = numbers(stats_line(&err, p, "tcp_large"));
-        let ring = numbers(stats_line(&err, p, "tcp_mpi"));
+        let large = numbers(net_stats_line(&err, p, "tcp_large"));
+        let ring = numbers(net_stats_line(&err, p, "tcp_mpi"));
         assert!(
             large[3] > 0 && ring[3] > 0,
             "both rails carry messages:\n{err}"
@@ -264,7 +196,7 @@ fn only_the_ring_at_start_and_one_on_demand_link_for_two_distant_talkers() {
     assert_eq!(out.trim(), "ranks 0 and 4 exchanged 10 rounds");
     let err = String::from_utf8_lossy(&o.stderr);
     for p in [0, 4] {
-        let ring = numbers(stats_line(&err, p, "tcp_mpi"));
+        let ring = numbers(net_stats_line(&err, p, "tcp_mpi"));
         assert_eq!(
             &ring[1..3],
             &[2, 1],
@@ -276,13 +208,13 @@ fn only_the_ring_at_start_and_one_on_demand_link_for_two_distant_talkers() {
         );
     }
     // The connect requests went around the ring: 0-1-2-3-4 (or back).
-    let hops = numbers(stats_line(&err, 4, "signaling"));
+    let hops = numbers(net_stats_line(&err, 4, "signaling"));
     assert!(
         hops[7] >= 2,
         "a connect request took more than one hop:\n{err}"
     );
     for p in [1, 2, 3, 5, 6, 7] {
-        let ring = numbers(stats_line(&err, p, "tcp_mpi"));
+        let ring = numbers(net_stats_line(&err, p, "tcp_mpi"));
         assert_eq!(
             &ring[1..4],
             &[2, 0, 0],

@@ -68,8 +68,9 @@ impl<C> Routes<C> {
             .all(|g| g.accepts(m, draw))
     }
 
-    /// Chooses how to send `m` to `process`; `reachable` says whether a rail's
-    /// driver can connect to it at all (shared memory only within a node). Rails
+    /// Chooses how to send `m` to `process`; `reachable` says whether a rail (its
+    /// index in the set, and the rail) can connect to it at all (shared memory
+    /// only within a node). Rails
     /// are walked by priority: the first whose gates accept the message wins, with
     /// its existing endpoint, or with a new one if it connects on demand. So a
     /// higher-priority rail gets its endpoint the first time a message wants it,
@@ -78,7 +79,7 @@ impl<C> Routes<C> {
         &mut self,
         process: u32,
         m: &MessageInfo,
-        reachable: impl Fn(&Rail) -> bool,
+        reachable: impl Fn(usize, &Rail) -> bool,
     ) -> Result<Election, NoRoute> {
         for r in 0..self.rails.rails.len() {
             let existing = self
@@ -86,7 +87,7 @@ impl<C> Routes<C> {
                 .get(&process)
                 .and_then(|l| l.iter().position(|e| e.rail == r));
             let usable = existing.is_some()
-                || (self.rails.rails[r].ondemand && reachable(&self.rails.rails[r]));
+                || (self.rails.rails[r].ondemand && reachable(r, &self.rails.rails[r]));
             if !usable || !self.accepts(r, m) {
                 continue;
             }
@@ -163,24 +164,30 @@ mod tests {
         assert_eq!(r.rails().rails[0].name, "tcp_large");
         // At start only the ring endpoint exists.
         r.add(3, 1, "ring");
-        assert_eq!(r.elect(3, &msg(100), |_| true), Ok(Election::Existing(0)));
+        assert_eq!(
+            r.elect(3, &msg(100), |_, _| true),
+            Ok(Election::Existing(0))
+        );
         // A large message wants tcp_large, which has no endpoint yet: create one.
         assert_eq!(
-            r.elect(3, &msg(64 << 10), |_| true),
+            r.elect(3, &msg(64 << 10), |_, _| true),
             Ok(Election::Create(0))
         );
         // Were tcp_large unable to connect, the ring would carry it.
         assert_eq!(
-            r.elect(3, &msg(64 << 10), |rail| rail.name != "tcp_large"),
+            r.elect(3, &msg(64 << 10), |_, rail| rail.name != "tcp_large"),
             Ok(Election::Existing(0))
         );
         r.add(3, 0, "large");
         assert_eq!(r.endpoints(3)[0].conn, "large");
         assert_eq!(
-            r.elect(3, &msg(64 << 10), |_| true),
+            r.elect(3, &msg(64 << 10), |_, _| true),
             Ok(Election::Existing(0))
         );
-        assert_eq!(r.elect(3, &msg(100), |_| true), Ok(Election::Existing(1)));
+        assert_eq!(
+            r.elect(3, &msg(100), |_, _| true),
+            Ok(Election::Existing(1))
+        );
     }
 
     #[test]
@@ -188,10 +195,10 @@ mod tests {
         let mut r = routes("default");
         assert_eq!(r.rails().rails[0].name, "shm_mpi");
         // A process on another node: shared memory cannot reach it.
-        let remote = |rail: &Rail| rail.driver != Driver::Shm;
+        let remote = |_: usize, rail: &Rail| rail.driver != Driver::Shm;
         assert_eq!(r.elect(5, &msg(10), remote), Ok(Election::Create(1)));
-        assert_eq!(r.elect(5, &msg(10), |_| true), Ok(Election::Create(0)));
-        let err = r.elect(5, &msg(10), |_| false).unwrap_err();
+        assert_eq!(r.elect(5, &msg(10), |_, _| true), Ok(Election::Create(0)));
+        let err = r.elect(5, &msg(10), |_, _| false).unwrap_err();
         assert_eq!(err.to_string(), "no route to process 5: no connected endpoint accepts a 10-byte message and no rail can connect on demand");
     }
 

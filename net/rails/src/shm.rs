@@ -170,18 +170,25 @@ impl ShmRing {
 
     /// Appends a frame (producer side); false if there is no room now.
     pub fn push(&self, frame: &[u8]) -> bool {
-        assert!(
-            frame.len() <= self.max_frame(),
-            "frame larger than the ring"
-        );
-        let need = (4 + frame.len() as u64).next_multiple_of(ALIGN);
+        self.push_parts(&[frame])
+    }
+
+    /// [`ShmRing::push`] of the frame made of `parts` one after the other.
+    pub fn push_parts(&self, parts: &[&[u8]]) -> bool {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        assert!(len <= self.max_frame(), "frame larger than the ring");
+        let need = (4 + len as u64).next_multiple_of(ALIGN);
         let tail = self.tail().load(Ordering::Relaxed);
         let head = self.head().load(Ordering::Acquire);
         if self.cap - (tail - head) < need {
             return false;
         }
-        self.write_at(tail, &(frame.len() as u32).to_le_bytes());
-        self.write_at(tail + 4, frame);
+        self.write_at(tail, &(len as u32).to_le_bytes());
+        let mut at = tail + 4;
+        for p in parts {
+            self.write_at(at, p);
+            at += p.len() as u64;
+        }
         self.tail().store(tail + need, Ordering::Release);
         true
     }

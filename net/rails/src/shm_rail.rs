@@ -97,12 +97,17 @@ impl ShmRail {
     /// incoming rings, so two processes filling each other's rings still move.
     /// The ring's lock makes this side the single producer the ring requires.
     pub fn send(&self, to: u32, frame: &[u8]) -> io::Result<()> {
-        if frame.len() > self.max_frame() {
+        self.send_parts(to, &[frame])
+    }
+
+    /// [`ShmRail::send`] of the frame made of `parts` one after the other.
+    pub fn send_parts(&self, to: u32, parts: &[&[u8]]) -> io::Result<()> {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        if len > self.max_frame() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(
-                    "{}-byte frame over the shm rail (limit {}): large messages go by reference",
-                    frame.len(),
+                    "{len}-byte frame over the shm rail (limit {}): large messages go by reference",
                     self.max_frame()
                 ),
             ));
@@ -116,7 +121,7 @@ impl ShmRail {
                         format!("no shm endpoint to process {to}"),
                     )
                 })?;
-                if ring.push(frame) {
+                if ring.push_parts(parts) {
                     return Ok(());
                 }
             }

@@ -136,33 +136,25 @@ pub fn with_key_value_store(
     Ok(specs)
 }
 
-/// The CPUs of this process's affinity split into `processes` contiguous shares
-/// (as mpirun binds processes to cores), so that the processes of a node do not
-/// pin their workers to the same cores; `None` when there are more processes
-/// than CPUs.
+/// The CPUs this process may use (its cpuset, as the scheduler's topology sees
+/// it) split into `processes` contiguous shares of whole cores (as mpirun binds
+/// processes to cores), so that the processes of a node do not pin their workers
+/// to the same cores; `None` when there are more processes than CPUs.
 fn cpu_shares(processes: usize) -> Option<Vec<libc::cpu_set_t>> {
-    // SAFETY: a zeroed cpu_set_t is an empty set; sched_getaffinity fills it.
-    let mut mine: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `mine` is a valid cpu_set_t of the size passed.
-    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut mine) } < 0
-    {
-        return None;
-    }
-    let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-        // SAFETY: `i` is below CPU_SETSIZE.
-        .filter(|&i| unsafe { libc::CPU_ISSET(i, &mine) })
-        .collect();
+    let mut cpus = mpcrs_scheduler::Topology::detect().cpus;
     if processes > cpus.len() {
         return None;
     }
+    cpus.sort_by_key(|c| (c.package, c.core, c.cpu));
     Some(
         rank_blocks(cpus.len(), processes)
             .into_iter()
             .map(|share| {
-                // SAFETY: as above; CPU_SET on indices from the affinity mask.
+                // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET takes OS CPU
+                // indices from the cpuset, below CPU_SETSIZE.
                 let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-                for &c in &cpus[share] {
-                    unsafe { libc::CPU_SET(c, &mut set) };
+                for c in &cpus[share] {
+                    unsafe { libc::CPU_SET(c.cpu, &mut set) };
                 }
                 set
             })

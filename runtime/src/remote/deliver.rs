@@ -13,11 +13,12 @@ use crate::comm::CommShared;
 use crate::p2p::mailbox::{Payload, PostedRecv, Unexpected};
 use crate::request::{Completion, Status};
 
-/// Frames of one sending process that came before their turn.
+/// Frames of one sending process that came before their turn, with their
+/// headers and payload offsets.
 #[derive(Default)]
 pub(crate) struct Reorder {
     expected: u64,
-    early: BTreeMap<u64, (Vec<u8>, usize)>,
+    early: BTreeMap<u64, (Header, Vec<u8>, usize)>,
 }
 
 /// A message from another process nobody has received yet: an eager frame, or
@@ -62,37 +63,33 @@ unsafe impl Send for PendingRecv {}
 impl Fabric {
     /// A frame from process `from`; its header starts at `at`.
     pub(crate) fn on_frame(&self, from: u32, frame: Vec<u8>, at: usize) {
-        let seq = self.header_of(from, &frame, at).seq;
-        let mut order = self.inbound[from as usize].lock().unwrap();
-        if seq != order.expected {
-            order.early.insert(seq, (frame, at));
-            return;
-        }
-        self.handle(from, frame, at);
-        order.expected += 1;
-        loop {
-            let next = order.expected;
-            let Some((f, a)) = order.early.remove(&next) else {
-                break;
-            };
-            self.handle(from, f, a);
-            order.expected += 1;
-        }
-    }
-
-    fn header_of(&self, from: u32, frame: &[u8], at: usize) -> Header {
-        Header::decode(frame.get(at..).unwrap_or(&[])).unwrap_or_else(|| {
+        let h = Header::decode(frame.get(at..).unwrap_or(&[])).unwrap_or_else(|| {
             panic!(
                 "process {}: malformed frame of {} bytes from process {from}",
                 self.me,
                 frame.len()
             )
-        })
+        });
+        let at = at + HEADER_BYTES;
+        let mut order = self.inbound[from as usize].lock().unwrap();
+        if h.seq != order.expected {
+            order.early.insert(h.seq, (h, frame, at));
+            return;
+        }
+        self.handle(from, h, frame, at);
+        order.expected += 1;
+        loop {
+            let next = order.expected;
+            let Some((h, f, a)) = order.early.remove(&next) else {
+                break;
+            };
+            self.handle(from, h, f, a);
+            order.expected += 1;
+        }
     }
 
-    fn handle(&self, from: u32, frame: Vec<u8>, at: usize) {
-        let h = self.header_of(from, &frame, at);
-        let at = at + HEADER_BYTES;
+    /// Acts on a frame in its turn; its payload starts at `at`.
+    fn handle(&self, from: u32, h: Header, frame: Vec<u8>, at: usize) {
         match h.kind {
             Kind::Eager | Kind::Rts => {
                 let msg = Incoming {

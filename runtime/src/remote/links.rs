@@ -39,6 +39,13 @@ pub(crate) enum Conn {
     Shm,
 }
 
+/// Where a frame goes: a rail of the set and the endpoint on it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Route {
+    rail: usize,
+    conn: Conn,
+}
+
 /// Endpoints of a tcp rail by process, learnt from hellos.
 #[derive(Default)]
 struct TcpPeers {
@@ -226,15 +233,7 @@ impl Links {
         };
         let mut routes = self.routes.lock().unwrap();
         routes
-            .elect(process, &info, |rail| {
-                let index = self
-                    .set
-                    .rails
-                    .iter()
-                    .position(|r| r.name == rail.name)
-                    .expect("rail of the set");
-                self.reachable(process, index)
-            })
+            .elect(process, &info, |index, _| self.reachable(process, index))
             .map_err(|e| {
                 let why: Vec<String> = self
                     .instances
@@ -252,23 +251,49 @@ impl Links {
             })
     }
 
-    /// Makes sure the rail elected for a `size`-byte message to `process` has an
-    /// endpoint, connecting on demand. Called by ranks (it may wait, driving
-    /// `progress`, for the other side).
+    /// The endpoint elected for a `size`-byte message to `process`, connecting on
+    /// demand. Called by ranks (it may wait, driving `progress`, for the other
+    /// side).
     pub(crate) fn ensure(
         &self,
         process: u32,
         size: usize,
         signaling: &Signaling,
         progress: &dyn Fn(),
-    ) -> io::Result<()> {
+    ) -> io::Result<Route> {
         loop {
             let rail = match self.elect(process, size)? {
-                Election::Existing(_) => return Ok(()),
+                Election::Existing(i) => return Ok(self.route(process, Some(i))?),
                 Election::Create(rail) => rail,
             };
             self.connect(process, rail, signaling, progress)?;
         }
+    }
+
+    /// The endpoint elected for a `size`-byte message to `process`, or, when that
+    /// rail has no endpoint yet, the best one that exists: for callers that cannot
+    /// wait (answers from progress).
+    pub(crate) fn route_now(&self, process: u32, size: usize) -> io::Result<Route> {
+        match self.elect(process, size) {
+            Ok(Election::Existing(i)) => self.route(process, Some(i)),
+            _ => self.route(process, None),
+        }
+    }
+
+    /// Endpoint `index` of `process`'s list (`None`: the first).
+    fn route(&self, process: u32, index: Option<usize>) -> io::Result<Route> {
+        let routes = self.routes.lock().unwrap();
+        let list = routes.endpoints(process);
+        let e = list.get(index.unwrap_or(0)).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotConnected,
+                format!("process {}: no endpoint to process {process}", self.me),
+            )
+        })?;
+        Ok(Route {
+            rail: e.rail,
+            conn: e.conn,
+        })
     }
 
     fn connect(
@@ -399,33 +424,17 @@ impl Links {
         Ok(())
     }
 
-    /// Sends a frame made of `parts` to `process` on the elected rail, or, when
-    /// that rail has no endpoint yet, on the best one that exists (callers that
-    /// cannot wait: answers from progress). Returns the rail used.
+    /// Sends a frame made of `parts` to `process` on `route` (from
+    /// [`Links::ensure`] or [`Links::route_now`]; endpoints are never removed).
     pub(crate) fn send(
         &self,
         process: u32,
+        route: Route,
         parts: &[&[u8]],
         signaling: &Signaling,
-    ) -> io::Result<usize> {
+    ) -> io::Result<()> {
         let size: usize = parts.iter().map(|p| p.len()).sum();
-        let (rail, conn) = {
-            let elected = self.elect(process, size);
-            let routes = self.routes.lock().unwrap();
-            let list = routes.endpoints(process);
-            let e = match elected {
-                Ok(Election::Existing(i)) => list.get(i),
-                _ => list.first(),
-            };
-            let e = e.ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::NotConnected,
-                    format!("process {}: no endpoint to process {process}", self.me),
-                )
-            })?;
-            (e.rail, e.conn)
-        };
-        match (conn, &self.instances[rail]) {
+        match (route.conn, &self.instances[route.rail]) {
             (Conn::Ring, _) => signaling.send_data(process, parts)?,
             (Conn::Tcp(ep), Instance::Tcp { rail: tcp, .. }) => {
                 let mut all = Vec::with_capacity(parts.len() + 1);
@@ -433,21 +442,15 @@ impl Links {
                 all.extend_from_slice(parts);
                 tcp.send_parts(ep, &all)?
             }
-            (Conn::Shm, Instance::Shm(shm)) => {
-                if parts.len() == 1 {
-                    shm.send(process, parts[0])?
-                } else {
-                    shm.send(process, &parts.concat())?
-                }
-            }
-            _ => unreachable!("endpoint of another driver on rail {rail}"),
+            (Conn::Shm, Instance::Shm(shm)) => shm.send_parts(process, parts)?,
+            _ => unreachable!("endpoint of another driver on rail {}", route.rail),
         }
-        let k = &self.counters[rail];
+        let k = &self.counters[route.rail];
         k.messages.fetch_add(1, Ordering::Relaxed);
         k.bytes.fetch_add(size as u64, Ordering::Relaxed);
         k.smallest.fetch_min(size as u64, Ordering::Relaxed);
         k.largest.fetch_max(size as u64, Ordering::Relaxed);
-        Ok(rail)
+        Ok(())
     }
 
     /// Largest frame every rail carries (rendezvous data is cut to this).

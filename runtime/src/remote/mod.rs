@@ -207,11 +207,25 @@ impl Fabric {
     }
 
     /// Sends `header` (given its sequence number here) and `payload` to `to`.
-    fn post(&self, to: u32, mut header: Header, payload: &[u8]) -> io::Result<()> {
+    /// `route` is the endpoint chosen by the caller, or `None` to take the elected
+    /// one if it exists (answers from progress, which cannot wait to connect).
+    fn post(
+        &self,
+        to: u32,
+        route: Option<links::Route>,
+        mut header: Header,
+        payload: &[u8],
+    ) -> io::Result<()> {
+        let route = match route {
+            Some(r) => r,
+            None => self
+                .links
+                .route_now(to, wire::HEADER_BYTES + payload.len())?,
+        };
         header.seq = self.next_seq[to as usize].fetch_add(1, Ordering::Relaxed);
         let head = header.encode();
-        self.links.send(to, &[&head, payload], &self.signaling)?;
-        Ok(())
+        self.links
+            .send(to, route, &[&head, payload], &self.signaling)
     }
 
     /// Starts a send of `len` bytes at `buf` to rank `dest` (in process `to`) of the
@@ -236,10 +250,17 @@ impl Fabric {
         let progress = || {
             self.progress();
         };
-        let size = if eager { len } else { self.max_data };
-        self.links
-            .ensure(to, size + wire::HEADER_BYTES, &self.signaling, &progress)
-            .unwrap_or_else(|e| self.fail(e));
+        let ensure = |size: usize| {
+            self.links
+                .ensure(to, wire::HEADER_BYTES + size, &self.signaling, &progress)
+                .unwrap_or_else(|e| self.fail(e))
+        };
+        if !eager {
+            // The rail of the data frames gets its endpoint now, while waiting is
+            // allowed: they are sent from progress.
+            ensure(self.max_data);
+        }
+        let route = ensure(if eager { len } else { 0 });
         let mut h = Header::new(if eager { Kind::Eager } else { Kind::Rts });
         h.context = context;
         h.dest = dest as u32;
@@ -273,7 +294,8 @@ impl Fabric {
             }
             &[]
         };
-        self.post(to, h, payload).unwrap_or_else(|e| self.fail(e));
+        self.post(to, Some(route), h, payload)
+            .unwrap_or_else(|e| self.fail(e));
         match done {
             Some(d) => Pending::Waiting(d),
             None => Pending::Done(Status::empty()),
@@ -319,9 +341,9 @@ impl Fabric {
         while let Some(d) = self.deferred.pop() {
             moved = true;
             match d {
-                Deferred::Frame { to, header } => {
-                    self.post(to, header, &[]).unwrap_or_else(|e| self.fail(e))
-                }
+                Deferred::Frame { to, header } => self
+                    .post(to, None, header, &[])
+                    .unwrap_or_else(|e| self.fail(e)),
                 Deferred::Data {
                     to,
                     token,
@@ -338,7 +360,8 @@ impl Fabric {
                         // SAFETY: the send's buffer is valid for `len` bytes until
                         // `done` (Deferred contract).
                         let chunk = unsafe { std::slice::from_raw_parts(buf.add(offset), n) };
-                        self.post(to, h, chunk).unwrap_or_else(|e| self.fail(e));
+                        self.post(to, None, h, chunk)
+                            .unwrap_or_else(|e| self.fail(e));
                         offset += n;
                     }
                     // The drivers copied every chunk: the send's buffer is free.
