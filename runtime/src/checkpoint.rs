@@ -100,11 +100,29 @@ fn foreign_threads() -> Vec<String> {
         .collect()
 }
 
+/// How long a thread just started by mpcrs may take to name itself (a new thread
+/// carries its creator's name until it runs; on a loaded machine that can take a
+/// while).
+const THREAD_NAMING: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// [`foreign_threads`], once threads still carrying an inherited name had the
+/// time to take their own.
+fn settled_foreign_threads() -> Vec<String> {
+    let deadline = std::time::Instant::now() + THREAD_NAMING;
+    loop {
+        let foreign = foreign_threads();
+        if foreign.is_empty() || std::time::Instant::now() >= deadline {
+            return foreign;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// The leader's part: fork the writer and hand the commit to a thread.
 fn take(settings: &Settings, ranks: usize) -> CrState {
     let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
     finish();
-    let foreign = foreign_threads();
+    let foreign = settled_foreign_threads();
     if !foreign.is_empty() {
         eprintln!(
             "mpcrs: checkpoint refused: the program runs threads of its own ({}), whose \

@@ -136,10 +136,12 @@ fn unmatched_messages_at_the_checkpoint_survive_a_restart() {
         .unwrap()
         .to_string();
     let k = run_until_epoch_then_kill(&["-n", "6", "--checkpoint", d, b, "10", "150"], &dir, 1);
-    let out = expect_success(&run_job(&["--restart", d], LIMIT), "restart");
+    let restart = run_job(&["--restart", d], LIMIT);
+    let out = expect_success(&restart, "restart");
     assert!(
         out.contains(&format!("round {}: restarted", k - 1)),
-        "{out}"
+        "latest was epoch-{k} after the kill\n{out}\n{}",
+        String::from_utf8_lossy(&restart.stderr)
     );
     assert!(out.contains(&total), "expected {total}:\n{out}");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -17,7 +17,7 @@ mod links;
 mod wire;
 
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -80,6 +80,10 @@ pub(crate) struct Fabric {
     cross_memory_bytes: AtomicU64,
     rounds: AtomicU64,
     kvs: Mutex<Option<pmi2::Client<pmi2::PmiStream>>>,
+    /// Set when this process's ranks have all finalized.
+    finishing: AtomicBool,
+    /// Set when, finishing, a peer was found gone: the network is not polled any more.
+    closed: AtomicBool,
 }
 
 static FABRIC: OnceLock<Fabric> = OnceLock::new();
@@ -178,6 +182,8 @@ impl Fabric {
             cross_memory_bytes: AtomicU64::new(0),
             rounds: AtomicU64::new(0),
             kvs: Mutex::new(Some(kvs)),
+            finishing: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
         };
         if FABRIC.set(fabric).is_err() {
             return Err("a process joins one multi-process job only".into());
@@ -308,19 +314,39 @@ impl Fabric {
         crate::universe::abort_job(1)
     }
 
+    /// A read error from a peer while finishing: once every process passed the
+    /// final fence, peers exit and their links reset. No MPI traffic is left to
+    /// carry by then (a peer that crashed instead is reported by the launcher).
+    fn fail_or_close(&self, e: io::Error) -> bool {
+        if !self.finishing.load(Ordering::Acquire) {
+            self.fail(e)
+        }
+        self.closed.store(true, Ordering::Release);
+        false
+    }
+
     /// One round: drivers, signaling, connect requests, deferred answers.
     pub(crate) fn progress(&self) -> bool {
+        if self.closed.load(Ordering::Acquire) {
+            return false;
+        }
         // With shared memory in the rails, sockets are read every few rounds only.
         let round = self.rounds.fetch_add(1, Ordering::Relaxed);
         let sockets = !self.links.has_shared_memory() || round % SOCKET_ROUNDS == 0;
         let mut moved = false;
         if sockets {
-            moved |= self.signaling.progress().unwrap_or_else(|e| self.fail(e));
+            moved |= self
+                .signaling
+                .progress()
+                .unwrap_or_else(|e| self.fail_or_close(e));
         }
         moved |= self
             .links
             .progress(sockets)
-            .unwrap_or_else(|e| self.fail(e));
+            .unwrap_or_else(|e| self.fail_or_close(e));
+        if self.closed.load(Ordering::Acquire) {
+            return moved;
+        }
         while let Some(c) = self.signaling.try_receive() {
             moved = true;
             if let ControlKind::ConnectRequest { rail, address } = &c.kind {
@@ -375,6 +401,7 @@ impl Fabric {
     /// Waits until every process got here (MPI_Finalize's end): this process's
     /// workers keep serving the others meanwhile.
     pub(crate) fn finish(&self) {
+        self.finishing.store(true, Ordering::Release);
         if let Some(mut kvs) = self.kvs.lock().unwrap().take() {
             if let Err(e) = kvs.fence().and_then(|_| kvs.finalize()) {
                 self.fail(e);
