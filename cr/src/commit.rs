@@ -85,6 +85,12 @@ impl CheckpointDir {
         self.root.join(epoch_name(k))
     }
 
+    /// Where epoch `k` is written until its commit (every process of a job
+    /// writes its image there; one of them begins and commits the epoch).
+    pub fn partial_dir(&self, k: u64) -> PathBuf {
+        self.root.join(format!("{}{PARTIAL}", epoch_name(k)))
+    }
+
     /// The epoch `latest` names, if any.
     pub fn latest(&self) -> io::Result<Option<u64>> {
         let path = self.root.join(LATEST);
@@ -131,7 +137,7 @@ impl CheckpointDir {
     /// Starts writing epoch `k` in `epoch-K.partial/`, removing what a crashed
     /// attempt left there.
     pub fn begin(&self, k: u64) -> io::Result<PendingEpoch> {
-        let partial = self.root.join(format!("{}{PARTIAL}", epoch_name(k)));
+        let partial = self.partial_dir(k);
         if partial.exists() {
             fs::remove_dir_all(&partial)?;
         }

@@ -73,34 +73,39 @@ impl JobConfig {
     /// Reads the job's settings; a program started without `mpcrs-run` is a job of
     /// one rank (as an MPI singleton).
     pub fn from_env() -> Result<JobConfig, String> {
-        fn read(name: &str) -> Result<Option<usize>, String> {
-            match std::env::var(name) {
-                Ok(v) => v
+        JobConfig::from_variables(|k| std::env::var(k).ok())
+    }
+
+    /// [`JobConfig::from_env`] with the variables of `var`.
+    pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<JobConfig, String> {
+        let read = |name: &str| -> Result<Option<usize>, String> {
+            match var(name) {
+                Some(v) => v
                     .trim()
                     .parse::<usize>()
                     .ok()
                     .filter(|&x| x > 0)
                     .map(Some)
                     .ok_or_else(|| format!("{name}={v:?} is not a positive integer")),
-                Err(_) => Ok(None),
+                None => Ok(None),
             }
-        }
+        };
         let processes = read(env::PROCESSES)?.unwrap_or(1);
         let ranks = read(env::RANKS)?.unwrap_or(1);
-        let process = match std::env::var(env::PROCESS) {
-            Ok(v) => v
+        let process = match var(env::PROCESS) {
+            Some(v) => v
                 .trim()
                 .parse::<usize>()
                 .ok()
                 .filter(|&p| p < processes)
                 .ok_or_else(|| format!("{}={v:?} is not in 0..{processes}", env::PROCESS))?,
-            Err(_) => 0,
+            None => 0,
         };
         if processes > ranks {
             return Err(format!("{processes} processes for {ranks} ranks"));
         }
-        let nodes = match std::env::var(env::NODES) {
-            Ok(v) => {
+        let nodes = match var(env::NODES) {
+            Some(v) => {
                 let nodes: Vec<u32> = v
                     .split(',')
                     .map(|x| x.trim().parse::<u32>())
@@ -115,7 +120,7 @@ impl JobConfig {
                 }
                 nodes
             }
-            Err(_) => vec![0; processes],
+            None => vec![0; processes],
         };
         Ok(JobConfig {
             ranks,
@@ -288,12 +293,14 @@ where
         .max()
         .unwrap_or(0);
     drop(requests);
+    // A checkpoint still being written is committed before the process ends
+    // (across processes, while the network still runs: process 0 commits once
+    // every process reported its image durable).
+    crate::checkpoint::finish();
     if let Some(f) = fabric {
         // MPI_Finalize: this process serves the others until all are done.
         f.finish();
     }
-    // A checkpoint still being written is committed before the process ends.
-    crate::checkpoint::finish();
     sched.shutdown();
     worst
 }

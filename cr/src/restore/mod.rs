@@ -37,6 +37,79 @@ use crate::threads::{
 pub const RESTORE_ENV: &str = "MPCRS_RESTORE";
 /// Exit status of a process whose restore failed.
 pub const RESTORE_FAILED: i32 = 3;
+/// Names (comma-separated) of variables of the new process whose values are
+/// descriptors to carry into the restored one (a launcher's connection, say).
+/// They are moved above every descriptor the image uses, and the environment
+/// handed over names them at their new numbers.
+pub const CARRY_FDS_ENV: &str = "MPCRS_RESTORE_CARRY_FDS";
+
+/// Where the restorer leaves the new process's environment for the restored
+/// one (whose own environment is the image's): address and length of
+/// `KEY=VALUE\0` strings in the restorer's scratch mapping, which stays mapped.
+static HANDOFF: [std::sync::atomic::AtomicU64; 2] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; 2];
+
+/// The environment of the process that restored this one, if it was restored
+/// (with carried descriptors at their new numbers); `None` in a first run.
+pub fn handed_over_environment() -> Option<Vec<(String, String)>> {
+    let at = HANDOFF[0].load(Ordering::Acquire);
+    let len = HANDOFF[1].load(Ordering::Acquire);
+    if at == 0 {
+        return None;
+    }
+    // SAFETY: the restorer wrote `len` bytes at `at` in its scratch mapping, which
+    // is never unmapped.
+    let bytes = unsafe { std::slice::from_raw_parts(at as *const u8, len as usize) };
+    Some(
+        bytes
+            .split(|&b| b == 0)
+            .filter_map(|kv| {
+                let kv = String::from_utf8_lossy(kv);
+                let (k, v) = kv.split_once('=')?;
+                Some((k.to_string(), v.to_string()))
+            })
+            .collect(),
+    )
+}
+
+/// This process's environment, with the descriptors named by [`CARRY_FDS_ENV`]
+/// duplicated at `first` and above: the variables, and those descriptors.
+fn environment_to_hand_over(first: i32) -> Result<(Vec<u8>, Vec<u64>), String> {
+    let carry: Vec<String> = std::env::var(CARRY_FDS_ENV)
+        .unwrap_or_default()
+        .split(',')
+        .filter(|n| !n.is_empty())
+        .map(String::from)
+        .collect();
+    let mut blob = Vec::new();
+    let mut fds = Vec::new();
+    for (k, v) in std::env::vars_os() {
+        let (k, mut v) = (
+            k.to_string_lossy().into_owned(),
+            v.to_string_lossy().into_owned(),
+        );
+        if carry.contains(&k) {
+            let fd: i32 = v
+                .parse()
+                .map_err(|_| format!("{k}={v:?} is not a descriptor ({CARRY_FDS_ENV} names it)"))?;
+            // SAFETY: duplicating a descriptor of this process; the copy is ours.
+            let moved = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, first) };
+            if moved < 0 {
+                return Err(format!(
+                    "descriptor {fd} of {k}: {}",
+                    std::io::Error::last_os_error()
+                ));
+            }
+            fds.push(moved as u64);
+            v = moved.to_string();
+        }
+        blob.extend_from_slice(k.as_bytes());
+        blob.push(b'=');
+        blob.extend_from_slice(v.as_bytes());
+        blob.push(0);
+    }
+    Ok((blob, fds))
+}
 
 /// The restorer's stack, in the scratch mapping.
 const STACK_BYTES: u64 = 256 << 10;
@@ -176,9 +249,11 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
     for rec in table {
         kernel_state::reopen(rec).map_err(&fail)?;
     }
+    let (handoff, carried) = environment_to_hand_over(image_fd + 1).map_err(&fail)?;
     let mut fds: Vec<u64> = vec![0, 1, 2];
     fds.extend(table.iter().map(|f| f.fd as u64));
     fds.push(image_fd as u64);
+    fds.extend(carried);
     fds.sort_unstable();
     fds.dedup();
 
@@ -190,6 +265,7 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
             + size_of::<u64>() * fds.len()
             + size_of::<ThreadRec>() * (recs.len() + 1)
             + message.len()
+            + handoff.len()
             + size_of::<Plan>()
             + 64 * 8) as u64;
     let scratch_len = scratch_len.div_ceil(4096) * 4096;
@@ -228,6 +304,7 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
             None => std::ptr::null(),
         };
         let message_at = copy_to(place(message.len()), &message);
+        let handoff_at = copy_to(place(handoff.len()), &handoff);
         let plan_at = place(size_of::<Plan>()) as *mut Plan;
         plan_at.write(Plan {
             image_fd: image_fd as u64,
@@ -242,6 +319,9 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
             threads_len: recs.len() as u64,
             main: main_at,
             restores: &RESTORES as *const _ as u64,
+            handoff: HANDOFF.as_ptr() as u64,
+            handoff_at: handoff_at as u64,
+            handoff_len: handoff.len() as u64,
             message: message_at,
             message_len: message.len() as u64,
         });

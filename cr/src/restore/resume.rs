@@ -68,6 +68,11 @@ pub(super) struct Plan {
     pub main: *const ThreadRec,
     /// `threads::RESTORES`, incremented once memory is back.
     pub restores: u64,
+    /// The restored process's `restore::HANDOFF`, set once memory is back to
+    /// the new process's environment (`handoff_len` bytes at `handoff_at`).
+    pub handoff: u64,
+    pub handoff_at: u64,
+    pub handoff_len: u64,
     /// "mpcrs: restart from FILE failed: ", written before a reason.
     pub message: *const u8,
     pub message_len: u64,
@@ -172,6 +177,9 @@ unsafe extern "C" fn replace_and_resume(plan: *const Plan) -> ! {
     unsafe {
         let at = p.restores as *mut u64;
         core::ptr::write_volatile(at, core::ptr::read_volatile(at) + 1);
+        let handoff = p.handoff as *mut u64;
+        core::ptr::write_volatile(handoff, p.handoff_at);
+        core::ptr::write_volatile(handoff.add(1), p.handoff_len);
     }
     // Descriptors of the new process that the image does not know are closed.
     let mut next = 0u64;

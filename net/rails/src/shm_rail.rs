@@ -88,6 +88,26 @@ impl ShmRail {
         Ok(())
     }
 
+    /// Unmaps every ring, both ways, and removes the names of rings the other side
+    /// never opened (a checkpoint closes the shm rail: images leave shared memory
+    /// out, and rings are created again on demand afterwards). The caller makes
+    /// sure no frame is left in them.
+    pub fn close_all(&self) -> usize {
+        let mut closed = 0;
+        for (_, ring) in self.outgoing.lock().unwrap().drain() {
+            // Already gone when the other side opened it.
+            let _ = ring.unlink();
+            closed += 1;
+        }
+        let mut incoming = self.incoming.lock().unwrap();
+        closed += incoming.len();
+        incoming.clear();
+        let mut accepted = self.accepted.lock().unwrap();
+        closed += accepted.len();
+        accepted.clear();
+        closed
+    }
+
     /// Largest frame `send` takes.
     pub fn max_frame(&self) -> usize {
         RING_BYTES / 2

@@ -190,16 +190,8 @@ fn main() -> ExitCode {
             );
             return ExitCode::from(2);
         }
-        return match restart_command(&args, dir) {
-            Ok((cmd, program)) => {
-                let spec = supervise::ProcessSpec {
-                    index: 0,
-                    ranks: 0..cmd.1,
-                    host: mpcrs::launch::hosts::local_hostname(),
-                    command: cmd.0,
-                };
-                supervise_job(vec![spec], args.tag_output, true, &program)
-            }
+        return match restart_specs(&args, dir) {
+            Ok((specs, program)) => supervise_job(specs, args.tag_output, true, &program),
             Err(e) => {
                 eprintln!("mpcrs-run: --restart {}: {e}", dir.display());
                 ExitCode::from(2)
@@ -282,7 +274,6 @@ fn main() -> ExitCode {
         if let Some(s) = args.checkpoint_interval {
             cmd.env(env::CHECKPOINT_INTERVAL, s.to_string());
         }
-        restorable(&mut cmd);
     }
     // The network the job's processes use between them.
     cmd.env(env::NET, &rails.option);
@@ -340,6 +331,14 @@ fn main() -> ExitCode {
             }
         }
     };
+    let mut specs = specs;
+    if args.checkpoint.is_some() {
+        // Each process's own command: copies made for a key-value store carry
+        // no pre-exec step of the base command.
+        for spec in &mut specs {
+            restorable(&mut spec.command);
+        }
+    }
     supervise_job(specs, args.tag_output, args.checkpoint.is_some(), program)
 }
 
@@ -374,14 +373,15 @@ fn supervise_job(
     ExitCode::from(outcome.exit_code().clamp(0, 255) as u8)
 }
 
-/// The command that restarts the job checkpointed in `dir`, and its rank count.
-/// Everything that can be checked before a process starts is: the epoch is
-/// complete, its manifest reads, the images are there with sound headers, and
-/// the executable is the one that wrote them.
-fn restart_command(
+/// The processes that restart the job checkpointed in `dir`, in the layout of
+/// the first run (one image each; several processes get a new key-value store),
+/// and the program's name. Everything that can be checked before a process
+/// starts is: the epoch is complete, its manifest reads, every image is there
+/// with a sound header, and the executable is the one that wrote them.
+fn restart_specs(
     args: &Args,
     dir: &std::path::Path,
-) -> Result<((Command, usize), String), String> {
+) -> Result<(Vec<supervise::ProcessSpec>, String), String> {
     use mpcrs_cr::commit::{epoch_name, MANIFEST};
     use std::os::unix::process::CommandExt;
     let store = mpcrs_cr::CheckpointDir::open(dir).map_err(|e| e.to_string())?;
@@ -406,36 +406,40 @@ fn restart_command(
     };
     let epoch_dir = store.epoch_dir(k);
     let m = mpcrs::manifest::JobManifest::read(&epoch_dir.join(MANIFEST))?;
-    if m.processes > 1 {
+    if m.processes == 0 || m.processes > m.ranks {
         return Err(format!(
-            "{}: the job ran in {} processes; restarting jobs of several processes is not \
-             supported yet",
-            epoch_dir.display(),
-            m.processes
+            "{}: {} processes for {} ranks",
+            epoch_dir.join(MANIFEST).display(),
+            m.processes,
+            m.ranks
         ));
     }
-    let image = epoch_dir.join("process-0.img");
-    if !image.is_file() {
-        return Err(format!(
-            "{}: missing: {} has no image of process 0",
-            image.display(),
-            epoch_name(k)
-        ));
-    }
-    let (_, header) = mpcrs_cr::image::read_header(&image).map_err(|e| e.to_string())?;
     let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
         .map_err(|e| format!("{}: {e}", m.executable.display()))?;
-    if !now.same_file(&header.exe) {
-        return Err(format!(
-            "{}: written by a different executable: {} is {} bytes with CRC-32C {:08x} now, \
-             {} bytes with CRC-32C {:08x} in the image",
-            image.display(),
-            m.executable.display(),
-            now.size,
-            now.crc,
-            header.exe.size,
-            header.exe.crc
-        ));
+    let images: Vec<std::path::PathBuf> = (0..m.processes)
+        .map(|p| epoch_dir.join(format!("process-{p}.img")))
+        .collect();
+    for (p, image) in images.iter().enumerate() {
+        if !image.is_file() {
+            return Err(format!(
+                "{}: missing: {} has no image of process {p}",
+                image.display(),
+                epoch_name(k)
+            ));
+        }
+        let (_, header) = mpcrs_cr::image::read_header(image).map_err(|e| e.to_string())?;
+        if !now.same_file(&header.exe) {
+            return Err(format!(
+                "{}: written by a different executable: {} is {} bytes with CRC-32C {:08x} now, \
+                 {} bytes with CRC-32C {:08x} in the image",
+                image.display(),
+                m.executable.display(),
+                now.size,
+                now.crc,
+                header.exe.size,
+                header.exe.crc
+            ));
+        }
     }
     let mut cmd = Command::new(&m.executable);
     cmd.arg0(&m.args[0]).args(&m.args[1..]).current_dir(&m.cwd);
@@ -454,8 +458,6 @@ fn restart_command(
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     cmd.env(env::CHECKPOINT_DIR, &dir);
     cmd.env(env::CHECKPOINT_KEEP, args.keep.to_string());
-    cmd.env(mpcrs_cr::restore::RESTORE_ENV, &image);
-    restorable(&mut cmd);
     // The loader lays the process out as in the first run only with the same
     // settings: exactly those, none added or missing.
     for var in mpcrs::manifest::LOADER_VARIABLES {
@@ -470,11 +472,38 @@ fn restart_command(
         _ => m.args[0].clone(),
     };
     eprintln!(
-        "mpcrs-run: restarting {program} ({} ranks) from {}",
+        "mpcrs-run: restarting {program} ({} ranks{}) from {}",
         m.ranks,
+        if m.processes > 1 {
+            format!(", {} processes", m.processes)
+        } else {
+            String::new()
+        },
         epoch_dir.display()
     );
-    Ok(((cmd, m.ranks), program))
+    let host = mpcrs::launch::hosts::local_hostname();
+    let mut specs = if m.processes == 1 {
+        vec![supervise::ProcessSpec {
+            index: 0,
+            ranks: 0..m.ranks,
+            host,
+            command: cmd,
+        }]
+    } else {
+        // The restored processes reach the new key-value store through the
+        // descriptor the restorer carries over for them.
+        cmd.env(
+            mpcrs_cr::restore::CARRY_FDS_ENV,
+            mpcrs::launch::pmi2::ENV_FD,
+        );
+        mpcrs::launch::processes::with_key_value_store(&cmd, m.processes, m.ranks, &host)
+            .map_err(|e| format!("cannot start the key-value store: {e}"))?
+    };
+    for (spec, image) in specs.iter_mut().zip(&images) {
+        spec.command.env(mpcrs_cr::restore::RESTORE_ENV, image);
+        restorable(&mut spec.command);
+    }
+    Ok((specs, program))
 }
 
 /// Runs the job so that its images can be restored at the same addresses: ASLR

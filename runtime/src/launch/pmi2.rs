@@ -403,20 +403,24 @@ impl Client<PmiStream> {
     /// Connects as the launcher said (`PMI_FD` or `PMI_PORT`), as process
     /// `PMI_RANK`. `None` when the process was not started by a PMI launcher.
     pub fn from_env() -> Option<io::Result<Self>> {
-        let rank = std::env::var(ENV_RANK)
-            .ok()
-            .and_then(|r| r.parse().ok())
-            .unwrap_or(0);
         static TAKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-        let fd = std::env::var(ENV_FD).ok();
-        let port = std::env::var(ENV_PORT).ok();
-        if fd.is_none() && port.is_none() {
-            return None;
-        }
-        if TAKEN.swap(true, std::sync::atomic::Ordering::AcqRel) {
+        let started_by_pmi =
+            std::env::var_os(ENV_FD).is_some() || std::env::var_os(ENV_PORT).is_some();
+        if started_by_pmi && TAKEN.swap(true, std::sync::atomic::Ordering::AcqRel) {
             return Some(Err(invalid("the PMI-2 connection is already in use")));
         }
+        Self::from_variables(|k| std::env::var(k).ok())
+    }
+
+    /// [`Client::from_env`] with the variables of `var` (a restored process reads
+    /// those of the process that restored it). The descriptor of `PMI_FD` becomes
+    /// the client's: nothing else of the process may use it.
+    pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Option<io::Result<Self>> {
+        let rank = var(ENV_RANK).and_then(|r| r.parse().ok()).unwrap_or(0);
+        let fd = var(ENV_FD);
+        let port = var(ENV_PORT);
         let stream = match (fd, port) {
+            (None, None) => return None,
             (Some(fd), _) => {
                 use std::os::fd::FromRawFd;
                 let Ok(fd) = fd.parse::<i32>() else {
@@ -429,7 +433,7 @@ impl Client<PmiStream> {
                     ))));
                 }
                 // SAFETY: the launcher gave this process the descriptor for PMI alone,
-                // and TAKEN makes this the only owner in the process.
+                // and the callers take it once (see above).
                 PmiStream::Inherited(unsafe { std::os::unix::net::UnixStream::from_raw_fd(fd) })
             }
             (None, Some(addr)) => match std::net::TcpStream::connect(&addr) {
@@ -441,7 +445,6 @@ impl Client<PmiStream> {
                     )))
                 }
             },
-            (None, None) => unreachable!(),
         };
         Some(Client::init(stream, rank))
     }

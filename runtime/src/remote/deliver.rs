@@ -21,6 +21,13 @@ pub(crate) struct Reorder {
     early: BTreeMap<u64, (Header, Vec<u8>, usize)>,
 }
 
+impl Reorder {
+    /// Frames of the sender acted upon or held here for their turn.
+    pub(crate) fn taken(&self) -> u64 {
+        self.expected + self.early.len() as u64
+    }
+}
+
 /// A message from another process nobody has received yet: an eager frame, or
 /// the notice of a rendezvous whose data is still in the sender's memory.
 pub(crate) struct Incoming {
@@ -29,6 +36,8 @@ pub(crate) struct Incoming {
     frame: Vec<u8>,
     /// Offset of the payload in `frame`.
     at: usize,
+    /// The run of the job it arrived in ([`Fabric::generation`]).
+    generation: u64,
 }
 
 impl Incoming {
@@ -97,6 +106,7 @@ impl Fabric {
                     header: h,
                     frame,
                     at,
+                    generation: self.generation.load(std::sync::atomic::Ordering::Acquire),
                 };
                 if let Some((comm, msg)) = self.registry.find_or_hold(h.context, msg) {
                     comm.arrive(msg);
@@ -190,7 +200,11 @@ impl Fabric {
                     done.complete(status);
                     return;
                 }
-                if h.pid != 0 && h.node == self.node {
+                // A notice from before a restart names a process that is gone: its
+                // data comes in data frames.
+                let same_run =
+                    msg.generation == self.generation.load(std::sync::atomic::Ordering::Acquire);
+                if h.pid != 0 && same_run && h.node == self.net().node {
                     // SAFETY: `buf` holds `capacity` >= n bytes by contract.
                     let dst = unsafe { std::slice::from_raw_parts_mut(buf, n) };
                     if mpcrs_rails::shm::read_remote(h.pid as i32, h.addr as usize, dst).is_ok() {

@@ -128,7 +128,7 @@ impl Links {
                                 let from = u32::from_le_bytes(frame[1..5].try_into().unwrap());
                                 p.lock().unwrap().process_of.insert(ep, from);
                                 // The requester learns its endpoint from the hello.
-                                super::Fabric::expect().links.add_endpoint(
+                                super::Fabric::expect().net().links.add_endpoint(
                                     from,
                                     index,
                                     Conn::Tcp(ep),
@@ -451,6 +451,21 @@ impl Links {
         k.smallest.fetch_min(size as u64, Ordering::Relaxed);
         k.largest.fetch_max(size as u64, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Removes every shared-memory endpoint and closes its rings (a checkpoint:
+    /// images hold no shared memory); they are made again on demand. Returns the
+    /// rings closed.
+    pub(crate) fn close_high_speed(&self) -> usize {
+        let mut routes = self.routes.lock().unwrap();
+        routes.remove_rails(|r| matches!(r.driver, Driver::Shm | Driver::Ibverbs));
+        self.instances
+            .iter()
+            .map(|i| match i {
+                Instance::Shm(s) => s.close_all(),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Largest frame every rail carries (rendezvous data is cut to this).

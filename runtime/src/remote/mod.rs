@@ -14,20 +14,23 @@
 
 mod deliver;
 mod links;
+mod quiesce;
 mod wire;
 
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use arc_swap::ArcSwap;
 use crossbeam::queue::SegQueue;
 use mpcrs_rails::{NetConfig, Topology};
-use mpcrs_signaling::{ControlKind, Signaling, StaticTopology};
+use mpcrs_signaling::{Control, ControlKind, Signaling, StaticTopology};
 
 use deliver::Reorder;
 pub(crate) use deliver::{Incoming, PendingSend, Registry};
 use links::Links;
+pub(crate) use quiesce::{step, Traffic};
 use wire::{Header, Kind};
 
 use crate::launch::pmi2;
@@ -60,15 +63,29 @@ pub(crate) enum Deferred {
 // `done` completes (PendingSend contract).
 unsafe impl Send for Deferred {}
 
+/// What connects this process to the others in one run of the job: made at
+/// start-up, and made again by a process restored from a checkpoint (sockets and
+/// shared memory are not in images; the addresses, the launcher and even the
+/// hosts may have changed).
+pub(crate) struct Net {
+    pub(crate) signaling: Signaling,
+    pub(crate) links: Links,
+    /// This process's id (cross-memory copies name it) and node.
+    pid: u32,
+    node: u32,
+    kvs: Mutex<Option<pmi2::Client<pmi2::PmiStream>>>,
+}
+
 /// The network of this process in a multi-process job.
 pub(crate) struct Fabric {
     pub(crate) me: u32,
-    pub(crate) node: u32,
-    pid: u32,
+    count: u32,
     /// World ranks of each process.
     blocks: Vec<std::ops::Range<usize>>,
-    signaling: Signaling,
-    links: Links,
+    net: ArcSwap<Net>,
+    /// Runs of the job this process has been part of (1 + restarts): a
+    /// rendezvous notice from an earlier run names a process that is gone.
+    pub(crate) generation: AtomicU64,
     pub(crate) registry: Registry,
     next_seq: Box<[AtomicU64]>,
     inbound: Box<[Mutex<Reorder>]>,
@@ -79,7 +96,17 @@ pub(crate) struct Fabric {
     max_data: usize,
     cross_memory_bytes: AtomicU64,
     rounds: AtomicU64,
-    kvs: Mutex<Option<pmi2::Client<pmi2::PmiStream>>>,
+    /// Deferred answers queued or being sent (a checkpoint waits for none).
+    outstanding: AtomicUsize,
+    /// Control messages (other than checkpoint coordination) acted upon.
+    control_handled: AtomicU64,
+    /// Checkpoint coordination messages sent, and those received, not yet taken.
+    checkpoint_sent: AtomicU64,
+    checkpoint_inbox: Mutex<Vec<Control>>,
+    /// Set while a checkpoint is taken or the network is replaced; `active`
+    /// counts the progress rounds under way.
+    suspended: AtomicBool,
+    active: AtomicUsize,
     /// Set when this process's ranks have all finalized.
     finishing: AtomicBool,
     /// Set when, finishing, a peer was found gone: the network is not polled any more.
@@ -97,23 +124,29 @@ impl mpcrs_scheduler::Progress for Hook {
     }
 }
 
-impl Fabric {
-    /// The fabric, once a multi-process job started it.
-    pub(crate) fn get() -> Option<&'static Fabric> {
-        FABRIC.get()
+/// How a process joins the job's network: from its environment at start-up, from
+/// the environment handed over by the restorer after a restart.
+pub(crate) struct Joining<'a> {
+    pub(crate) cfg: &'a JobConfig,
+    pub(crate) var: &'a dyn Fn(&str) -> Option<String>,
+}
+
+/// Where every rail's frames go.
+fn frame_sink(from: u32, frame: Vec<u8>, at: usize) {
+    Fabric::expect().on_frame(from, frame, at)
+}
+
+impl Net {
+    /// Frames on the signaling links go to the fabric from now on (those that
+    /// came during the bootstrap first): once the fabric exists.
+    fn open_data_path(&self) {
+        self.signaling.set_data_sink(Box::new(frame_sink));
     }
 
-    pub(crate) fn expect() -> &'static Fabric {
-        FABRIC.get().expect("the fabric of a multi-process job")
-    }
-
-    /// Joins the job: PMI-2 client, signaling ring, rails of `MPCRS_NET` from
-    /// `MPCRS_NET_CONFIG`. Progress is then driven by `sched`'s workers.
-    pub(crate) fn start(
-        cfg: &JobConfig,
-        sched: &mpcrs_scheduler::Handle,
-    ) -> Result<&'static Fabric, String> {
-        let mut kvs = match pmi2::Client::from_env() {
+    /// PMI-2 client, signaling ring, rails of `MPCRS_NET` from `MPCRS_NET_CONFIG`.
+    fn join(j: &Joining) -> Result<Net, String> {
+        let cfg = j.cfg;
+        let kvs = match pmi2::Client::from_variables(j.var) {
             Some(Ok(c)) => c,
             Some(Err(e)) => return Err(format!("cannot reach the job's key-value store: {e}")),
             None => {
@@ -124,6 +157,7 @@ impl Fabric {
                 ))
             }
         };
+        let mut kvs = kvs;
         let (me, count) = (kvs.rank as u32, kvs.size as u32);
         if count as usize != cfg.processes || me as usize != cfg.process {
             return Err(format!(
@@ -131,11 +165,11 @@ impl Fabric {
                 cfg.process, cfg.processes
             ));
         }
-        let config = match std::env::var_os(env::NET_CONFIG) {
+        let config = match (j.var)(env::NET_CONFIG) {
             Some(p) => std::path::PathBuf::from(p),
             None => return Err(format!("{} is not set", env::NET_CONFIG)),
         };
-        let option = std::env::var(env::NET).unwrap_or_else(|_| mpcrs_rails::DEFAULT_OPTION.into());
+        let option = (j.var)(env::NET).unwrap_or_else(|| mpcrs_rails::DEFAULT_OPTION.into());
         let set = NetConfig::load(&config)
             .and_then(|c| c.select(&option))
             .map_err(|e| e.to_string())?;
@@ -155,22 +189,48 @@ impl Fabric {
         let signaling =
             Signaling::bootstrap(me, count, host, topology, &mut kvs, BOOTSTRAP_TIMEOUT)
                 .map_err(|e| format!("signaling network: {e}"))?;
-        let sink: links::FrameSink =
-            Arc::new(|from, frame, at| Fabric::expect().on_frame(from, frame, at));
-        let links = Links::new(set, me, cfg.nodes.clone(), &job, host, sink.clone())
+        let sink: links::FrameSink = Arc::new(frame_sink);
+        let links = Links::new(set, me, cfg.nodes.clone(), &job, host, sink)
             .map_err(|e| format!("rails: {e}"))?;
         // The topology's links, not whatever is connected by now: a fast peer's
         // on-demand link may already be up.
         links.add_static(&mpcrs_signaling::initial_peers(me, count, topology));
-        let max_data = links.max_frame() / 2;
-        let fabric = Fabric {
-            me,
-
-            node: cfg.nodes[me as usize],
-            pid: std::process::id(),
-            blocks: cfg.blocks(),
+        Ok(Net {
             signaling,
             links,
+            pid: std::process::id(),
+            node: cfg.nodes[me as usize],
+            kvs: Mutex::new(Some(kvs)),
+        })
+    }
+}
+
+impl Fabric {
+    /// The fabric, once a multi-process job started it.
+    pub(crate) fn get() -> Option<&'static Fabric> {
+        FABRIC.get()
+    }
+
+    pub(crate) fn expect() -> &'static Fabric {
+        FABRIC.get().expect("the fabric of a multi-process job")
+    }
+
+    /// Joins the job: PMI-2 client, signaling ring, rails of `MPCRS_NET` from
+    /// `MPCRS_NET_CONFIG`. Progress is then driven by `sched`'s workers.
+    pub(crate) fn start(
+        cfg: &JobConfig,
+        sched: &mpcrs_scheduler::Handle,
+    ) -> Result<&'static Fabric, String> {
+        let var = |k: &str| std::env::var(k).ok();
+        let net = Net::join(&Joining { cfg, var: &var })?;
+        let count = cfg.processes as u32;
+        let max_data = net.links.max_frame() / 2;
+        let fabric = Fabric {
+            me: cfg.process as u32,
+            count,
+            blocks: cfg.blocks(),
+            net: ArcSwap::from_pointee(net),
+            generation: AtomicU64::new(1),
             registry: Registry::default(),
             next_seq: (0..count).map(|_| AtomicU64::new(0)).collect(),
             inbound: (0..count).map(|_| Mutex::default()).collect(),
@@ -181,7 +241,12 @@ impl Fabric {
             max_data,
             cross_memory_bytes: AtomicU64::new(0),
             rounds: AtomicU64::new(0),
-            kvs: Mutex::new(Some(kvs)),
+            outstanding: AtomicUsize::new(0),
+            control_handled: AtomicU64::new(0),
+            checkpoint_sent: AtomicU64::new(0),
+            checkpoint_inbox: Mutex::new(Vec::new()),
+            suspended: AtomicBool::new(false),
+            active: AtomicUsize::new(0),
             finishing: AtomicBool::new(false),
             closed: AtomicBool::new(false),
         };
@@ -189,11 +254,14 @@ impl Fabric {
             return Err("a process joins one multi-process job only".into());
         }
         let fabric = Fabric::expect();
-        fabric
-            .signaling
-            .set_data_sink(Box::new(move |from, frame, at| sink(from, frame, at)));
+        fabric.net().open_data_path();
         sched.add_progress_hook(Arc::new(Hook));
         Ok(fabric)
+    }
+
+    /// This run's network.
+    pub(crate) fn net(&self) -> arc_swap::Guard<Arc<Net>> {
+        self.net.load()
     }
 
     /// Process of world rank `rank`.
@@ -209,6 +277,7 @@ impl Fabric {
     }
 
     fn defer(&self, d: Deferred) {
+        self.outstanding.fetch_add(1, Ordering::AcqRel);
         self.deferred.push(d);
     }
 
@@ -222,16 +291,18 @@ impl Fabric {
         mut header: Header,
         payload: &[u8],
     ) -> io::Result<()> {
+        let net = self.net();
         let route = match route {
             Some(r) => r,
-            None => self
+            None => net
                 .links
                 .route_now(to, wire::HEADER_BYTES + payload.len())?,
         };
-        header.seq = self.next_seq[to as usize].fetch_add(1, Ordering::Relaxed);
+        // Counted as sent from here: a checkpoint's drain waits until the
+        // receiver counts it too.
+        header.seq = self.next_seq[to as usize].fetch_add(1, Ordering::AcqRel);
         let head = header.encode();
-        self.links
-            .send(to, route, &[&head, payload], &self.signaling)
+        net.links.send(to, route, &[&head, payload], &net.signaling)
     }
 
     /// Starts a send of `len` bytes at `buf` to rank `dest` (in process `to`) of the
@@ -256,9 +327,10 @@ impl Fabric {
         let progress = || {
             self.progress();
         };
+        let net = self.net();
         let ensure = |size: usize| {
-            self.links
-                .ensure(to, wire::HEADER_BYTES + size, &self.signaling, &progress)
+            net.links
+                .ensure(to, wire::HEADER_BYTES + size, &net.signaling, &progress)
                 .unwrap_or_else(|e| self.fail(e))
         };
         if !eager {
@@ -294,12 +366,13 @@ impl Fabric {
             h.addr = buf as u64;
             // Offered for a single cross-memory copy only when the job's rails
             // include shared memory: over tcp-only networks the data travels on tcp.
-            if self.links.has_shared_memory() {
-                h.pid = self.pid;
-                h.node = self.node;
+            if net.links.has_shared_memory() {
+                h.pid = net.pid;
+                h.node = net.node;
             }
             &[]
         };
+        drop(net);
         self.post(to, Some(route), h, payload)
             .unwrap_or_else(|e| self.fail(e));
         match done {
@@ -327,36 +400,54 @@ impl Fabric {
 
     /// One round: drivers, signaling, connect requests, deferred answers.
     pub(crate) fn progress(&self) -> bool {
-        if self.closed.load(Ordering::Acquire) {
+        if self.closed.load(Ordering::Acquire) || self.suspended.load(Ordering::Acquire) {
             return false;
         }
+        self.active.fetch_add(1, Ordering::AcqRel);
+        // Checked again once counted: whoever suspends waits for the rounds it sees.
+        let moved = !self.suspended.load(Ordering::Acquire) && self.round();
+        self.active.fetch_sub(1, Ordering::AcqRel);
+        moved
+    }
+
+    fn round(&self) -> bool {
+        let net = self.net();
         // With shared memory in the rails, sockets are read every few rounds only.
         let round = self.rounds.fetch_add(1, Ordering::Relaxed);
-        let sockets = !self.links.has_shared_memory() || round % SOCKET_ROUNDS == 0;
+        let sockets = !net.links.has_shared_memory() || round % SOCKET_ROUNDS == 0;
         let mut moved = false;
         if sockets {
-            moved |= self
+            moved |= net
                 .signaling
                 .progress()
                 .unwrap_or_else(|e| self.fail_or_close(e));
         }
-        moved |= self
+        moved |= net
             .links
             .progress(sockets)
             .unwrap_or_else(|e| self.fail_or_close(e));
         if self.closed.load(Ordering::Acquire) {
             return moved;
         }
-        while let Some(c) = self.signaling.try_receive() {
+        while let Some(c) = net.signaling.try_receive() {
             moved = true;
-            if let ControlKind::ConnectRequest { rail, address } = &c.kind {
-                if *rail != mpcrs_signaling::SIGNALING_RAIL {
-                    self.links
-                        .accept(c.source, *rail, address, &self.signaling)
+            match &c.kind {
+                ControlKind::Checkpoint { .. } => {
+                    self.checkpoint_inbox.lock().unwrap().push(c);
+                    continue;
+                }
+                ControlKind::ConnectRequest { rail, address }
+                    if *rail != mpcrs_signaling::SIGNALING_RAIL =>
+                {
+                    net.links
+                        .accept(c.source, *rail, address, &net.signaling)
                         .unwrap_or_else(|e| self.fail(e));
                 }
+                _ => {}
             }
+            self.control_handled.fetch_add(1, Ordering::AcqRel);
         }
+        drop(net);
         moved | self.flush_deferred()
     }
 
@@ -394,6 +485,7 @@ impl Fabric {
                     done.complete(Status::empty());
                 }
             }
+            self.outstanding.fetch_sub(1, Ordering::AcqRel);
         }
         moved
     }
@@ -402,7 +494,7 @@ impl Fabric {
     /// workers keep serving the others meanwhile.
     pub(crate) fn finish(&self) {
         self.finishing.store(true, Ordering::Release);
-        if let Some(mut kvs) = self.kvs.lock().unwrap().take() {
+        if let Some(mut kvs) = self.net().kvs.lock().unwrap().take() {
             if let Err(e) = kvs.fence().and_then(|_| kvs.finalize()) {
                 self.fail(e);
             }
@@ -415,7 +507,8 @@ impl Fabric {
     /// `--net-stats`: endpoints, messages and bytes per rail, control messages.
     pub(crate) fn stats(&self) -> String {
         let mut out = String::new();
-        for (rail, k) in self.links.rails().rails.iter().zip(&self.links.counters) {
+        let net = self.net();
+        for (rail, k) in net.links.rails().rails.iter().zip(&net.links.counters) {
             let messages = k.messages.load(Ordering::Relaxed);
             let sizes = if messages == 0 {
                 String::new()
@@ -435,7 +528,7 @@ impl Fabric {
                 k.bytes.load(Ordering::Relaxed),
             ));
         }
-        let s = self.signaling.stats();
+        let s = net.signaling.stats();
         out.push_str(&format!(
             "mpcrs: net-stats process {}: signaling: links {} static + {} on demand, control messages {} sent, {} forwarded, {} delivered (hops: {} total, {} max); cross-memory copies: {} bytes\n",
             self.me,

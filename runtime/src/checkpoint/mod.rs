@@ -24,6 +24,8 @@ use mpcrs_cr::{start_dump, CheckpointDir, Snapshot};
 use crate::comm::Communicator;
 use crate::run::env;
 
+mod across;
+
 /// What `MPIX_Checkpoint` reports to each rank (values of mpi.h).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
@@ -118,6 +120,15 @@ fn settled_foreign_threads() -> Vec<String> {
     }
 }
 
+/// Output buffered in the program must not be written again by a restored
+/// process: flushed into the pipes before the snapshot.
+fn flush_output() {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    // SAFETY: fflush(NULL) flushes every C stdio stream of this process.
+    unsafe { libc::fflush(std::ptr::null_mut()) };
+}
+
 /// The leader's part: fork the writer and hand the commit to a thread.
 fn take(settings: &Settings, ranks: usize) -> CrState {
     let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
@@ -141,14 +152,7 @@ fn take(settings: &Settings, ranks: usize) -> CrState {
         }
     };
     let image = epoch.dir().join("process-0.img");
-    // Output buffered in the program must not be written again by a restored
-    // process: flush it into the pipes before the snapshot.
-    {
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
-        // SAFETY: fflush(NULL) flushes every C stdio stream of this process.
-        unsafe { libc::fflush(std::ptr::null_mut()) };
-    }
+    flush_output();
     let dump = match start_dump(&image) {
         Ok(Snapshot::Writing(d)) => d,
         Ok(Snapshot::Restored) => return CrState::Restart,
@@ -206,19 +210,10 @@ impl Communicator {
             crate::coll::barrier(&self.shared, self.rank as usize);
             return CrState::Ignore;
         };
-        if self.shared.spanning() {
-            crate::coll::barrier(&self.shared, self.rank as usize);
-            if self.rank == 0 {
-                eprintln!(
-                    "mpcrs: checkpoint failed: the job spans several processes, and only jobs \
-                     of one process (mpcrs-run -p 1) can be checkpointed yet"
-                );
-            }
-            return CrState::Error;
-        }
         let ranks = self.size() as usize;
-        self.shared.arena.barrier_with(|_| {
+        let leader = |_: u64| {
             let state = match settings {
+                Ok(s) if self.shared.spanning() => across::take(s, ranks),
                 Ok(s) => take(s, ranks),
                 Err(e) => {
                     eprintln!("mpcrs: checkpoint failed: {e}");
@@ -226,7 +221,18 @@ impl Communicator {
                 }
             };
             OUTCOME.store(state as i32, Ordering::Release);
-        });
+        };
+        if self.shared.spanning() {
+            // The ranks of this process meet here; the leaders of the processes
+            // then meet over the network.
+            static LOCAL: OnceLock<mpcrs_scheduler::sync::Barrier> = OnceLock::new();
+            let fabric = crate::remote::Fabric::expect();
+            LOCAL
+                .get_or_init(|| mpcrs_scheduler::sync::Barrier::new(fabric.local_ranks()))
+                .wait_with(leader);
+        } else {
+            self.shared.arena.barrier_with(|_| leader(0));
+        }
         match OUTCOME.load(Ordering::Acquire) {
             0 => CrState::Checkpoint,
             1 => CrState::Restart,
@@ -303,6 +309,14 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
                     _ if next.is_some_and(|t| Instant::now() >= t) => "--checkpoint-interval",
                     _ => continue,
                 };
+                if crate::remote::Fabric::get().is_some() {
+                    eprintln!(
+                        "mpcrs: checkpoint on {why} refused: the job spans several processes, \
+                         whose ranks must be stopped at the same point; call MPIX_Checkpoint"
+                    );
+                    next = interval.map(|i| Instant::now() + i);
+                    continue;
+                }
                 match take(settings, ranks) {
                     CrState::Restart => {
                         eprintln!("mpcrs: restarted from a checkpoint taken on {why}")

@@ -1,0 +1,189 @@
+//! The network's part in a checkpoint of a job of several processes: counters
+//! that tell when every frame and control message sent has been taken in by its
+//! receiver (the drain), the coordination messages of the processes' leaders,
+//! closing the shared-memory rail, holding progress still while the image is
+//! taken, and joining the job's network again in a process restored from one.
+
+use std::io;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mpcrs_signaling::ControlKind;
+
+use super::{Fabric, Joining, Net};
+
+/// What one process has put on the network and taken from it. Summed over the
+/// job, sent equals taken once nothing is in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Traffic {
+    pub(crate) frames_sent: u64,
+    pub(crate) frames_taken: u64,
+    pub(crate) control_sent: u64,
+    pub(crate) control_taken: u64,
+    /// Answers queued but not sent yet: more frames will follow.
+    pub(crate) busy: bool,
+}
+
+impl Fabric {
+    pub(crate) fn processes(&self) -> u32 {
+        self.count
+    }
+
+    /// Number of ranks this process runs.
+    pub(crate) fn local_ranks(&self) -> usize {
+        self.blocks[self.me as usize].len()
+    }
+
+    /// This process's traffic counters. A frame counts as sent before it is
+    /// written and as taken once it is acted upon (or held for its turn in this
+    /// process's memory), so one in a socket or a ring counts as sent only.
+    pub(crate) fn traffic(&self) -> Traffic {
+        let frames_taken = self.inbound.iter().map(|r| r.lock().unwrap().taken()).sum();
+        let busy = self.outstanding.load(Ordering::Acquire) != 0;
+        let frames_sent = self
+            .next_seq
+            .iter()
+            .map(|s| s.load(Ordering::Acquire))
+            .sum();
+        let stats = self.net().signaling.stats();
+        Traffic {
+            frames_sent,
+            frames_taken,
+            control_sent: stats
+                .sent
+                .saturating_sub(self.checkpoint_sent.load(Ordering::Acquire)),
+            control_taken: self.control_handled.load(Ordering::Acquire),
+            busy,
+        }
+    }
+
+    /// Sends a checkpoint coordination message to process `to`.
+    pub(crate) fn send_checkpoint(
+        &self,
+        to: u32,
+        sequence: u64,
+        step: u8,
+        counters: Vec<(u32, u64)>,
+    ) -> io::Result<()> {
+        self.checkpoint_sent.fetch_add(1, Ordering::AcqRel);
+        self.net().signaling.send(
+            to,
+            ControlKind::Checkpoint {
+                epoch: sequence,
+                step,
+                counters,
+            },
+        )
+    }
+
+    /// Waits, driving progress, for a checkpoint message of one of `steps` of checkpoint
+    /// `sequence` from `from` (any process: `None`); returns its sender and
+    /// counters. `pause` runs between rounds that found nothing (a yield for a
+    /// rank, a short sleep for a thread).
+    pub(crate) fn wait_checkpoint(
+        &self,
+        sequence: u64,
+        steps: &[u8],
+        from: Option<u32>,
+        pause: &dyn Fn(),
+    ) -> (u32, Vec<(u32, u64)>) {
+        let started = Instant::now();
+        let mut warned = false;
+        loop {
+            {
+                let mut inbox = self.checkpoint_inbox.lock().unwrap();
+                let hit = inbox.iter().position(|c| match &c.kind {
+                    ControlKind::Checkpoint { epoch, step: s, .. } => {
+                        *epoch == sequence
+                            && steps.contains(s)
+                            && from.is_none_or(|f| f == c.source)
+                    }
+                    _ => false,
+                });
+                if let Some(i) = hit {
+                    let c = inbox.remove(i);
+                    if let ControlKind::Checkpoint { counters, .. } = c.kind {
+                        return (c.source, counters);
+                    }
+                }
+            }
+            if !self.progress() {
+                pause();
+            }
+            if !warned && started.elapsed() > Duration::from_secs(60) {
+                warned = true;
+                eprintln!(
+                    "mpcrs: process {}: checkpoint {sequence} has waited a minute for step {steps:?}{}",
+                    self.me,
+                    from.map(|f| format!(" of process {f}")).unwrap_or_default()
+                );
+            }
+        }
+    }
+
+    /// Drops coordination messages of checkpoints before `sequence` (those of a
+    /// checkpoint that failed on the way).
+    pub(crate) fn forget_checkpoints_before(&self, sequence: u64) {
+        self.checkpoint_inbox.lock().unwrap().retain(
+            |c| matches!(c.kind, ControlKind::Checkpoint { epoch, .. } if epoch >= sequence),
+        );
+    }
+
+    /// Closes the high-speed rails (shared memory): their rings are not in
+    /// images. Endpoints are made again on demand. Returns the rings closed.
+    pub(crate) fn close_high_speed_rails(&self) -> usize {
+        self.net().links.close_high_speed()
+    }
+
+    /// Stops network progress and waits for the rounds under way: a snapshot must
+    /// not find a thread inside a driver.
+    pub(crate) fn suspend(&self) {
+        self.suspended.store(true, Ordering::Release);
+        while self.active.load(Ordering::Acquire) != 0 {
+            std::hint::spin_loop();
+        }
+    }
+
+    pub(crate) fn resume(&self) {
+        self.suspended.store(false, Ordering::Release);
+    }
+
+    /// In a process restored from an image: joins the network of the new run
+    /// (the launcher, addresses and rings are new; sockets and rings of the
+    /// image's run are gone) and resumes progress. What the image holds of the
+    /// old network is left as it is: its descriptors may be reused by now.
+    pub(crate) fn rejoin(&self, j: &Joining) -> Result<(), String> {
+        let net = Net::join(j)?;
+        // Control messages are counted per run (the new signaling network counts
+        // from zero); frames go on in sequence across runs.
+        self.checkpoint_sent.store(0, Ordering::Release);
+        self.control_handled.store(0, Ordering::Release);
+        let old = self.net.swap(Arc::new(net));
+        std::mem::forget(old);
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.checkpoint_inbox.lock().unwrap().clear();
+        self.closed.store(false, Ordering::Release);
+        self.finishing.store(false, Ordering::Release);
+        self.net().open_data_path();
+        self.resume();
+        Ok(())
+    }
+}
+
+/// The coordination message of a checkpoint (the `step` of
+/// [`ControlKind::Checkpoint`]).
+pub(crate) mod step {
+    /// Leader to process 0: this process's traffic counters.
+    pub(crate) const COUNT: u8 = 1;
+    /// Process 0 to all: count again.
+    pub(crate) const AGAIN: u8 = 2;
+    /// Process 0 to all: nothing is in flight; the epoch number.
+    pub(crate) const DRAINED: u8 = 3;
+    /// Leader to process 0: the snapshot is taken (or failed).
+    pub(crate) const SNAPPED: u8 = 4;
+    /// Process 0 to all: every snapshot is taken, ranks may go on.
+    pub(crate) const GO: u8 = 5;
+    /// To process 0: this process's image is durable (or failed), with figures.
+    pub(crate) const DURABLE: u8 = 6;
+}
