@@ -50,16 +50,22 @@ pub fn build_c(src: &Path, out_name: &str, compiler: Option<&str>, extra: &[&str
     let out = profile_dir().join("c-tests");
     std::fs::create_dir_all(&out).unwrap();
     let bin = out.join(out_name);
+    // Tests running at once may build the same program: each writes its own
+    // file and renames it into place, so none runs a half-written one.
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = out.join(format!("{out_name}.{}.{n}.tmp", std::process::id()));
     let cc = compiler
         .map(PathBuf::from)
         .unwrap_or_else(|| profile_dir().join("mpcrs-cc"));
     let o = run_command(
         Command::new(&cc)
-            .args(["-O2", "-o", bin.to_str().unwrap(), src.to_str().unwrap()])
+            .args(["-O2", "-o", tmp.to_str().unwrap(), src.to_str().unwrap()])
             .args(extra),
         Duration::from_secs(120),
     );
     expect_success(&o, &format!("{} {}", cc.display(), src.display()));
+    std::fs::rename(&tmp, &bin).unwrap();
     bin
 }
 

@@ -27,11 +27,38 @@ fn restarted_after(out: &str) -> Option<u64> {
         .map(|n| n.trim().parse().unwrap())
 }
 
-/// The checksum of heat `bin` at -n 8 over 16000 iterations, not interrupted.
-fn uninterrupted_checksum(bin: &Path) -> String {
+/// How a heat run is laid out and sized: mpcrs-run's layout options, then KiB
+/// per rank, iterations and iterations between checkpoints.
+struct HeatRun {
+    layout: &'static [&'static str],
+    kib: &'static str,
+    iterations: &'static str,
+    every: u64,
+}
+
+/// One process of 8 ranks on 2 workers.
+const ONE_PROCESS: HeatRun = HeatRun {
+    layout: &["-n", "8", "-c", "2"],
+    kib: "256",
+    iterations: "16000",
+    every: 1000,
+};
+
+/// The checksum of heat `bin` for `run`'s ranks and size, in one process,
+/// not interrupted.
+fn uninterrupted_checksum(bin: &Path, run: &HeatRun) -> String {
+    let n = run.layout[run.layout.iter().position(|&a| a == "-n").unwrap() + 1];
     heat_checksum(&expect_success(
         &run_job(
-            &["-n", "8", "-c", "2", bin.to_str().unwrap(), "256", "16000"],
+            &[
+                "-n",
+                n,
+                "-c",
+                "2",
+                bin.to_str().unwrap(),
+                run.kib,
+                run.iterations,
+            ],
             LIMIT,
         ),
         "uninterrupted heat",
@@ -60,21 +87,14 @@ fn run_until_epoch_then_kill(args: &[&str], dir: &Path, above: u64) -> u64 {
 
 /// Kill after an epoch, restart, kill again after a later epoch, restart again:
 /// the last run's checksum is the uninterrupted one.
-fn killed_twice_and_restarted(bin: &Path, name: &str) {
+fn killed_twice_and_restarted(bin: &Path, name: &str, run: &HeatRun) {
     let dir = scratch(name);
     let d = dir.to_str().unwrap();
-    let args = ["256", "16000", "1000"];
-    let reference = uninterrupted_checksum(bin);
-    let mut first = vec![
-        "-n",
-        "8",
-        "-c",
-        "2",
-        "--checkpoint",
-        d,
-        bin.to_str().unwrap(),
-    ];
-    first.extend_from_slice(&args);
+    let every = run.every.to_string();
+    let reference = uninterrupted_checksum(bin, run);
+    let mut first = run.layout.to_vec();
+    first.extend_from_slice(&["--checkpoint", d, bin.to_str().unwrap()]);
+    first.extend_from_slice(&[run.kib, run.iterations, &every]);
     let k1 = run_until_epoch_then_kill(&first, &dir, 0);
 
     // First restart: resumes from epoch k1, then is killed after a later one.
@@ -85,9 +105,9 @@ fn killed_twice_and_restarted(bin: &Path, name: &str) {
     let resumed1 = restarted_after(&job.output().0).unwrap();
     assert_eq!(
         resumed1,
-        k1 * 1000,
+        k1 * run.every,
         "epoch {k1} was taken after iteration {}",
-        k1 * 1000
+        k1 * run.every
     );
     let (status, _, err) = job.kill_processes();
     assert!(!status.success(), "{err}");
@@ -109,18 +129,54 @@ fn killed_twice_and_restarted(bin: &Path, name: &str) {
 
 #[test]
 fn rust_heat_killed_twice_restarts_with_the_uninterrupted_checksum() {
-    killed_twice_and_restarted(&example("heat"), "rust-heat");
+    killed_twice_and_restarted(&example("heat"), "rust-heat", &ONE_PROCESS);
 }
 
-#[test]
-fn c_heat_killed_twice_restarts_with_the_uninterrupted_checksum() {
-    let bin = build_c(
+fn c_heat_with_mpix() -> PathBuf {
+    build_c(
         &shared_bench("heat.c"),
         "heat-restart",
         None,
         &["-DWITH_MPIX", "-lm"],
-    );
-    killed_twice_and_restarted(&bin, "c-heat");
+    )
+}
+
+#[test]
+fn c_heat_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    killed_twice_and_restarted(&c_heat_with_mpix(), "c-heat", &ONE_PROCESS);
+}
+
+#[test]
+fn c_heat_across_4_processes_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = HeatRun {
+        layout: &["-n", "16", "-p", "4"],
+        kib: "256",
+        iterations: "4000",
+        every: 400,
+    };
+    killed_twice_and_restarted(&c_heat_with_mpix(), "c-heat-p4", &run);
+}
+
+#[test]
+fn c_heat_64_ranks_across_2_processes_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = HeatRun {
+        layout: &["-n", "64", "-p", "2"],
+        kib: "128",
+        iterations: "4000",
+        every: 400,
+    };
+    killed_twice_and_restarted(&c_heat_with_mpix(), "c-heat-n64-p2", &run);
+}
+
+#[test]
+fn rust_heat_across_3_processes_over_tcp_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = HeatRun {
+        layout: &["-n", "6", "-p", "3", "--net", "tcp"],
+        kib: "256",
+        iterations: "8000",
+        every: 800,
+    };
+    killed_twice_and_restarted(&example("heat"), "rust-heat-p3-tcp", &run);
 }
 
 #[test]
@@ -159,7 +215,7 @@ fn a_writer_killed_mid_dump_leaves_the_previous_epoch_to_restart_from() {
     let d = dir.to_str().unwrap();
     let bin = example("heat");
     let b = bin.to_str().unwrap();
-    let reference = uninterrupted_checksum(&bin);
+    let reference = uninterrupted_checksum(&bin, &ONE_PROCESS);
     let job = BackgroundJob::start(&[
         "-n",
         "8",
@@ -359,7 +415,7 @@ fn unmodified_program_checkpointed_from_outside(bin: &Path, name: &str, interval
     let dir = scratch(name);
     let d = dir.to_str().unwrap();
     let b = bin.to_str().unwrap();
-    let reference = uninterrupted_checksum(bin);
+    let reference = uninterrupted_checksum(bin, &ONE_PROCESS);
     let mut args = vec!["-n", "8", "-c", "2", "--checkpoint", d];
     if interval {
         args.extend_from_slice(&["--checkpoint-interval", "0.3"]);
