@@ -179,19 +179,24 @@ fn rust_heat_across_3_processes_over_tcp_killed_twice_restarts_with_the_uninterr
     killed_twice_and_restarted(&example("heat"), "rust-heat-p3-tcp", &run);
 }
 
-#[test]
-fn unmatched_messages_at_the_checkpoint_survive_a_restart() {
-    let dir = scratch("pending");
+/// ckpt_pending in `layout` with messages of `words` words: killed after its
+/// second epoch, restarted, it ends with the total of an uninterrupted run.
+fn unmatched_messages_survive_a_restart(name: &str, layout: &[&str], words: &str) {
+    let dir = scratch(name);
     let d = dir.to_str().unwrap();
     let bin = program("ckpt_pending");
     let b = bin.to_str().unwrap();
-    let plain = expect_success(&run_job(&["-n", "6", b, "10", "0"], LIMIT), "ckpt_pending");
+    let mut plain_args = layout.to_vec();
+    plain_args.extend_from_slice(&[b, "10", "0", words]);
+    let plain = expect_success(&run_job(&plain_args, LIMIT), "ckpt_pending");
     let total = plain
         .lines()
         .find(|l| l.starts_with("total "))
         .unwrap()
         .to_string();
-    let k = run_until_epoch_then_kill(&["-n", "6", "--checkpoint", d, b, "10", "150"], &dir, 1);
+    let mut args = layout.to_vec();
+    args.extend_from_slice(&["--checkpoint", d, b, "10", "150", words]);
+    let k = run_until_epoch_then_kill(&args, &dir, 1);
     let restart = run_job(&["--restart", d], LIMIT);
     let out = expect_success(&restart, "restart");
     assert!(
@@ -201,6 +206,18 @@ fn unmatched_messages_at_the_checkpoint_survive_a_restart() {
     );
     assert!(out.contains(&total), "expected {total}:\n{out}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn unmatched_messages_at_the_checkpoint_survive_a_restart() {
+    unmatched_messages_survive_a_restart("pending", &["-n", "6"], "1024");
+}
+
+/// Across processes the large messages are rendezvous whose notice waits,
+/// unmatched, in the receiver's image while the data is in the sender's.
+#[test]
+fn unmatched_messages_and_rendezvous_across_processes_survive_a_restart() {
+    unmatched_messages_survive_a_restart("pending-p3", &["-n", "6", "-p", "3"], "16384");
 }
 
 /// The writer of a checkpoint: a child of the job's process.
