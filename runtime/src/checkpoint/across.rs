@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use mpcrs_cr::{start_dump, DumpReport, PendingDump, PendingEpoch, Snapshot};
 
-use super::{finish, settled_foreign_threads, CrState, Settings, PENDING, TAKING};
+use super::{finish, refused_for_foreign_threads, CrState, Settings, PENDING, TAKING};
 use crate::remote::{step, Fabric, Joining, Traffic};
 use crate::run::JobConfig;
 
@@ -45,7 +45,7 @@ fn encode(t: &Traffic, refused: bool) -> Vec<(u32, u64)> {
 }
 
 fn decode(c: &[(u32, u64)]) -> (Traffic, bool) {
-    let get = |k: u32| c.iter().find(|(i, _)| *i == k).map_or(0, |(_, v)| *v);
+    let get = |k: u32| value(c, k);
     (
         Traffic {
             frames_sent: get(0),
@@ -139,16 +139,7 @@ pub(super) fn take(settings: &Settings, ranks: usize) -> CrState {
     finish();
     let sequence = SEQUENCE.fetch_add(1, Ordering::AcqRel) + 1;
     fabric.forget_checkpoints_before(sequence);
-    let foreign = settled_foreign_threads();
-    let refused_here = !foreign.is_empty();
-    if refused_here {
-        eprintln!(
-            "mpcrs: process {me}: checkpoint refused: the program runs threads of its own ({}), \
-             whose state an image cannot hold; join them before MPIX_Checkpoint. The job goes \
-             on and the previous epoch stays the restart point.",
-            foreign.join(", ")
-        );
-    }
+    let refused_here = refused_for_foreign_threads(&format!("process {me}: "));
 
     // 1. Drain, and 2. the epoch's number (0: none).
     let mut epoch: Option<PendingEpoch> = None;

@@ -105,19 +105,34 @@ fn foreign_threads() -> Vec<String> {
 /// How long a thread just started by mpcrs may take to name itself (a new thread
 /// carries its creator's name until it runs; on a loaded machine that can take a
 /// while).
-const THREAD_NAMING: std::time::Duration = std::time::Duration::from_millis(500);
+const THREAD_NAMING: Duration = Duration::from_millis(500);
 
 /// [`foreign_threads`], once threads still carrying an inherited name had the
 /// time to take their own.
 fn settled_foreign_threads() -> Vec<String> {
-    let deadline = std::time::Instant::now() + THREAD_NAMING;
+    let deadline = Instant::now() + THREAD_NAMING;
     loop {
         let foreign = foreign_threads();
-        if foreign.is_empty() || std::time::Instant::now() >= deadline {
+        if foreign.is_empty() || Instant::now() >= deadline {
             return foreign;
         }
-        std::thread::sleep(std::time::Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// Whether the program's own threads forbid a checkpoint (saying why, after
+/// `who`).
+fn refused_for_foreign_threads(who: &str) -> bool {
+    let foreign = settled_foreign_threads();
+    if !foreign.is_empty() {
+        eprintln!(
+            "mpcrs: {who}checkpoint refused: the program runs threads of its own ({}), whose \
+             state an image cannot hold; join them before MPIX_Checkpoint. The job goes on \
+             and the previous epoch stays the restart point.",
+            foreign.join(", ")
+        );
+    }
+    !foreign.is_empty()
 }
 
 /// Output buffered in the program must not be written again by a restored
@@ -133,14 +148,7 @@ fn flush_output() {
 fn take(settings: &Settings, ranks: usize) -> CrState {
     let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
     finish();
-    let foreign = settled_foreign_threads();
-    if !foreign.is_empty() {
-        eprintln!(
-            "mpcrs: checkpoint refused: the program runs threads of its own ({}), whose \
-             state an image cannot hold; join them before MPIX_Checkpoint. The job goes on \
-             and the previous epoch stays the restart point.",
-            foreign.join(", ")
-        );
+    if refused_for_foreign_threads("") {
         return CrState::Error;
     }
     let dir = &settings.dir;

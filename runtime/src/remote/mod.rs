@@ -79,7 +79,6 @@ pub(crate) struct Net {
 /// The network of this process in a multi-process job.
 pub(crate) struct Fabric {
     pub(crate) me: u32,
-    count: u32,
     /// World ranks of each process.
     blocks: Vec<std::ops::Range<usize>>,
     net: ArcSwap<Net>,
@@ -103,14 +102,13 @@ pub(crate) struct Fabric {
     /// Checkpoint coordination messages sent, and those received, not yet taken.
     checkpoint_sent: AtomicU64,
     checkpoint_inbox: Mutex<Vec<Control>>,
-    /// Set while a checkpoint is taken or the network is replaced; `active`
-    /// counts the progress rounds under way.
+    /// Set while a checkpoint is taken or the network is replaced, and for good
+    /// once a finishing process found a peer gone; `active` counts the progress
+    /// rounds under way.
     suspended: AtomicBool,
     active: AtomicUsize,
     /// Set when this process's ranks have all finalized.
     finishing: AtomicBool,
-    /// Set when, finishing, a peer was found gone: the network is not polled any more.
-    closed: AtomicBool,
 }
 
 static FABRIC: OnceLock<Fabric> = OnceLock::new();
@@ -146,7 +144,7 @@ impl Net {
     /// PMI-2 client, signaling ring, rails of `MPCRS_NET` from `MPCRS_NET_CONFIG`.
     fn join(j: &Joining) -> Result<Net, String> {
         let cfg = j.cfg;
-        let kvs = match pmi2::Client::from_variables(j.var) {
+        let mut kvs = match pmi2::Client::from_variables(j.var) {
             Some(Ok(c)) => c,
             Some(Err(e)) => return Err(format!("cannot reach the job's key-value store: {e}")),
             None => {
@@ -157,7 +155,6 @@ impl Net {
                 ))
             }
         };
-        let mut kvs = kvs;
         let (me, count) = (kvs.rank as u32, kvs.size as u32);
         if count as usize != cfg.processes || me as usize != cfg.process {
             return Err(format!(
@@ -227,7 +224,6 @@ impl Fabric {
         let max_data = net.links.max_frame() / 2;
         let fabric = Fabric {
             me: cfg.process as u32,
-            count,
             blocks: cfg.blocks(),
             net: ArcSwap::from_pointee(net),
             generation: AtomicU64::new(1),
@@ -248,7 +244,6 @@ impl Fabric {
             suspended: AtomicBool::new(false),
             active: AtomicUsize::new(0),
             finishing: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
         };
         if FABRIC.set(fabric).is_err() {
             return Err("a process joins one multi-process job only".into());
@@ -394,13 +389,13 @@ impl Fabric {
         if !self.finishing.load(Ordering::Acquire) {
             self.fail(e)
         }
-        self.closed.store(true, Ordering::Release);
+        self.suspended.store(true, Ordering::Release);
         false
     }
 
     /// One round: drivers, signaling, connect requests, deferred answers.
     pub(crate) fn progress(&self) -> bool {
-        if self.closed.load(Ordering::Acquire) || self.suspended.load(Ordering::Acquire) {
+        if self.suspended.load(Ordering::Acquire) {
             return false;
         }
         self.active.fetch_add(1, Ordering::AcqRel);
@@ -426,7 +421,7 @@ impl Fabric {
             .links
             .progress(sockets)
             .unwrap_or_else(|e| self.fail_or_close(e));
-        if self.closed.load(Ordering::Acquire) {
+        if self.suspended.load(Ordering::Acquire) {
             return moved;
         }
         while let Some(c) = net.signaling.try_receive() {

@@ -27,7 +27,7 @@ pub(crate) struct Traffic {
 
 impl Fabric {
     pub(crate) fn processes(&self) -> u32 {
-        self.count
+        self.blocks.len() as u32
     }
 
     /// Number of ranks this process runs.
@@ -163,7 +163,6 @@ impl Fabric {
         std::mem::forget(old);
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.checkpoint_inbox.lock().unwrap().clear();
-        self.closed.store(false, Ordering::Release);
         self.finishing.store(false, Ordering::Release);
         self.net().open_data_path();
         self.resume();
