@@ -292,15 +292,17 @@ where
         .map(|j| j.join().unwrap_or(PANIC_EXIT_CODE))
         .max()
         .unwrap_or(0);
-    drop(requests);
+    crate::checkpoint::ranks_done();
     // A checkpoint still being written is committed before the process ends
     // (across processes, while the network still runs: process 0 commits once
     // every process reported its image durable).
     crate::checkpoint::finish();
     if let Some(f) = fabric {
-        // MPI_Finalize: this process serves the others until all are done.
+        // MPI_Finalize: this process serves the others until all are done
+        // (and answers their checkpoint requests: it refuses them).
         f.finish();
     }
+    drop(requests);
     sched.shutdown();
     worst
 }

@@ -428,16 +428,22 @@ fn an_unprivileged_user_checkpoints_and_restarts() {
 
 /// An unmodified program (no MPIX_Checkpoint) checkpointed from outside,
 /// killed, restarted: the uninterrupted checksum.
-fn unmodified_program_checkpointed_from_outside(bin: &Path, name: &str, interval: bool) {
+fn unmodified_program_checkpointed_from_outside(
+    bin: &Path,
+    name: &str,
+    run: &HeatRun,
+    interval: bool,
+) {
     let dir = scratch(name);
     let d = dir.to_str().unwrap();
     let b = bin.to_str().unwrap();
-    let reference = uninterrupted_checksum(bin, &ONE_PROCESS);
-    let mut args = vec!["-n", "8", "-c", "2", "--checkpoint", d];
+    let reference = uninterrupted_checksum(bin, run);
+    let mut args = run.layout.to_vec();
+    args.extend_from_slice(&["--checkpoint", d]);
     if interval {
         args.extend_from_slice(&["--checkpoint-interval", "0.3"]);
     }
-    args.extend_from_slice(&[b, "256", "16000"]);
+    args.extend_from_slice(&[b, run.kib, run.iterations]);
     let job = BackgroundJob::start(&args);
     let why = if interval {
         "--checkpoint-interval"
@@ -461,13 +467,98 @@ fn unmodified_program_checkpointed_from_outside(bin: &Path, name: &str, interval
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+fn plain_c_heat() -> PathBuf {
+    build_c(&shared_bench("heat.c"), "heat-plain", None, &["-lm"])
+}
+
 #[test]
 fn an_unmodified_c_program_checkpointed_on_sigusr1_restarts_correctly() {
-    let bin = build_c(&shared_bench("heat.c"), "heat-plain", None, &["-lm"]);
-    unmodified_program_checkpointed_from_outside(&bin, "usr1-c", false);
+    unmodified_program_checkpointed_from_outside(&plain_c_heat(), "usr1-c", &ONE_PROCESS, false);
 }
 
 #[test]
 fn an_unmodified_rust_program_checkpointed_every_interval_restarts_correctly() {
-    unmodified_program_checkpointed_from_outside(&example("heat"), "interval-rust", true);
+    unmodified_program_checkpointed_from_outside(
+        &example("heat"),
+        "interval-rust",
+        &ONE_PROCESS,
+        true,
+    );
+}
+
+/// Ranks of 4 processes stopped wherever they are: those that send wait at the
+/// network's gate while the job drains, then every process takes its image.
+#[test]
+fn an_unmodified_c_program_across_4_processes_checkpointed_on_sigusr1_restarts_correctly() {
+    unmodified_program_checkpointed_from_outside(
+        &plain_c_heat(),
+        "usr1-c-p4",
+        &HeatRun {
+            layout: &["-n", "8", "-p", "4"],
+            ..ONE_PROCESS
+        },
+        false,
+    );
+}
+
+#[test]
+fn an_unmodified_rust_program_across_3_processes_over_tcp_checkpointed_every_interval_restarts_correctly(
+) {
+    unmodified_program_checkpointed_from_outside(
+        &example("heat"),
+        "interval-rust-p3",
+        &HeatRun {
+            layout: &["-n", "6", "-p", "3", "--net", "tcp"],
+            ..ONE_PROCESS
+        },
+        true,
+    );
+}
+
+/// A token of 128 KiB (rendezvous between processes) goes round 6 ranks while
+/// checkpoints are taken every 0.15 s wherever the ranks are: notices, answers
+/// and data frames are caught at every stage. Killed after the third epoch and
+/// restarted, the token is whole.
+fn ring_checkpointed_every_interval(name: &str, layout: &[&str]) {
+    let dir = scratch(name);
+    let d = dir.to_str().unwrap();
+    let ring = example("ring");
+    let mut args = layout.to_vec();
+    args.extend_from_slice(&[
+        "--checkpoint",
+        d,
+        "--checkpoint-interval",
+        "0.15",
+        ring.to_str().unwrap(),
+        "6000",
+        "16384",
+    ]);
+    let (status, err) = kill_after_epoch(BackgroundJob::start(&args), &dir, 2);
+    assert!(!status.success(), "{err}");
+    assert!(
+        err.contains("checkpoint taken on --checkpoint-interval"),
+        "{err}"
+    );
+    let o = run_job(&["--restart", d], LIMIT);
+    let out = expect_success(&o, "restart");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("restarted from a checkpoint taken on --checkpoint-interval"),
+        "{err}"
+    );
+    assert!(
+        out.contains("token after 6000 laps of 6 ranks: 36000"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn rendezvous_across_3_processes_checkpointed_every_interval_survive_a_restart() {
+    ring_checkpointed_every_interval("ring-shm", &["-n", "6", "-p", "3"]);
+}
+
+#[test]
+fn rendezvous_across_3_processes_over_tcp_checkpointed_every_interval_survive_a_restart() {
+    ring_checkpointed_every_interval("ring-tcp", &["-n", "6", "-p", "3", "--net", "tcp"]);
 }

@@ -1,21 +1,29 @@
 //! Checkpoints of a job of several processes (DESIGN.md section 7, seed 002
-//! section 5.3). In each process the last rank into `MPIX_Checkpoint` is the
-//! leader; the leaders then, over the signaling network:
+//! section 5.3). Each process has a leader: the last rank into
+//! `MPIX_Checkpoint`, or, for a checkpoint asked from outside (SIGUSR1,
+//! `--checkpoint-interval`, which process 0 turns into a `START` to all), the
+//! request thread while the ranks run on. The leaders then, over the signaling
+//! network:
 //!
-//! 1. drain: each sends process 0 its traffic counters; process 0 asks again
-//!    until, over two rounds in a row, nothing changed, nothing is queued and
-//!    the job took in every frame and control message it sent. Unmatched
-//!    messages are then plain memory of their receiver and belong to its image;
-//! 2. process 0 begins the epoch and names it; each leader closes its shared-
-//!    memory rail and takes its snapshot (fork) into the epoch's directory;
-//! 3. once process 0 heard of every snapshot, it lets the ranks go on (no process
-//!    may send before every image is taken, or a restart would see it twice);
-//! 4. each process's commit thread waits for its writer and tells process 0,
+//! 1. hold: frames stop leaving the process (ranks that send wait at the
+//!    network's gate, inside their MPI call; answers stay queued in memory);
+//! 2. drain: each sends process 0 its traffic counters; process 0 asks again
+//!    until, over two rounds in a row, nothing changed and the job took in every
+//!    frame and control message it sent. Unmatched messages and queued answers
+//!    are then plain memory of their process and belong to its image;
+//! 3. process 0 begins the epoch and names it; each leader stops progress,
+//!    closes its shared-memory rail and takes its snapshot (fork) into the
+//!    epoch's directory;
+//! 4. once process 0 heard of every snapshot, the gate opens (no process may
+//!    send before every image is taken, or a restart would see it twice);
+//! 5. each process's commit thread waits for its writer and tells process 0,
 //!    whose commit thread commits the epoch when every image is durable.
 //!
-//! A process restored from the image resumes inside step 2: it joins the new
+//! A process restored from the image resumes inside step 3: it joins the new
 //! run's network (a fresh key-value store and ring, which is also a barrier of
-//! the job) and its ranks return `Restart`.
+//! the job), connects where its queued answers go, opens the gate, and its
+//! ranks return `Restart` (or, after a checkpoint asked from outside, go on
+//! where they were).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -23,7 +31,7 @@ use std::time::Duration;
 use mpcrs_cr::{start_dump, DumpReport, PendingDump, PendingEpoch, Snapshot};
 
 use super::{finish, refused_for_foreign_threads, CrState, Settings, PENDING, TAKING};
-use crate::remote::{step, Fabric, Joining, Traffic};
+use crate::remote::{step, Fabric, Joining, Traffic, REQUESTED};
 use crate::run::JobConfig;
 
 /// Checkpoints taken by this job so far (the same in every process: the call
@@ -33,28 +41,42 @@ static SEQUENCE: AtomicU64 = AtomicU64::new(0);
 /// The coordinating process.
 const COORDINATOR: u32 = 0;
 
-fn encode(t: &Traffic, refused: bool) -> Vec<(u32, u64)> {
+/// Why a process takes no part in a checkpoint (sent with its counters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    None = 0,
+    /// The program runs threads of its own.
+    OwnThreads = 1,
+    /// Its ranks are done, or it is taking another checkpoint: it will not
+    /// count again, the checkpoint ends at once.
+    Unavailable = 2,
+}
+
+fn encode(t: &Traffic, refusal: Refusal) -> Vec<(u32, u64)> {
     vec![
         (0, t.frames_sent),
         (1, t.frames_taken),
         (2, t.control_sent),
         (3, t.control_taken),
-        (4, t.busy as u64),
-        (5, refused as u64),
+        (5, refusal as u64),
     ]
 }
 
-fn decode(c: &[(u32, u64)]) -> (Traffic, bool) {
+fn decode(c: &[(u32, u64)]) -> (Traffic, Refusal) {
     let get = |k: u32| value(c, k);
+    let refusal = match get(5) {
+        0 => Refusal::None,
+        1 => Refusal::OwnThreads,
+        _ => Refusal::Unavailable,
+    };
     (
         Traffic {
             frames_sent: get(0),
             frames_taken: get(1),
             control_sent: get(2),
             control_taken: get(3),
-            busy: get(4) != 0,
         },
-        get(5) != 0,
+        refusal,
     )
 }
 
@@ -63,12 +85,13 @@ fn value(c: &[(u32, u64)], k: u32) -> u64 {
 }
 
 /// Between rounds of waiting that found nothing: the other ranks of the
-/// process wait in the barrier, so the worker may sleep briefly.
+/// process wait in the barrier (or at the network's gate), so the thread may
+/// sleep briefly.
 fn pause() {
     std::thread::sleep(Duration::from_micros(50));
 }
 
-/// This process's counters once its own queued answers are out.
+/// This process's counters once what it has received is taken in.
 fn settled_traffic(fabric: &Fabric) -> Traffic {
     while fabric.progress() {}
     fabric.traffic()
@@ -97,31 +120,34 @@ impl Fabric {
 }
 
 /// Process 0's part of the drain: rounds of counters until the job is still.
-/// Returns the processes that refused (threads of their own), if any.
-fn coordinate_drain(fabric: &Fabric, sequence: u64, refused_here: bool) -> Vec<u32> {
+/// Returns the processes that refused, and why (an unavailable one ends the
+/// rounds at once).
+fn coordinate_drain(fabric: &Fabric, sequence: u64, here: Refusal) -> Vec<(u32, Refusal)> {
     let n = fabric.processes() as usize;
     let mut previous: Option<Vec<Traffic>> = None;
     loop {
         let mut all = vec![Traffic::default(); n];
         let mut refused = Vec::new();
         all[0] = settled_traffic(fabric);
-        if refused_here {
-            refused.push(0);
+        if here != Refusal::None {
+            refused.push((0, here));
         }
         for _ in 1..n {
             let (from, c) = fabric.wait_checkpoint(sequence, &[step::COUNT], None, &pause);
             let (t, r) = decode(&c);
             all[from as usize] = t;
-            if r {
-                refused.push(from);
+            if r != Refusal::None {
+                refused.push((from, r));
+            }
+            if r == Refusal::Unavailable {
+                return refused;
             }
         }
         let sum = |f: fn(&Traffic) -> u64| all.iter().map(f).sum::<u64>();
         let balanced = sum(|t| t.frames_sent) == sum(|t| t.frames_taken)
-            && sum(|t| t.control_sent) == sum(|t| t.control_taken)
-            && all.iter().all(|t| !t.busy);
+            && sum(|t| t.control_sent) == sum(|t| t.control_taken);
         if balanced && previous.as_ref() == Some(&all) {
-            refused.sort_unstable();
+            refused.sort_unstable_by_key(|(p, _)| *p);
             return refused;
         }
         previous = Some(all);
@@ -129,22 +155,97 @@ fn coordinate_drain(fabric: &Fabric, sequence: u64, refused_here: bool) -> Vec<u
     }
 }
 
-/// The leader's part in a job of several processes.
+/// Why process 0 gives up a checkpoint, for its message.
+fn refusals(refused: &[(u32, Refusal)]) -> String {
+    let which = |r: Refusal| {
+        refused
+            .iter()
+            .filter(|(_, x)| *x == r)
+            .map(|(p, _)| p.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut why = Vec::new();
+    let own = which(Refusal::OwnThreads);
+    if !own.is_empty() {
+        why.push(format!("process(es) {own} run threads of their own"));
+    }
+    let gone = which(Refusal::Unavailable);
+    if !gone.is_empty() {
+        why.push(format!(
+            "process(es) {gone} are ending or taking another checkpoint"
+        ));
+    }
+    why.join("; ")
+}
+
+/// `MPIX_Checkpoint`'s leader in a job of several processes.
 pub(super) fn take(settings: &Settings, ranks: usize) -> CrState {
-    let fabric = Fabric::expect();
-    let me = fabric.me;
     let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
     // The previous epoch is committed first (process 0 waits for every image):
     // epochs commit in order, and no image holds a commit under way.
     finish();
     let sequence = SEQUENCE.fetch_add(1, Ordering::AcqRel) + 1;
+    checkpoint(settings, ranks, sequence)
+}
+
+/// Checkpoints asked from outside so far (process 0 numbers them).
+static REQUESTS: AtomicU64 = AtomicU64::new(0);
+
+/// Process 0's request thread: a checkpoint asked from outside (SIGUSR1,
+/// `--checkpoint-interval`), wherever the ranks are. `None` when another is
+/// under way or the ranks are done.
+pub(super) fn request(settings: &Settings) -> Option<CrState> {
+    let fabric = Fabric::expect();
+    let _one = available()?;
+    finish();
+    let sequence = REQUESTED | (REQUESTS.fetch_add(1, Ordering::AcqRel) + 1);
+    tell_all(fabric, sequence, step::START, Vec::new());
+    Some(checkpoint(settings, fabric.ranks(), sequence))
+}
+
+/// Another process's request thread, once process 0 started checkpoint
+/// `sequence`.
+pub(super) fn answer(settings: &Settings, sequence: u64) -> CrState {
+    let fabric = Fabric::expect();
+    let Some(_one) = available() else {
+        let refusal = encode(&Traffic::default(), Refusal::Unavailable);
+        fabric.tell_coordinator(sequence, step::COUNT, refusal);
+        return CrState::Error;
+    };
+    finish();
+    checkpoint(settings, fabric.ranks(), sequence)
+}
+
+/// The checkpoint lock, unless a checkpoint is under way or the ranks of this
+/// process are done (an image must find them running).
+fn available() -> Option<std::sync::MutexGuard<'static, ()>> {
+    let one = match TAKING.try_lock() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return None,
+    };
+    (!super::RANKS_DONE.load(Ordering::Acquire)).then_some(one)
+}
+
+/// One checkpoint of the job, in every process alike (the caller holds
+/// [`TAKING`]). The ranks are either all in `MPIX_Checkpoint` or running: the
+/// network's gate holds their sends from the drain until every image is taken.
+fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
+    let fabric = Fabric::expect();
+    let me = fabric.me;
     fabric.forget_checkpoints_before(sequence);
-    let refused_here = refused_for_foreign_threads(&format!("process {me}: "));
+    let here = if refused_for_foreign_threads(&format!("process {me}: ")) {
+        Refusal::OwnThreads
+    } else {
+        Refusal::None
+    };
+    fabric.hold();
 
     // 1. Drain, and 2. the epoch's number (0: none).
     let mut epoch: Option<PendingEpoch> = None;
     let k = if me == COORDINATOR {
-        let refused = coordinate_drain(fabric, sequence, refused_here);
+        let refused = coordinate_drain(fabric, sequence, here);
         let k = if refused.is_empty() {
             let dir = &settings.dir;
             match dir.next_epoch().and_then(|k| dir.begin(k)) {
@@ -159,7 +260,7 @@ pub(super) fn take(settings: &Settings, ranks: usize) -> CrState {
                 }
             }
         } else {
-            eprintln!("mpcrs: checkpoint failed: processes {refused:?} run threads of their own");
+            eprintln!("mpcrs: checkpoint failed: {}", refusals(&refused));
             0
         };
         tell_all(fabric, sequence, step::DRAINED, vec![(0, k)]);
@@ -167,7 +268,7 @@ pub(super) fn take(settings: &Settings, ranks: usize) -> CrState {
     } else {
         loop {
             let t = settled_traffic(fabric);
-            fabric.tell_coordinator(sequence, step::COUNT, encode(&t, refused_here));
+            fabric.tell_coordinator(sequence, step::COUNT, encode(&t, here));
             let (_, c) = fabric.wait_checkpoint(
                 sequence,
                 &[step::AGAIN, step::DRAINED],
@@ -180,17 +281,18 @@ pub(super) fn take(settings: &Settings, ranks: usize) -> CrState {
         }
     };
     if k == 0 {
+        fabric.release();
         return CrState::Error;
     }
 
-    // 2. Snapshot, with the shared-memory rail closed and progress held still.
+    // 2. Snapshot, with progress held still and the shared-memory rail closed.
+    fabric.suspend();
     fabric.close_high_speed_rails();
     super::flush_output();
     let image = settings
         .dir
         .partial_dir(k)
         .join(format!("process-{me}.img"));
-    fabric.suspend();
     let dump = match start_dump(&image) {
         Ok(Snapshot::Restored) => return rejoin(),
         Ok(Snapshot::Writing(d)) => Some(d),
@@ -215,6 +317,7 @@ pub(super) fn take(settings: &Settings, ranks: usize) -> CrState {
         let (_, c) = fabric.wait_checkpoint(sequence, &[step::GO], Some(COORDINATOR), &pause);
         value(&c, 0) != 0
     };
+    reopen(fabric);
 
     // 4. Durability, then the commit (process 0).
     let Some(dump) = dump else {
@@ -246,6 +349,14 @@ pub(super) fn take(settings: &Settings, ranks: usize) -> CrState {
     }
 }
 
+/// Lets frames out again, once the answers queued meanwhile have endpoints.
+fn reopen(fabric: &Fabric) {
+    fabric.reconnect_deferred(&|| {
+        fabric.progress();
+    });
+    fabric.release();
+}
+
 /// In a process just restored: join the new run's network. The environment is
 /// the one of the process that restored this one (the image's is the old run's).
 fn rejoin() -> CrState {
@@ -270,6 +381,7 @@ fn rejoin() -> CrState {
         );
         crate::universe::abort_job(1)
     }
+    reopen(fabric);
     CrState::Restart
 }
 

@@ -12,7 +12,7 @@
 //! `Ignore`. A process restored from an image (`mpcrs-run --restart DIR`)
 //! resumes inside the leader's snapshot, and every rank returns `Restart`.
 
-use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -250,15 +250,37 @@ impl Communicator {
     }
 }
 
-/// Futex word of the request thread: what it is asked.
-static REQUEST: AtomicU32 = AtomicU32::new(IDLE);
-const IDLE: u32 = 0;
-const ASKED: u32 = 1;
-const STOP: u32 = 2;
+/// Set once the ranks of this process are done: no checkpoint is taken after
+/// (an image must find them running).
+static RANKS_DONE: AtomicBool = AtomicBool::new(false);
+
+/// The ranks of this process are done: waits for a checkpoint under way, and
+/// refuses any later one.
+pub fn ranks_done() {
+    let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
+    RANKS_DONE.store(true, Ordering::Release);
+}
+
+/// Futex word of the request thread: what it is asked (bits).
+static REQUEST: AtomicU32 = AtomicU32::new(0);
+/// SIGUSR1.
+const SIGNALLED: u32 = 1;
+/// Process 0 started a checkpoint of the job.
+const BY_COORDINATOR: u32 = 2;
+const STOP: u32 = 4;
+
+fn ask(bit: u32) {
+    REQUEST.fetch_or(bit, Ordering::AcqRel);
+    futex::wake_one(&REQUEST);
+}
 
 extern "C" fn on_checkpoint_signal(_sig: libc::c_int) {
-    let _ = REQUEST.compare_exchange(IDLE, ASKED, Ordering::AcqRel, Ordering::Relaxed);
-    futex::wake_one(&REQUEST);
+    ask(SIGNALLED);
+}
+
+/// A `START` from process 0 arrived (called by network progress).
+pub(crate) fn asked_by_coordinator() {
+    ask(BY_COORDINATOR);
 }
 
 /// The thread that takes checkpoints asked from outside the program: SIGUSR1
@@ -269,8 +291,7 @@ pub struct RequestServer(Option<JoinHandle<()>>);
 impl Drop for RequestServer {
     fn drop(&mut self) {
         if let Some(h) = self.0.take() {
-            REQUEST.store(STOP, Ordering::Release);
-            futex::wake_one(&REQUEST);
+            ask(STOP);
             let _ = h.join();
         }
     }
@@ -281,7 +302,11 @@ impl Drop for RequestServer {
 /// A snapshot of one process is consistent wherever its ranks are: they share
 /// its memory and every thread is stopped at a signal frame, so the checkpoint
 /// is taken at once; ranks go on without noticing, and after a restart resume
-/// where they were.
+/// where they were. In a job of several processes, process 0's request thread
+/// starts the checkpoint in every process; the network's gate keeps ranks from
+/// sending between the drain and the snapshots (see [`across`]). The server of
+/// such a job must outlive the job's final fence: another process may ask until
+/// then.
 pub fn serve_requests(ranks: usize) -> RequestServer {
     let Some(Ok(settings)) = settings() else {
         return RequestServer(None);
@@ -291,7 +316,6 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
         .and_then(|s| s.parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s > 0.0)
         .map(Duration::from_secs_f64);
-    REQUEST.store(IDLE, Ordering::Release);
     // SAFETY: the handler only touches an atomic and makes a futex call.
     unsafe {
         let mut act: libc::sigaction = std::mem::zeroed();
@@ -307,32 +331,50 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
             let mut next = interval.map(|i| Instant::now() + i);
             loop {
                 let timeout = next.map(|t| t.saturating_duration_since(Instant::now()));
-                futex::wait(&REQUEST, IDLE, timeout);
-                let why = match REQUEST.load(Ordering::Acquire) {
-                    STOP => return,
-                    ASKED => {
-                        REQUEST.store(IDLE, Ordering::Release);
-                        "SIGUSR1"
-                    }
-                    _ if next.is_some_and(|t| Instant::now() >= t) => "--checkpoint-interval",
-                    _ => continue,
-                };
-                if crate::remote::Fabric::get().is_some() {
-                    eprintln!(
-                        "mpcrs: checkpoint on {why} refused: the job spans several processes, \
-                         whose ranks must be stopped at the same point; call MPIX_Checkpoint"
-                    );
-                    next = interval.map(|i| Instant::now() + i);
-                    continue;
+                futex::wait(&REQUEST, 0, timeout);
+                let asked = REQUEST.swap(0, Ordering::AcqRel);
+                if asked & STOP != 0 {
+                    return;
                 }
-                match take(settings, ranks) {
-                    CrState::Restart => {
+                let why = if asked & SIGNALLED != 0 {
+                    Some("SIGUSR1")
+                } else if next.is_some_and(|t| Instant::now() >= t) {
+                    Some("--checkpoint-interval")
+                } else {
+                    None
+                };
+                let state = match crate::remote::Fabric::get() {
+                    None => why.map(|_| take(settings, ranks)),
+                    Some(fabric) => {
+                        if asked & BY_COORDINATOR != 0 {
+                            while let Some(sequence) = fabric.take_start() {
+                                across::answer(settings, sequence);
+                            }
+                        }
+                        // Only process 0 starts one; the launcher signals every process.
+                        match why {
+                            Some(why) if fabric.me == 0 => across::request(settings).or_else(|| {
+                                eprintln!(
+                                    "mpcrs: checkpoint on {why} skipped: another is under way, or the ranks are done"
+                                );
+                                None
+                            }),
+                            _ => None,
+                        }
+                    }
+                };
+                match (state, why) {
+                    (Some(CrState::Restart), Some(why)) => {
                         eprintln!("mpcrs: restarted from a checkpoint taken on {why}")
                     }
-                    CrState::Checkpoint => eprintln!("mpcrs: checkpoint taken on {why}"),
+                    (Some(CrState::Checkpoint), Some(why)) => {
+                        eprintln!("mpcrs: checkpoint taken on {why}")
+                    }
                     _ => {}
                 }
-                next = interval.map(|i| Instant::now() + i);
+                if why.is_some() {
+                    next = interval.map(|i| Instant::now() + i);
+                }
             }
         });
     match thread {

@@ -30,7 +30,7 @@ use mpcrs_signaling::{Control, ControlKind, Signaling, StaticTopology};
 use deliver::Reorder;
 pub(crate) use deliver::{Incoming, PendingSend, Registry};
 use links::Links;
-pub(crate) use quiesce::{step, Traffic};
+pub(crate) use quiesce::{step, Traffic, REQUESTED};
 use wire::{Header, Kind};
 
 use crate::launch::pmi2;
@@ -95,8 +95,6 @@ pub(crate) struct Fabric {
     max_data: usize,
     cross_memory_bytes: AtomicU64,
     rounds: AtomicU64,
-    /// Deferred answers queued or being sent (a checkpoint waits for none).
-    outstanding: AtomicUsize,
     /// Control messages (other than checkpoint coordination) acted upon.
     control_handled: AtomicU64,
     /// Checkpoint coordination messages sent, and those received, not yet taken.
@@ -107,6 +105,10 @@ pub(crate) struct Fabric {
     /// rounds under way.
     suspended: AtomicBool,
     active: AtomicUsize,
+    /// Set while a checkpoint holds outgoing frames; `sending` counts those
+    /// inside the gate (see [`Fabric::pass_gate`]).
+    holding: AtomicBool,
+    sending: AtomicUsize,
     /// Set when this process's ranks have all finalized.
     finishing: AtomicBool,
 }
@@ -237,12 +239,13 @@ impl Fabric {
             max_data,
             cross_memory_bytes: AtomicU64::new(0),
             rounds: AtomicU64::new(0),
-            outstanding: AtomicUsize::new(0),
             control_handled: AtomicU64::new(0),
             checkpoint_sent: AtomicU64::new(0),
             checkpoint_inbox: Mutex::new(Vec::new()),
             suspended: AtomicBool::new(false),
             active: AtomicUsize::new(0),
+            holding: AtomicBool::new(false),
+            sending: AtomicUsize::new(0),
             finishing: AtomicBool::new(false),
         };
         if FABRIC.set(fabric).is_err() {
@@ -272,7 +275,6 @@ impl Fabric {
     }
 
     fn defer(&self, d: Deferred) {
-        self.outstanding.fetch_add(1, Ordering::AcqRel);
         self.deferred.push(d);
     }
 
@@ -308,6 +310,33 @@ impl Fabric {
     /// finishes.
     #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn send(
+        &self,
+        to: u32,
+        context: u64,
+        dest: i32,
+        source: i32,
+        tag: i32,
+        buf: *const u8,
+        len: usize,
+        mode: SendMode,
+    ) -> Pending {
+        // While a checkpoint holds the network the rank waits here, inside its
+        // MPI call.
+        while !self.pass_gate() {
+            mpcrs_scheduler::yield_now();
+        }
+        // SAFETY: forwarded from this function's contract.
+        let pending = unsafe { self.send_in_gate(to, context, dest, source, tag, buf, len, mode) };
+        self.leave_gate();
+        pending
+    }
+
+    /// [`Fabric::send`], once through the gate.
+    ///
+    /// # Safety
+    /// As [`Fabric::send`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn send_in_gate(
         &self,
         to: u32,
         context: u64,
@@ -427,8 +456,12 @@ impl Fabric {
         while let Some(c) = net.signaling.try_receive() {
             moved = true;
             match &c.kind {
-                ControlKind::Checkpoint { .. } => {
+                ControlKind::Checkpoint { step, .. } => {
+                    let start = *step == step::START;
                     self.checkpoint_inbox.lock().unwrap().push(c);
+                    if start {
+                        crate::checkpoint::asked_by_coordinator();
+                    }
                     continue;
                 }
                 ControlKind::ConnectRequest { rail, address }
@@ -449,6 +482,9 @@ impl Fabric {
     /// Sends the deferred answers and rendezvous data; returns whether there were
     /// any. Not from inside a delivery (see the module's notes).
     pub(crate) fn flush_deferred(&self) -> bool {
+        if !self.pass_gate() {
+            return false;
+        }
         let mut moved = false;
         while let Some(d) = self.deferred.pop() {
             moved = true;
@@ -480,8 +516,8 @@ impl Fabric {
                     done.complete(Status::empty());
                 }
             }
-            self.outstanding.fetch_sub(1, Ordering::AcqRel);
         }
+        self.leave_gate();
         moved
     }
 

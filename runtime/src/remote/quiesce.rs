@@ -11,7 +11,12 @@ use std::time::{Duration, Instant};
 
 use mpcrs_signaling::ControlKind;
 
-use super::{Fabric, Joining, Net};
+use super::wire::HEADER_BYTES;
+use super::{Deferred, Fabric, Joining, Net};
+
+/// Sequence numbers of checkpoints asked from outside (process 0 names them)
+/// have this bit; those of `MPIX_Checkpoint` count apart, in every process alike.
+pub(crate) const REQUESTED: u64 = 1 << 63;
 
 /// What one process has put on the network and taken from it. Summed over the
 /// job, sent equals taken once nothing is in flight.
@@ -21,13 +26,16 @@ pub(crate) struct Traffic {
     pub(crate) frames_taken: u64,
     pub(crate) control_sent: u64,
     pub(crate) control_taken: u64,
-    /// Answers queued but not sent yet: more frames will follow.
-    pub(crate) busy: bool,
 }
 
 impl Fabric {
     pub(crate) fn processes(&self) -> u32 {
         self.blocks.len() as u32
+    }
+
+    /// Number of ranks of the job.
+    pub(crate) fn ranks(&self) -> usize {
+        self.blocks.iter().map(|b| b.len()).sum()
     }
 
     /// Number of ranks this process runs.
@@ -40,7 +48,6 @@ impl Fabric {
     /// process's memory), so one in a socket or a ring counts as sent only.
     pub(crate) fn traffic(&self) -> Traffic {
         let frames_taken = self.inbound.iter().map(|r| r.lock().unwrap().taken()).sum();
-        let busy = self.outstanding.load(Ordering::Acquire) != 0;
         let frames_sent = self
             .next_seq
             .iter()
@@ -54,7 +61,6 @@ impl Fabric {
                 .sent
                 .saturating_sub(self.checkpoint_sent.load(Ordering::Acquire)),
             control_taken: self.control_handled.load(Ordering::Acquire),
-            busy,
         }
     }
 
@@ -122,12 +128,91 @@ impl Fabric {
         }
     }
 
-    /// Drops coordination messages of checkpoints before `sequence` (those of a
-    /// checkpoint that failed on the way).
+    /// Drops coordination messages of earlier checkpoints of `sequence`'s kind
+    /// (those of a checkpoint that failed on the way).
     pub(crate) fn forget_checkpoints_before(&self, sequence: u64) {
-        self.checkpoint_inbox.lock().unwrap().retain(
-            |c| matches!(c.kind, ControlKind::Checkpoint { epoch, .. } if epoch >= sequence),
-        );
+        let kind = sequence & REQUESTED;
+        self.checkpoint_inbox.lock().unwrap().retain(|c| {
+            matches!(c.kind, ControlKind::Checkpoint { epoch, .. }
+                if epoch & REQUESTED != kind || epoch >= sequence)
+        });
+    }
+
+    /// The sequence number of a checkpoint process 0 asked for (its `START`),
+    /// taken out of the inbox.
+    pub(crate) fn take_start(&self) -> Option<u64> {
+        let mut inbox = self.checkpoint_inbox.lock().unwrap();
+        let i = inbox.iter().position(|c| {
+            matches!(
+                c.kind,
+                ControlKind::Checkpoint {
+                    step: step::START,
+                    ..
+                }
+            )
+        })?;
+        match inbox.remove(i).kind {
+            ControlKind::Checkpoint { epoch, .. } => Some(epoch),
+            _ => None,
+        }
+    }
+
+    /// Closes the gate of outgoing frames (see [`Fabric::pass_gate`]) and waits
+    /// for those inside to leave. From then on nothing leaves this process but
+    /// control messages: deferred answers stay queued (memory, so part of an
+    /// image) and ranks that send wait at the gate.
+    pub(crate) fn hold(&self) {
+        self.holding.store(true, Ordering::SeqCst);
+        while self.sending.load(Ordering::SeqCst) != 0 {
+            std::thread::yield_now();
+        }
+    }
+
+    /// Opens the gate again.
+    pub(crate) fn release(&self) {
+        self.holding.store(false, Ordering::SeqCst);
+    }
+
+    /// Enters the gate of outgoing frames; `false` while a checkpoint holds it.
+    /// Whoever entered leaves with [`Fabric::leave_gate`].
+    pub(crate) fn pass_gate(&self) -> bool {
+        self.sending.fetch_add(1, Ordering::SeqCst);
+        if self.holding.load(Ordering::SeqCst) {
+            self.sending.fetch_sub(1, Ordering::SeqCst);
+            return false;
+        }
+        true
+    }
+
+    pub(crate) fn leave_gate(&self) {
+        self.sending.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Makes sure every queued answer has an endpoint to leave by: answers are
+    /// sent from progress, which cannot wait for a connection, and the queue may
+    /// name processes whose endpoints a checkpoint closed or a restart lost.
+    /// Called with the gate held, so nobody else takes from the queue.
+    pub(crate) fn reconnect_deferred(&self, progress: &dyn Fn()) {
+        let mut queued = Vec::new();
+        while let Some(d) = self.deferred.pop() {
+            queued.push(d);
+        }
+        let net = self.net();
+        let mut done = std::collections::HashSet::new();
+        for d in &queued {
+            let (to, size) = match d {
+                Deferred::Frame { to, .. } => (*to, 0),
+                Deferred::Data { to, .. } => (*to, self.max_data),
+            };
+            if done.insert((to, size)) {
+                net.links
+                    .ensure(to, HEADER_BYTES + size, &net.signaling, progress)
+                    .unwrap_or_else(|e| self.fail(e));
+            }
+        }
+        for d in queued {
+            self.deferred.push(d);
+        }
     }
 
     /// Closes the high-speed rails (shared memory): their rings are not in
@@ -173,6 +258,8 @@ impl Fabric {
 /// The coordination message of a checkpoint (the `step` of
 /// [`ControlKind::Checkpoint`]).
 pub(crate) mod step {
+    /// Process 0 to all: a checkpoint asked from outside begins.
+    pub(crate) const START: u8 = 7;
     /// Leader to process 0: this process's traffic counters.
     pub(crate) const COUNT: u8 = 1;
     /// Process 0 to all: count again.
