@@ -129,18 +129,61 @@ fn regions(maps: &[u8], hole: (u64, u64)) -> std::io::Result<Vec<Region>> {
 /// Exit statuses of the child.
 const CHILD_SHORT_WRITE: i32 = 250;
 
-/// Writes `len` bytes from `src` at `offset`, checksumming them on the way.
+/// Bytes written per round.
+const CHUNK: u64 = 8 << 20;
+
+/// A private buffer of [`CHUNK`] bytes for the child: shared mappings are
+/// copied into it first, since the parent (or another process) may change them
+/// between the checksum and the write. Mapped with a raw system call (no
+/// allocation in the child); `None` if the kernel refuses.
+fn bounce_buffer() -> Option<&'static mut [u8]> {
+    // SAFETY: an anonymous private mapping, owned by nobody else; it lives until
+    // the child exits.
+    let p = unsafe {
+        call!(
+            libc::SYS_mmap,
+            0,
+            CHUNK,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1i64,
+            0
+        )
+    };
+    if p < 0 {
+        return None;
+    }
+    // SAFETY: the mapping just made holds CHUNK writable bytes.
+    Some(unsafe { std::slice::from_raw_parts_mut(p as *mut u8, CHUNK as usize) })
+}
+
+/// Writes `len` bytes from `src` at `offset`, checksumming them on the way
+/// (through `bounce` when given: memory others may change meanwhile).
 /// Returns 0 or an errno. Runs in the forked child: no allocation.
-fn write_region(fd: i32, src: u64, len: u64, offset: u64, crc: &mut u32) -> i32 {
-    const CHUNK: u64 = 8 << 20;
+fn write_region(
+    fd: i32,
+    src: u64,
+    len: u64,
+    offset: u64,
+    crc: &mut u32,
+    mut bounce: Option<&mut [u8]>,
+) -> i32 {
     let mut done = 0;
     while done < len {
         let n = (len - done).min(CHUNK);
         let ptr = (src + done) as *const u8;
-        // SAFETY: [src, src+len) is a readable mapping of the snapshot (it was
-        // listed readable in /proc/self/maps before the fork, and the child
-        // has nothing that could unmap it).
-        let bytes = unsafe { std::slice::from_raw_parts(ptr, n as usize) };
+        let bytes: &[u8] = match bounce.as_deref_mut() {
+            Some(b) => {
+                // SAFETY: as below for the source; `b` holds CHUNK >= n bytes and
+                // is the child's own.
+                unsafe { std::ptr::copy_nonoverlapping(ptr, b.as_mut_ptr(), n as usize) };
+                &b[..n as usize]
+            }
+            // SAFETY: [src, src+len) is a readable mapping of the snapshot (it was
+            // listed readable in /proc/self/maps before the fork, and the child
+            // has nothing that could unmap it); private, so nobody changes it.
+            None => unsafe { std::slice::from_raw_parts(ptr, n as usize) },
+        };
         *crc = crc32c::crc32c_append(*crc, bytes);
         // Pages of zeros are not written: the file was sized beforehand, so they
         // stay holes that read back as zeros (untouched stacks and heaps).
@@ -206,12 +249,21 @@ fn pwrite_all(fd: i32, bytes: &[u8], offset: u64) -> i32 {
 
 /// The child's whole work; returns its exit status.
 fn child_writes(fd: i32, regions: &[Region], meta: &mut [u8]) -> i32 {
+    let mut bounce = None;
     for (i, r) in regions.iter().enumerate() {
         if !r.has_data() {
             continue;
         }
+        let shared = r.flags & image::SHARED != 0;
+        if shared && bounce.is_none() {
+            bounce = bounce_buffer();
+            if bounce.is_none() {
+                return libc::ENOMEM;
+            }
+        }
         let mut crc = 0;
-        let e = write_region(fd, r.start, r.len(), r.data_offset, &mut crc);
+        let via = if shared { bounce.as_deref_mut() } else { None };
+        let e = write_region(fd, r.start, r.len(), r.data_offset, &mut crc, via);
         if e != 0 {
             return e;
         }
@@ -226,6 +278,7 @@ fn child_writes(fd: i32, regions: &[Region], meta: &mut [u8]) -> i32 {
         meta.len() as u64,
         0,
         &mut crc_unused,
+        None,
     );
     if e != 0 {
         return e;

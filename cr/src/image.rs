@@ -299,21 +299,30 @@ pub fn verify(path: &Path) -> Result<Verified, ImageError> {
         problem,
     };
     let size = file.metadata().map_err(|e| fail(e.to_string()))?.len();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut data_bytes = 0;
-    for (i, r) in header
-        .regions
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.has_data())
-    {
-        let what = format!("region {i} ({:#x}-{:#x} {})", r.start, r.end, r.path);
+    let what =
+        |i: usize, r: &Region| format!("region {i} ({:#x}-{:#x} {})", r.start, r.end, r.path);
+    let with_data = || {
+        header
+            .regions
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.has_data())
+    };
+    // Every length first: a file cut short is named as such, whichever region
+    // comes first.
+    for (i, r) in with_data() {
         if r.data_offset + r.len() > size {
             return Err(fail(format!(
-                "truncated: {what} needs bytes up to {}, the file has {size}",
+                "truncated: {} needs bytes up to {}, the file has {size}",
+                what(i, r),
                 r.data_offset + r.len()
             )));
         }
+    }
+    let mut buf = vec![0u8; 1 << 20];
+    let mut data_bytes = 0;
+    for (i, r) in with_data() {
+        let what = what(i, r);
         let mut crc = 0;
         let mut at = 0;
         while at < r.len() {

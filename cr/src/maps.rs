@@ -53,7 +53,7 @@ impl Mapping {
         }
         if self.path.starts_with("/dev/")
             && !self.path.starts_with("/dev/shm/")
-            && self.path != "/dev/zero"
+            && !self.path.starts_with("/dev/zero")
         {
             return Some(Skip::Device);
         }

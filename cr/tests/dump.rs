@@ -57,6 +57,50 @@ fn an_image_holds_this_process_memory_and_verifies() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Shared memory is not frozen by the fork: a thread keeps writing to it while
+/// the image is written. Every region must still verify (its checksum is of the
+/// bytes written).
+#[test]
+fn shared_memory_changing_during_the_dump_still_verifies() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = scratch("shared");
+    let len = 32usize << 20;
+    // SAFETY: a fresh anonymous shared mapping, unmapped at the end of the test.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(p, libc::MAP_FAILED);
+    let base = p as usize;
+    let stop = AtomicBool::new(false);
+    let img = dir.join("p.img");
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut k = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                k += 1;
+                for page in (0..len).step_by(4096) {
+                    // SAFETY: inside the mapping; only this thread writes it.
+                    unsafe { std::ptr::write_volatile((base + page) as *mut u64, k) };
+                }
+            }
+        });
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        dump(&img);
+        stop.store(true, Ordering::Relaxed);
+    });
+    verify(&img).unwrap();
+    // SAFETY: the mapping made above, no longer used.
+    unsafe { libc::munmap(p, len) };
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn the_image_is_the_memory_at_the_fork_not_later() {
     let dir = scratch("snapshot");
