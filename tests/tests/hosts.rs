@@ -6,7 +6,10 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use mpcrs_tests::{expect_success, net_stats_line, numbers, process_report, program, run_job};
+use mpcrs_tests::{
+    example, expect_success, heat_checksum, latest_epoch, net_stats_line, numbers, process_report,
+    program, run_job, BackgroundJob,
+};
 
 fn ip(args: &[&str]) {
     let o = Command::new("ip")
@@ -28,6 +31,8 @@ struct Hosts {
     subnet: u32,
     count: u32,
     agent: PathBuf,
+    /// The agent appends each host it starts a process on.
+    log: PathBuf,
 }
 
 impl Hosts {
@@ -41,6 +46,7 @@ impl Hosts {
             subnet,
             count,
             agent: std::env::temp_dir().join(format!("mpcrs-agent-{tag}.sh")),
+            log: std::env::temp_dir().join(format!("mpcrs-agent-{tag}.log")),
         };
         let br = h.bridge();
         ip(&["link", "add", &br, "type", "bridge"]);
@@ -77,7 +83,8 @@ impl Hosts {
         std::fs::write(
             &h.agent,
             format!(
-                "host=$1; shift\ncase \"$host\" in\n{cases}  *) echo \"agent: unknown host $host\" >&2; exit 255;;\nesac\nexec ip netns exec \"$ns\" sh -c \"$1\"\n"
+                "host=$1; shift\ncase \"$host\" in\n{cases}  *) echo \"agent: unknown host $host\" >&2; exit 255;;\nesac\necho \"$host\" >> {}\nexec ip netns exec \"$ns\" sh -c \"$1\"\n",
+                h.log.display()
             ),
         )
         .unwrap();
@@ -105,6 +112,7 @@ impl Drop for Hosts {
             .args(["link", "del", &self.bridge()])
             .status();
         let _ = std::fs::remove_file(&self.agent);
+        let _ = std::fs::remove_file(&self.log);
     }
 }
 
@@ -214,4 +222,63 @@ fn an_unreachable_agent_host_ends_the_job_with_its_name() {
         )),
         "{err}"
     );
+}
+
+/// A job of 4 processes on two hosts, checkpointed and killed, restarts on two
+/// other hosts (the checkpoint directory is at the same path on all, as on a
+/// shared file system) and ends with the checksum of an uninterrupted run.
+#[test]
+fn a_job_checkpointed_on_two_hosts_restarts_on_two_others() {
+    let hosts = Hosts::new(4, 2);
+    let agent = format!("sh {}", hosts.agent.display());
+    let dir = std::env::temp_dir().join(format!("mpcrs-hosts-ckpt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let heat = example("heat");
+    let heat = heat.to_str().unwrap();
+    let limit = Duration::from_secs(120);
+    let reference = heat_checksum(&expect_success(
+        &run_job(&["-n", "8", "-c", "2", heat, "256", "16000"], limit),
+        "uninterrupted heat",
+    ));
+    let first = format!("{},{}", hosts.host(1), hosts.host(2));
+    let job = BackgroundJob::start(&[
+        "-n",
+        "8",
+        "-p",
+        "4",
+        "--host",
+        &first,
+        "--launch-agent",
+        &agent,
+        "--checkpoint",
+        d,
+        heat,
+        "256",
+        "16000",
+        "1000",
+    ]);
+    job.wait_for("an epoch to commit", limit, |_, _| {
+        latest_epoch(&dir).is_some_and(|k| k >= 1)
+    });
+    let (status, _, err) = job.kill_processes();
+    assert!(!status.success(), "{err}");
+    let started = std::fs::read_to_string(&hosts.log).unwrap();
+    assert_eq!(started.lines().count(), 4, "{started}");
+    std::fs::remove_file(&hosts.log).unwrap();
+
+    let then = format!("{},{}", hosts.host(3), hosts.host(4));
+    let o = run_job(
+        &["--restart", d, "--host", &then, "--launch-agent", &agent],
+        limit,
+    );
+    let out = expect_success(&o, "restart on two other hosts");
+    assert!(out.contains("restarted after iteration"), "{out}");
+    assert_eq!(heat_checksum(&out), reference, "{out}");
+    let started = std::fs::read_to_string(&hosts.log).unwrap();
+    let mut on: Vec<&str> = started.lines().collect();
+    on.sort_unstable();
+    let (h3, h4) = (hosts.host(3), hosts.host(4));
+    assert_eq!(on, [h3.as_str(), &h3, &h4, &h4], "{started}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

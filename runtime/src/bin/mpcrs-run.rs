@@ -9,6 +9,7 @@
 use std::process::{Command, ExitCode};
 
 use clap::Parser;
+use mpcrs::launch::processes::Launch;
 use mpcrs::launch::supervise;
 use mpcrs::run::env;
 
@@ -90,7 +91,8 @@ struct Args {
     stack_size: Option<u64>,
 
     /// Restart the job checkpointed in DIR from its latest complete epoch (or
-    /// --epoch K): same program, arguments, ranks and processes.
+    /// --epoch K): same program, arguments, ranks and processes; on this host,
+    /// or on those of --host/--hostfile (DIR at the same path on each).
     #[arg(long = "restart", value_name = "DIR", conflicts_with_all = ["checkpoint", "ranks", "processes"])]
     restart: Option<std::path::PathBuf>,
 
@@ -287,21 +289,17 @@ fn main() -> ExitCode {
         (None, Some(file)) => Some(mpcrs::launch::hosts::parse_hostfile(file)),
         (None, None) => None,
     };
+    let checkpoints = args.checkpoint.is_some();
     let specs = if let Some(hosts) = hosts {
-        let agent = args
-            .launch_agent
-            .clone()
-            .or_else(|| std::env::var("MPCRS_LAUNCH_AGENT").ok())
-            .unwrap_or_else(|| "ssh -o BatchMode=yes".into());
-        let agent: Vec<String> = agent.split_whitespace().map(String::from).collect();
         match hosts.and_then(|h| {
             mpcrs::launch::processes::across_hosts(
                 &cmd,
                 args.processes as usize,
                 args.ranks as usize,
                 &h,
-                &agent,
+                &launch_agent(&args),
                 &host,
+                &Launch::first_run(checkpoints),
             )
         }) {
             Ok(specs) => specs,
@@ -310,36 +308,36 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         }
-    } else if args.processes == 1 {
-        vec![supervise::ProcessSpec {
-            index: 0,
-            ranks: 0..args.ranks as usize,
-            host,
-            command: cmd,
-        }]
     } else {
-        match mpcrs::launch::processes::with_key_value_store(
-            &cmd,
-            args.processes as usize,
-            args.ranks as usize,
-            &host,
-        ) {
-            Ok(specs) => specs,
-            Err(e) => {
-                eprintln!("mpcrs-run: cannot start the key-value store: {e}");
-                return ExitCode::from(1);
+        let mut specs = if args.processes == 1 {
+            vec![supervise::ProcessSpec {
+                index: 0,
+                ranks: 0..args.ranks as usize,
+                host,
+                command: cmd,
+            }]
+        } else {
+            match mpcrs::launch::processes::with_key_value_store(
+                &cmd,
+                args.processes as usize,
+                args.ranks as usize,
+                &host,
+            ) {
+                Ok(specs) => specs,
+                Err(e) => {
+                    eprintln!("mpcrs-run: cannot start the key-value store: {e}");
+                    return ExitCode::from(1);
+                }
             }
-        }
-    };
-    let mut specs = specs;
-    if args.checkpoint.is_some() {
+        };
         // Each process's own command: copies made for a key-value store carry
         // no pre-exec step of the base command.
         for spec in &mut specs {
-            restorable(&mut spec.command);
+            Launch::first_run(checkpoints).apply_here(spec.index, &mut spec.command);
         }
-    }
-    supervise_job(specs, args.tag_output, args.checkpoint.is_some(), program)
+        specs
+    };
+    supervise_job(specs, args.tag_output, checkpoints, program)
 }
 
 /// Runs the processes of a job to their end and returns the job's status.
@@ -374,8 +372,8 @@ fn supervise_job(
 }
 
 /// The processes that restart the job checkpointed in `dir`, in the layout of
-/// the first run (one image each; several processes get a new key-value store),
-/// and the program's name. Everything that can be checked before a process
+/// the first run (one image each; several processes get a new key-value store)
+/// on this host or on the hosts given, and the program's name. Everything that can be checked before a process
 /// starts is: the epoch is complete, its manifest reads, every image is there
 /// with a sound header, and the executable is the one that wrote them.
 fn restart_specs(
@@ -482,50 +480,67 @@ fn restart_specs(
         epoch_dir.display()
     );
     let host = mpcrs::launch::hosts::local_hostname();
-    let mut specs = if m.processes == 1 {
-        vec![supervise::ProcessSpec {
-            index: 0,
-            ranks: 0..m.ranks,
-            host,
-            command: cmd,
-        }]
-    } else {
+    let own_env = |p: usize| {
+        let image = std::path::absolute(&images[p]).unwrap_or_else(|_| images[p].clone());
+        vec![(
+            mpcrs_cr::restore::RESTORE_ENV.to_string(),
+            image.to_string_lossy().into_owned(),
+        )]
+    };
+    let launch = Launch {
+        restorable: true,
+        own_env: &own_env,
+    };
+    if m.processes > 1 {
         // The restored processes reach the new key-value store through the
-        // descriptor the restorer carries over for them.
+        // descriptor the restorer carries over for them (on this host).
         cmd.env(
             mpcrs_cr::restore::CARRY_FDS_ENV,
             mpcrs::launch::pmi2::ENV_FD,
         );
-        mpcrs::launch::processes::with_key_value_store(&cmd, m.processes, m.ranks, &host)
-            .map_err(|e| format!("cannot start the key-value store: {e}"))?
+    }
+    // Hosts may differ from the first run's; the checkpoint directory must then be
+    // at the same path on each (a shared file system).
+    let hosts = match (&args.host, &args.hostfile) {
+        (Some(list), _) => Some(mpcrs::launch::hosts::parse_host_list(list)?),
+        (None, Some(file)) => Some(mpcrs::launch::hosts::parse_hostfile(file)?),
+        (None, None) => None,
     };
-    for (spec, image) in specs.iter_mut().zip(&images) {
-        spec.command.env(mpcrs_cr::restore::RESTORE_ENV, image);
-        restorable(&mut spec.command);
+    let mut specs = match hosts {
+        Some(hosts) => {
+            return mpcrs::launch::processes::across_hosts(
+                &cmd,
+                m.processes,
+                m.ranks,
+                &hosts,
+                &launch_agent(args),
+                &host,
+                &launch,
+            )
+            .map(|specs| (specs, program));
+        }
+        None if m.processes == 1 => vec![supervise::ProcessSpec {
+            index: 0,
+            ranks: 0..m.ranks,
+            host,
+            command: cmd,
+        }],
+        None => mpcrs::launch::processes::with_key_value_store(&cmd, m.processes, m.ranks, &host)
+            .map_err(|e| format!("cannot start the key-value store: {e}"))?,
+    };
+    for spec in &mut specs {
+        launch.apply_here(spec.index, &mut spec.command);
     }
     Ok((specs, program))
 }
 
-/// Runs the job so that its images can be restored at the same addresses: ASLR
-/// off (as DMTCP does for MPI jobs) and glibc's rseq registration off (restored
-/// memory would carry a registration the new thread does not have).
-fn restorable(cmd: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    let tunables = match std::env::var("GLIBC_TUNABLES") {
-        Ok(t) if !t.is_empty() => format!("{t}:glibc.pthread.rseq=0"),
-        _ => "glibc.pthread.rseq=0".to_string(),
-    };
-    cmd.env("GLIBC_TUNABLES", tunables);
-    // SAFETY: personality is async-signal-safe and changes only the child.
-    unsafe {
-        cmd.pre_exec(|| {
-            let current = libc::personality(0xffff_ffff);
-            if current == -1
-                || libc::personality((current | libc::ADDR_NO_RANDOMIZE) as libc::c_ulong) == -1
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+/// The command that starts processes on other hosts, as words.
+fn launch_agent(args: &Args) -> Vec<String> {
+    args.launch_agent
+        .clone()
+        .or_else(|| std::env::var("MPCRS_LAUNCH_AGENT").ok())
+        .unwrap_or_else(|| "ssh -o BatchMode=yes".into())
+        .split_whitespace()
+        .map(String::from)
+        .collect()
 }

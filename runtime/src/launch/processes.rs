@@ -175,6 +175,10 @@ fn report(index: usize, ending: io::Result<Ending>) {
 /// reaches the key-value store over the network (`PMI_PORT`), at this host's
 /// address on the route to the first remote host, so each one also learns an
 /// address of its own that the other hosts can reach.
+///
+/// `launch` says what each process gets besides `base`: its own variables (a
+/// restart's image) and, for jobs with checkpoints, the settings that make it
+/// restorable; those reach processes on other hosts through their command line.
 pub fn across_hosts(
     base: &Command,
     processes: usize,
@@ -182,6 +186,7 @@ pub fn across_hosts(
     hosts: &[Host],
     agent: &[String],
     own_name: &str,
+    launch: &Launch,
 ) -> Result<Vec<ProcessSpec>, String> {
     let placement = hosts::place(processes, hosts);
     let local: Vec<bool> = hosts
@@ -189,7 +194,12 @@ pub fn across_hosts(
         .map(|h| hosts::is_local(&h.name, own_name))
         .collect::<Result<_, _>>()?;
     let Some(first_remote) = hosts.iter().zip(&local).find(|(_, &l)| !l).map(|(h, _)| h) else {
-        return with_key_value_store(base, processes, ranks, own_name).map_err(|e| e.to_string());
+        let mut specs =
+            with_key_value_store(base, processes, ranks, own_name).map_err(|e| e.to_string())?;
+        for spec in &mut specs {
+            launch.apply_here(spec.index, &mut spec.command);
+        }
+        return Ok(specs);
     };
     if agent.is_empty() {
         return Err("the launch agent is empty".into());
@@ -242,15 +252,32 @@ pub fn across_hosts(
             .collect();
         env.extend([(pmi2::ENV_PORT.to_string(), format!("{ip}:{port}"))]);
         env.extend(identity(index, processes, &nodes).map(|(k, v)| (k.to_string(), v)));
+        env.extend((launch.own_env)(index));
         let command = if local[placement[index]] {
             let mut c = copy_command(base);
             c.envs(env.iter().map(|(k, v)| (k, v)));
+            if launch.restorable {
+                restorable(&mut c);
+            }
             c
         } else {
-            let mut line = format!(
-                "cd {} && exec env",
-                hosts::shell_quote(&cwd.to_string_lossy())
-            );
+            // Variables the base command removes are removed there too (the
+            // remote login's environment has its own).
+            let removed = base
+                .get_envs()
+                .filter(|(_, v)| v.is_none())
+                .map(|(k, _)| k.to_string_lossy().into_owned());
+            let mut line = format!("cd {} && exec", hosts::shell_quote(&cwd.to_string_lossy()));
+            if launch.restorable {
+                // The launcher's personality does not cross ssh: ASLR off there.
+                line.push_str(" setarch \"$(uname -m)\" -R");
+                env.push(("GLIBC_TUNABLES".into(), restorable_tunables()));
+            }
+            line.push_str(" env");
+            for k in removed {
+                line.push_str(" -u ");
+                line.push_str(&hosts::shell_quote(&k));
+            }
             for (k, v) in &env {
                 line.push(' ');
                 line.push_str(&hosts::shell_quote(&format!("{k}={v}")));
@@ -273,6 +300,61 @@ pub fn across_hosts(
         });
     }
     Ok(specs)
+}
+
+/// What each process of a job gets besides the base command.
+pub struct Launch<'a> {
+    /// Started so that its images can be restored (jobs with checkpoints).
+    pub restorable: bool,
+    /// Variables of process `index` alone (a restart names its image).
+    pub own_env: &'a dyn Fn(usize) -> Vec<(String, String)>,
+}
+
+impl Launch<'_> {
+    /// A first run: nothing of its own, restorable with checkpoints.
+    pub fn first_run(checkpoints: bool) -> Launch<'static> {
+        Launch {
+            restorable: checkpoints,
+            own_env: &|_| Vec::new(),
+        }
+    }
+
+    /// Applies to a process started on this host.
+    pub fn apply_here(&self, index: usize, cmd: &mut Command) {
+        cmd.envs((self.own_env)(index));
+        if self.restorable {
+            restorable(cmd);
+        }
+    }
+}
+
+/// glibc's tunables for a restorable process: the launcher's, with rseq
+/// registration off.
+fn restorable_tunables() -> String {
+    match std::env::var("GLIBC_TUNABLES") {
+        Ok(t) if !t.is_empty() => format!("{t}:glibc.pthread.rseq=0"),
+        _ => "glibc.pthread.rseq=0".to_string(),
+    }
+}
+
+/// Runs a process of this host so that its images can be restored at the same
+/// addresses: ASLR off (as DMTCP does for MPI jobs) and glibc's rseq
+/// registration off (restored memory would carry a registration the new thread
+/// does not have).
+pub fn restorable(cmd: &mut Command) {
+    cmd.env("GLIBC_TUNABLES", restorable_tunables());
+    // SAFETY: personality is async-signal-safe and changes only the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            let current = libc::personality(0xffff_ffff);
+            if current == -1
+                || libc::personality((current | libc::ADDR_NO_RANDOMIZE) as libc::c_ulong) == -1
+            {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 #[cfg(test)]
