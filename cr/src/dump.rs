@@ -132,10 +132,12 @@ const CHILD_SHORT_WRITE: i32 = 250;
 /// Bytes written per round.
 const CHUNK: u64 = 8 << 20;
 
-/// A private buffer of [`CHUNK`] bytes for the child: shared mappings are
-/// copied into it first, since the parent (or another process) may change them
-/// between the checksum and the write. Mapped with a raw system call (no
-/// allocation in the child); `None` if the kernel refuses.
+/// The child's private buffer of [`CHUNK`] bytes, page-aligned: every region is
+/// copied into it, checksummed there and written from there. Direct I/O from
+/// the snapshot's own pages would make the kernel unshare (copy) each page it
+/// pins, one fault at a time, and shared mappings may change between a
+/// checksum and a write. Mapped with a raw system call (no allocation in the
+/// child); `None` if the kernel refuses.
 fn bounce_buffer() -> Option<&'static mut [u8]> {
     // SAFETY: an anonymous private mapping, owned by nobody else; it lives until
     // the child exits.
@@ -157,33 +159,19 @@ fn bounce_buffer() -> Option<&'static mut [u8]> {
     Some(unsafe { std::slice::from_raw_parts_mut(p as *mut u8, CHUNK as usize) })
 }
 
-/// Writes `len` bytes from `src` at `offset`, checksumming them on the way
-/// (through `bounce` when given: memory others may change meanwhile).
-/// Returns 0 or an errno. Runs in the forked child: no allocation.
-fn write_region(
-    fd: i32,
-    src: u64,
-    len: u64,
-    offset: u64,
-    crc: &mut u32,
-    mut bounce: Option<&mut [u8]>,
-) -> i32 {
+/// Writes `len` bytes from `src` at `offset` through `bounce`, checksumming
+/// them on the way. Returns 0 or an errno. Runs in the forked child: no
+/// allocation.
+fn write_region(fd: i32, src: u64, len: u64, offset: u64, crc: &mut u32, bounce: &mut [u8]) -> i32 {
     let mut done = 0;
     while done < len {
-        let n = (len - done).min(CHUNK);
-        let ptr = (src + done) as *const u8;
-        let bytes: &[u8] = match bounce.as_deref_mut() {
-            Some(b) => {
-                // SAFETY: as below for the source; `b` holds CHUNK >= n bytes and
-                // is the child's own.
-                unsafe { std::ptr::copy_nonoverlapping(ptr, b.as_mut_ptr(), n as usize) };
-                &b[..n as usize]
-            }
-            // SAFETY: [src, src+len) is a readable mapping of the snapshot (it was
-            // listed readable in /proc/self/maps before the fork, and the child
-            // has nothing that could unmap it); private, so nobody changes it.
-            None => unsafe { std::slice::from_raw_parts(ptr, n as usize) },
-        };
+        let n = (len - done).min(CHUNK) as usize;
+        // SAFETY: [src, src+len) is a readable mapping of the snapshot (it was
+        // listed readable in /proc/self/maps before the fork, and the child
+        // has nothing that could unmap it); `bounce` holds CHUNK >= n bytes
+        // and is the child's own.
+        unsafe { std::ptr::copy_nonoverlapping((src + done) as *const u8, bounce.as_mut_ptr(), n) };
+        let bytes = &bounce[..n];
         *crc = crc32c::crc32c_append(*crc, bytes);
         // Pages of zeros are not written: the file was sized beforehand, so they
         // stay holes that read back as zeros (untouched stacks and heaps).
@@ -204,7 +192,7 @@ fn write_region(
             }
             at = run_end;
         }
-        done += n;
+        done += n as u64;
     }
     0
 }
@@ -237,6 +225,11 @@ fn pwrite_all(fd: i32, bytes: &[u8], offset: u64) -> i32 {
             if w == -(libc::EINTR as i64) {
                 continue;
             }
+            if w == -(libc::EINVAL as i64) && without_direct_io(fd) {
+                // The file system takes no direct I/O of this size or place:
+                // written through the page cache instead (fsync'd all the same).
+                continue;
+            }
             return -w as i32;
         }
         if w == 0 {
@@ -247,23 +240,35 @@ fn pwrite_all(fd: i32, bytes: &[u8], offset: u64) -> i32 {
     0
 }
 
+/// Clears `O_DIRECT` on `fd`; whether it was set.
+fn without_direct_io(fd: i32) -> bool {
+    // SAFETY: fcntl (raw, as in pwrite_all) on an open descriptor.
+    let flags = unsafe { call!(libc::SYS_fcntl, fd, libc::F_GETFL) };
+    if flags < 0 || flags & libc::O_DIRECT as i64 == 0 {
+        return false;
+    }
+    // SAFETY: as above.
+    unsafe {
+        call!(
+            libc::SYS_fcntl,
+            fd,
+            libc::F_SETFL,
+            flags & !(libc::O_DIRECT as i64)
+        ) >= 0
+    }
+}
+
 /// The child's whole work; returns its exit status.
 fn child_writes(fd: i32, regions: &[Region], meta: &mut [u8]) -> i32 {
-    let mut bounce = None;
+    let Some(bounce) = bounce_buffer() else {
+        return libc::ENOMEM;
+    };
     for (i, r) in regions.iter().enumerate() {
         if !r.has_data() {
             continue;
         }
-        let shared = r.flags & image::SHARED != 0;
-        if shared && bounce.is_none() {
-            bounce = bounce_buffer();
-            if bounce.is_none() {
-                return libc::ENOMEM;
-            }
-        }
         let mut crc = 0;
-        let via = if shared { bounce.as_deref_mut() } else { None };
-        let e = write_region(fd, r.start, r.len(), r.data_offset, &mut crc, via);
+        let e = write_region(fd, r.start, r.len(), r.data_offset, &mut crc, bounce);
         if e != 0 {
             return e;
         }
@@ -278,7 +283,7 @@ fn child_writes(fd: i32, regions: &[Region], meta: &mut [u8]) -> i32 {
         meta.len() as u64,
         0,
         &mut crc_unused,
-        None,
+        bounce,
     );
     if e != 0 {
         return e;
@@ -351,13 +356,24 @@ pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
     let tmp = PathBuf::from(format!("{}.tmp", path.display()));
     let ctmp = CString::new(tmp.as_os_str().as_bytes())
         .map_err(|_| fail("path holds a NUL byte".into()))?;
-    // SAFETY: open with a NUL-terminated path.
-    let fd = unsafe {
-        libc::open(
-            ctmp.as_ptr(),
-            libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
-            0o600,
-        )
+    // Direct I/O where the file system takes it: the image bypasses the page
+    // cache (the writer's pages are its own, aligned, in whole pages), so it
+    // goes at the device's pace instead of the dirty-page throttle's.
+    let open = |direct: i32| {
+        // SAFETY: open with a NUL-terminated path.
+        unsafe {
+            libc::open(
+                ctmp.as_ptr(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC | direct,
+                0o600,
+            )
+        }
+    };
+    let fd = match open(libc::O_DIRECT) {
+        fd if fd < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) => {
+            open(0)
+        }
+        fd => fd,
     };
     if fd < 0 {
         return Err(fail(format!(
