@@ -25,6 +25,9 @@ pub(crate) unsafe fn write_cstr(s: &str, buf: *mut c_char, cap: usize, len: *mut
 }
 
 fn init(call: &'static str) -> c_int {
+    if !job_exists() {
+        start_here(call);
+    }
     let Some(mut st) = rank_state() else {
         eprintln!("mpcrs: {call} called outside an MPI rank: start the program with mpcrs-run");
         mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE);
@@ -41,6 +44,21 @@ fn init(call: &'static str) -> c_int {
     }
     st.initialized = true;
     MPI_SUCCESS
+}
+
+/// A program started directly, not through mpcrs-exec (one that is not
+/// position-independent, under `mpcrs-run --process-mode`; or run on its own, a
+/// job of one rank): the calling thread becomes this process's rank.
+fn start_here(call: &'static str) {
+    let fatal = |e: String| -> ! {
+        eprintln!("mpcrs: {call}: {e}");
+        mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE)
+    };
+    let cfg =
+        mpcrs::JobConfig::from_env().unwrap_or_else(|e| fatal(format!("bad job settings: {e}")));
+    create_job(cfg.ranks);
+    let world = mpcrs::adopt_calling_thread(&cfg).unwrap_or_else(|e| fatal(e));
+    install_world(world);
 }
 
 fn with_state<R>(f: impl FnOnce(&mut RankState) -> R) -> R {
@@ -107,6 +125,8 @@ mpi_fn! {
         // Collective: no rank leaves while others may still talk to it.
         mpcrs::raw::barrier(&world);
         with_state(|st| st.finalized = true);
+        // A rank that is the program's own thread: its process waits for the others.
+        mpcrs::release_calling_thread();
         MPI_SUCCESS
     }
 

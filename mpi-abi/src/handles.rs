@@ -170,6 +170,11 @@ pub(crate) fn create_job(n: usize) {
     }
 }
 
+/// Whether this process runs a job already.
+pub(crate) fn job_exists() -> bool {
+    JOB.get().is_some()
+}
+
 /// The calling rank's tables; `None` outside a rank of a C job.
 pub(crate) fn rank_state() -> Option<RefMut<'static, RankState>> {
     let job = JOB.get()?;

@@ -49,9 +49,17 @@ pub fn main() -> ExitCode {
     let compile = vec![format!("-I{}", p.include.display())];
     // PIE (the toolchain default, made explicit) lets the launcher load one copy of
     // the program per rank; the rpath finds libmpi when the program runs alone.
+    // Unless the user asks for a fixed-address executable: it then runs one rank
+    // per process (mpcrs-run --process-mode).
+    let no_pie = args
+        .iter()
+        .any(|a| matches!(a.as_str(), "-no-pie" | "-fno-pie" | "-fno-PIE"));
+    let pie: Vec<String> = if no_pie {
+        Vec::new()
+    } else {
+        vec!["-pie".to_string(), "-fPIE".to_string()]
+    };
     let link = vec![
-        "-pie".to_string(),
-        "-fPIE".to_string(),
         format!("-L{}", p.lib.display()),
         format!("-Wl,-rpath,{}", p.lib.display()),
         "-lmpi".to_string(),
@@ -79,12 +87,16 @@ pub fn main() -> ExitCode {
     if only_compile {
         cmd.extend(compile);
     } else if only_link {
+        cmd.extend(pie.iter().cloned());
         cmd.extend(link);
     } else {
         cmd.extend(compile);
-        cmd.push("-fPIE".into());
+        if !no_pie {
+            cmd.push("-fPIE".into());
+        }
         cmd.extend(args);
         if linking {
+            cmd.extend(pie.iter().cloned());
             cmd.extend(link);
         }
     }

@@ -54,7 +54,7 @@ pub use mpcrs_cr::restore::restore_if_asked;
 pub use op::Op;
 pub use p2p::EAGER_LIMIT;
 pub use request::Status;
-pub use run::{run, run_with, JobConfig, RankExit};
+pub use run::{adopt_calling_thread, release_calling_thread, run, run_with, JobConfig, RankExit};
 pub use scope::{
     scope, test_all, test_any, test_some, wait_all, wait_any, wait_some_of, Request, Scope,
 };

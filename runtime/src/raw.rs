@@ -113,11 +113,18 @@ pub fn spawn_as_rank(f: impl FnOnce() + Send + 'static) {
     let started = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let flag = started.clone();
     // The join handle is not needed: the helper reports through its request.
-    let _ = mpcrs_scheduler::spawn_local(move || {
+    let helper = move || {
         crate::universe::set_current_rank(rank);
         flag.store(true, std::sync::atomic::Ordering::Release);
         f();
-    });
+    };
+    if mpcrs_scheduler::in_ult() {
+        let _ = mpcrs_scheduler::spawn_local(helper);
+    } else {
+        // A rank that is the program's own thread: its helpers run on a worker.
+        let handle = crate::run::adopted_scheduler().expect("a rank outside a ULT is adopted");
+        let _ = handle.spawn_on(0, helper);
+    }
     while !started.load(std::sync::atomic::Ordering::Acquire) {
         mpcrs_scheduler::yield_now();
     }

@@ -185,6 +185,103 @@ fn install_panic_hook() {
     });
 }
 
+/// This process's part of a job, before its ranks run.
+struct Started {
+    sched: Scheduler,
+    fabric: Option<&'static crate::remote::Fabric>,
+    /// What the world communicator's ranks of this process share.
+    world: Arc<CommShared>,
+}
+
+/// Starts the workers and, in a job of several processes, joins the network;
+/// `None` after saying why it could not.
+fn start(cfg: &JobConfig) -> Option<Started> {
+    install_panic_hook();
+    let mut builder = Scheduler::builder().stack_size(cfg.stack_size);
+    if let Some(w) = cfg.workers {
+        builder = builder.workers(w);
+    }
+    let sched = match builder.build() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("mpcrs: cannot start worker threads: {e}");
+            return None;
+        }
+    };
+    let n = cfg.ranks;
+    let handle = sched.handle();
+    let fabric = if cfg.processes > 1 {
+        match crate::remote::Fabric::start(cfg, &handle) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                eprintln!("mpcrs: process {} cannot join the job: {e}", cfg.process);
+                return None;
+            }
+        }
+    } else {
+        None
+    };
+    let universe = Arc::new(Universe::new());
+    let make_world = || {
+        CommShared::new(
+            universe.clone(),
+            0,
+            Group::from_world_ranks((0..n as i32).collect()),
+        )
+    };
+    let world = match fabric {
+        Some(f) => f.registry.get_or_make(0, make_world),
+        None => make_world(),
+    };
+    Some(Started {
+        sched,
+        fabric,
+        world,
+    })
+}
+
+/// The runtime of a process whose one rank is the program's own thread.
+static ADOPTED: std::sync::Mutex<Option<Started>> = std::sync::Mutex::new(None);
+
+/// Starts this process's part of the job with the calling OS thread as its one
+/// rank (a C program started directly rather than through mpcrs-exec: its
+/// `MPI_Init`), and returns that rank's `MPI_COMM_WORLD`. The rank blocks as an
+/// OS thread where a ULT would yield; the workers drive the network.
+pub fn adopt_calling_thread(cfg: &JobConfig) -> std::result::Result<Communicator, String> {
+    let local = cfg.local_ranks();
+    if local.len() != 1 {
+        return Err(format!(
+            "a program started directly is one rank, but this process has {} (ranks {}..{})",
+            local.len(),
+            local.start,
+            local.end
+        ));
+    }
+    let started = start(cfg).ok_or("cannot start the runtime")?;
+    let rank = local.start as i32;
+    set_current_rank(rank);
+    let comm = Communicator::from_shared(started.world.clone(), rank, rank, "MPI_COMM_WORLD");
+    *ADOPTED.lock().unwrap() = Some(started);
+    Ok(comm)
+}
+
+/// The workers of a process whose rank is the program's own thread.
+pub(crate) fn adopted_scheduler() -> Option<mpcrs_scheduler::Handle> {
+    ADOPTED.lock().unwrap().as_ref().map(|s| s.sched.handle())
+}
+
+/// `MPI_Finalize` of an adopted thread: this process serves the others until all
+/// are done, then its workers stop.
+pub fn release_calling_thread() {
+    let Some(started) = ADOPTED.lock().unwrap().take() else {
+        return;
+    };
+    if let Some(f) = started.fabric {
+        f.finish();
+    }
+    started.sched.shutdown();
+}
+
 /// Runs `f` once per rank of the job, each rank a ULT with its own
 /// `MPI_COMM_WORLD` handle, and returns the job's exit status. A rank that fails
 /// (returns a non-zero status or an error) or panics (status 101) ends the whole
@@ -213,43 +310,15 @@ where
     F: Fn(Communicator) -> R + Sync,
     R: RankExit,
 {
-    install_panic_hook();
-    let mut builder = Scheduler::builder().stack_size(cfg.stack_size);
-    if let Some(w) = cfg.workers {
-        builder = builder.workers(w);
-    }
-    let sched = match builder.build() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("mpcrs: cannot start worker threads: {e}");
-            return 1;
-        }
+    let Some(Started {
+        sched,
+        fabric,
+        world,
+    }) = start(cfg)
+    else {
+        return 1;
     };
-    let n = cfg.ranks;
     let handle = sched.handle();
-    let fabric = if cfg.processes > 1 {
-        match crate::remote::Fabric::start(cfg, &handle) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                eprintln!("mpcrs: process {} cannot join the job: {e}", cfg.process);
-                return 1;
-            }
-        }
-    } else {
-        None
-    };
-    let universe = Arc::new(Universe::new());
-    let make_world = || {
-        CommShared::new(
-            universe.clone(),
-            0,
-            Group::from_world_ranks((0..n as i32).collect()),
-        )
-    };
-    let world = match fabric {
-        Some(f) => f.registry.get_or_make(0, make_world),
-        None => make_world(),
-    };
     let body = move |comm: Communicator| -> i32 {
         let rank = comm.world_rank();
         f(comm).exit_code(rank)

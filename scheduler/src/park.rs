@@ -58,21 +58,28 @@ pub fn in_ult() -> bool {
     worker::current_task_ptr().is_some()
 }
 
-/// Sets the caller ULT's local word (no effect outside a ULT).
+thread_local! {
+    /// The local word of a plain OS thread (one that runs no ULT right now).
+    static THREAD_LOCAL_WORD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Sets the caller's local word: its ULT's, or, outside a ULT, its OS thread's
+/// (a program's main thread that is itself a rank).
 pub fn set_ult_local(value: usize) {
-    if let Some(task) = worker::current_task_ptr() {
+    match worker::current_task_ptr() {
         // SAFETY: the task is live while it runs, and `local` is only touched by the
         // ULT itself on its home worker.
-        unsafe { (*task).local.set(value) }
+        Some(task) => unsafe { (*task).local.set(value) },
+        None => THREAD_LOCAL_WORD.with(|w| w.set(value)),
     }
 }
 
-/// The caller ULT's local word: 0 if never set or outside a ULT.
+/// The caller's local word (see [`set_ult_local`]): 0 if never set.
 pub fn ult_local() -> usize {
     match worker::current_task_ptr() {
         // SAFETY: as in `set_ult_local`.
         Some(task) => unsafe { (*task).local.get() },
-        None => 0,
+        None => THREAD_LOCAL_WORD.with(|w| w.get()),
     }
 }
 

@@ -37,7 +37,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub(crate) fn has_progress_hooks(&self) -> bool {
-        self.has_hooks.load(Ordering::Relaxed)
+        self.has_hooks.load(Ordering::SeqCst)
     }
 
     pub(crate) fn poll_progress(&self, worker: usize) -> bool {
@@ -260,7 +260,13 @@ impl Handle {
     /// Registers a progress hook polled by every worker.
     pub fn add_progress_hook(&self, hook: Arc<dyn Progress>) {
         self.shared.hooks.write().unwrap().push(hook);
-        self.shared.has_hooks.store(true, Ordering::Release);
+        self.shared.has_hooks.store(true, Ordering::SeqCst);
+        // A worker asleep without a timeout (it had no hook to poll) must start
+        // polling: with no ULT to wake it (a rank that is an OS thread), it would
+        // sleep for good.
+        for w in self.shared.workers.iter() {
+            w.sleeper.wake();
+        }
     }
 
     /// Wakes a worker that may be sleeping (used by drivers when an event arrives).

@@ -190,7 +190,10 @@ impl WorkerCtx {
             }
             let timeout = self.sleep_timeout(now);
             me.sleeper.sleep(timeout, || {
-                !me.inbox.is_empty() || self.shared.shutdown.load(Ordering::Acquire)
+                !me.inbox.is_empty()
+                    || self.shared.shutdown.load(Ordering::Acquire)
+                    // A hook added since the timeout was chosen (see add_progress_hook).
+                    || (timeout.is_none() && self.shared.has_progress_hooks())
             });
             idle_since = None;
         }

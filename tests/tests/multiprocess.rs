@@ -222,3 +222,68 @@ fn only_the_ring_at_start_and_one_on_demand_link_for_two_distant_talkers() {
         );
     }
 }
+
+/// A program that is not position-independent cannot share a process with
+/// other ranks (one copy of its image per process): under --process-mode it
+/// runs directly, its MPI_Init making the program's thread its process's rank.
+/// The six C suites built by MPICH's compiler with -no-pie (linked against
+/// libmpich.so.12) pass so at -n 4 and -n 3, and one built by mpcrs-cc with
+/// -no-pie too; several ranks per process, or checkpoints, are refused with the
+/// reason before anything starts.
+#[test]
+fn programs_that_are_not_position_independent_run_one_rank_per_process() {
+    for name in ["basics", "datatypes", "p2p_more", "comms", "nbc", "misc"] {
+        let bin = build_c(
+            &c_source(&format!("{name}.c")),
+            &format!("{name}-no-pie"),
+            Some("mpicc.mpich"),
+            &["-no-pie"],
+        );
+        for n in ["4", "3"] {
+            let out = expect_success(
+                &run_job(&["-n", n, "--process-mode", bin.to_str().unwrap()], LIMIT),
+                &format!("{name} (no PIE) at -n {n} --process-mode"),
+            );
+            assert_eq!(
+                out.lines().collect::<Vec<_>>(),
+                c_suite_lines(name),
+                "{name} -n {n}"
+            );
+        }
+    }
+    let ours = build_c(
+        &c_source("basics.c"),
+        "basics-no-pie-ours",
+        None,
+        &["-no-pie"],
+    );
+    let elf = std::fs::read(&ours).unwrap();
+    assert_eq!(
+        elf[16], 2,
+        "mpcrs-cc -no-pie builds a fixed-address executable (ET_EXEC)"
+    );
+    let out = expect_success(
+        &run_job(
+            &["-n", "4", "--process-mode", ours.to_str().unwrap()],
+            LIMIT,
+        ),
+        "basics (mpcrs-cc -no-pie) at -n 4 --process-mode",
+    );
+    assert_eq!(out.lines().collect::<Vec<_>>(), c_suite_lines("basics"));
+    for extra in [
+        &["-p", "2"][..],
+        &["-p", "4", "--checkpoint", "/tmp/mpcrs-no-pie-ckpt"][..],
+    ] {
+        let mut args = vec!["-n", "4"];
+        args.extend_from_slice(extra);
+        args.push(ours.to_str().unwrap());
+        let o = run_job(&args, LIMIT);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("not a position-independent executable"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!Path::new("/tmp/mpcrs-no-pie-ckpt").exists());
+}

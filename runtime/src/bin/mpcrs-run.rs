@@ -238,14 +238,33 @@ fn main() -> ExitCode {
         // A C/C++ program linked against libmpi (ours or MPICH's): its ranks run as
         // threads of mpcrs-exec, which loads one copy of the program per rank.
         (Some(path), Some(dir)) if mpcrs::elf::links_mpi_library(&path) => {
-            let mut c = Command::new(dir.join("mpcrs-exec"));
-            c.arg(&path);
-            let old = std::env::var_os("LD_LIBRARY_PATH").unwrap_or_default();
             // libmpi.so: beside us (build layout) or in ../lib (installed layout).
             let mut paths = vec![dir.clone()];
             if let Some(prefix) = dir.parent() {
                 paths.push(prefix.join("lib"));
             }
+            let mut c = if position_independent(&path) {
+                let mut c = Command::new(dir.join("mpcrs-exec"));
+                c.arg(&path);
+                c
+            } else {
+                // One copy per process only: the program runs directly, its
+                // MPI_Init making its thread the process's rank, and links
+                // against libmpi under MPICH's name too.
+                if let Err(e) = directly_runnable(&args) {
+                    eprintln!("mpcrs-run: {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+                match mpich_abi_dir(dir) {
+                    Ok(d) => paths.insert(0, d),
+                    Err(e) => {
+                        eprintln!("mpcrs-run: {e}");
+                        return ExitCode::from(1);
+                    }
+                }
+                Command::new(&path)
+            };
+            let old = std::env::var_os("LD_LIBRARY_PATH").unwrap_or_default();
             paths.extend(std::env::split_paths(&old));
             c.env(
                 "LD_LIBRARY_PATH",
@@ -532,6 +551,68 @@ fn restart_specs(
         launch.apply_here(spec.index, &mut spec.command);
     }
     Ok((specs, program))
+}
+
+/// Whether the C program at `path` is position-independent (its ranks can
+/// share a process, one copy each); unreadable files count as such (the
+/// loader then says what is wrong).
+fn position_independent(path: &std::path::Path) -> bool {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| mpcrs::elf::Image::parse(b).ok())
+        .is_none_or(|i| i.is_position_independent())
+}
+
+/// Whether a program that is not position-independent can run in this job: one
+/// rank per process, and no checkpoints (a restart needs the loader's layout).
+fn directly_runnable(args: &Args) -> Result<(), String> {
+    if args.processes != args.ranks {
+        return Err(format!(
+            "not a position-independent executable, so its ranks cannot share a process: \
+             run it with --process-mode (one rank per process), or rebuild it with -fPIE -pie \
+             (mpcrs-cc and Debian's compilers do by default) to run {} ranks in {} process(es)",
+            args.ranks, args.processes
+        ));
+    }
+    if args.checkpoint.is_some() {
+        return Err(
+            "not a position-independent executable: checkpoints need one; \
+                    rebuild it with -fPIE -pie"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// A directory where `libmpich.so.12` is libmpi.so of `dir` (or of `dir`/../lib),
+/// for programs linked by MPICH's compilers; made once per user, atomically.
+fn mpich_abi_dir(dir: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    let lib = [dir.join("libmpi.so"), dir.join("../lib/libmpi.so")]
+        .into_iter()
+        .find(|p| p.exists())
+        .ok_or_else(|| format!("libmpi.so is neither in {} nor in ../lib", dir.display()))?;
+    let lib = std::fs::canonicalize(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let abi = std::env::temp_dir().join(format!("mpcrs-mpich-abi-{uid}"));
+    std::fs::create_dir_all(&abi).map_err(|e| format!("{}: {e}", abi.display()))?;
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta =
+            std::fs::symlink_metadata(&abi).map_err(|e| format!("{}: {e}", abi.display()))?;
+        if meta.uid() != uid || !meta.is_dir() {
+            return Err(format!("{} is not a directory of this user", abi.display()));
+        }
+    }
+    let link = abi.join("libmpich.so.12");
+    if std::fs::read_link(&link).ok().as_deref() != Some(lib.as_path()) {
+        let tmp = abi.join(format!("libmpich.so.12.{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&lib, &tmp)
+            .and_then(|_| std::fs::rename(&tmp, &link))
+            .map_err(|e| format!("{}: {e}", link.display()))?;
+    }
+    Ok(abi)
 }
 
 /// The command that starts processes on other hosts, as words.
