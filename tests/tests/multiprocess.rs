@@ -207,10 +207,11 @@ fn only_the_ring_at_start_and_one_on_demand_link_for_two_distant_talkers() {
             "process {p} sent 10 messages and 10 answers:\n{err}"
         );
     }
-    // The connect requests went around the ring: 0-1-2-3-4 (or back).
-    let hops = numbers(net_stats_line(&err, 4, "signaling"));
+    // The connect request went around the ring: 0-1-2-3-4 (or back), delivered
+    // to whichever of the two did not send first.
+    let hops = [0, 4].map(|p| numbers(net_stats_line(&err, p, "signaling"))[7]);
     assert!(
-        hops[7] >= 2,
+        hops.iter().any(|&h| h >= 2),
         "a connect request took more than one hop:\n{err}"
     );
     for p in [1, 2, 3, 5, 6, 7] {

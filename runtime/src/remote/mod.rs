@@ -13,12 +13,13 @@
 //! must not re-enter a delivery in progress.
 
 mod deliver;
+mod gate;
 mod links;
 mod quiesce;
 mod wire;
 
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -100,15 +101,12 @@ pub(crate) struct Fabric {
     /// Checkpoint coordination messages sent, and those received, not yet taken.
     checkpoint_sent: AtomicU64,
     checkpoint_inbox: Mutex<Vec<Control>>,
-    /// Set while a checkpoint is taken or the network is replaced, and for good
-    /// once a finishing process found a peer gone; `active` counts the progress
-    /// rounds under way.
-    suspended: AtomicBool,
-    active: AtomicUsize,
-    /// Set while a checkpoint holds outgoing frames; `sending` counts those
-    /// inside the gate (see [`Fabric::pass_gate`]).
-    holding: AtomicBool,
-    sending: AtomicUsize,
+    /// Progress rounds pass it: closed while a checkpoint is taken or the
+    /// network is replaced, and for good once a finishing process found a peer
+    /// gone.
+    progress_gate: gate::Gate,
+    /// Outgoing frames pass it: closed while a checkpoint holds them.
+    send_gate: gate::Gate,
     /// Set when this process's ranks have all finalized.
     finishing: AtomicBool,
 }
@@ -242,10 +240,8 @@ impl Fabric {
             control_handled: AtomicU64::new(0),
             checkpoint_sent: AtomicU64::new(0),
             checkpoint_inbox: Mutex::new(Vec::new()),
-            suspended: AtomicBool::new(false),
-            active: AtomicUsize::new(0),
-            holding: AtomicBool::new(false),
-            sending: AtomicUsize::new(0),
+            progress_gate: gate::Gate::default(),
+            send_gate: gate::Gate::default(),
             finishing: AtomicBool::new(false),
         };
         if FABRIC.set(fabric).is_err() {
@@ -322,31 +318,12 @@ impl Fabric {
     ) -> Pending {
         // While a checkpoint holds the network the rank waits here, inside its
         // MPI call.
-        while !self.pass_gate() {
-            mpcrs_scheduler::yield_now();
-        }
-        // SAFETY: forwarded from this function's contract.
-        let pending = unsafe { self.send_in_gate(to, context, dest, source, tag, buf, len, mode) };
-        self.leave_gate();
-        pending
-    }
-
-    /// [`Fabric::send`], once through the gate.
-    ///
-    /// # Safety
-    /// As [`Fabric::send`].
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn send_in_gate(
-        &self,
-        to: u32,
-        context: u64,
-        dest: i32,
-        source: i32,
-        tag: i32,
-        buf: *const u8,
-        len: usize,
-        mode: SendMode,
-    ) -> Pending {
+        let _pass = loop {
+            match self.send_gate.try_enter() {
+                Some(p) => break p,
+                None => mpcrs_scheduler::yield_now(),
+            }
+        };
         let eager = len <= crate::p2p::EAGER_LIMIT;
         let progress = || {
             self.progress();
@@ -418,20 +395,16 @@ impl Fabric {
         if !self.finishing.load(Ordering::Acquire) {
             self.fail(e)
         }
-        self.suspended.store(true, Ordering::Release);
+        self.progress_gate.close_now();
         false
     }
 
     /// One round: drivers, signaling, connect requests, deferred answers.
     pub(crate) fn progress(&self) -> bool {
-        if self.suspended.load(Ordering::Acquire) {
-            return false;
+        match self.progress_gate.try_enter() {
+            Some(_round) => self.round(),
+            None => false,
         }
-        self.active.fetch_add(1, Ordering::AcqRel);
-        // Checked again once counted: whoever suspends waits for the rounds it sees.
-        let moved = !self.suspended.load(Ordering::Acquire) && self.round();
-        self.active.fetch_sub(1, Ordering::AcqRel);
-        moved
     }
 
     fn round(&self) -> bool {
@@ -450,7 +423,7 @@ impl Fabric {
             .links
             .progress(sockets)
             .unwrap_or_else(|e| self.fail_or_close(e));
-        if self.suspended.load(Ordering::Acquire) {
+        if self.progress_gate.is_closed() {
             return moved;
         }
         while let Some(c) = net.signaling.try_receive() {
@@ -482,9 +455,9 @@ impl Fabric {
     /// Sends the deferred answers and rendezvous data; returns whether there were
     /// any. Not from inside a delivery (see the module's notes).
     pub(crate) fn flush_deferred(&self) -> bool {
-        if !self.pass_gate() {
+        let Some(_pass) = self.send_gate.try_enter() else {
             return false;
-        }
+        };
         let mut moved = false;
         while let Some(d) = self.deferred.pop() {
             moved = true;
@@ -517,7 +490,6 @@ impl Fabric {
                 }
             }
         }
-        self.leave_gate();
         moved
     }
 

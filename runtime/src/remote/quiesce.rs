@@ -157,35 +157,17 @@ impl Fabric {
         }
     }
 
-    /// Closes the gate of outgoing frames (see [`Fabric::pass_gate`]) and waits
-    /// for those inside to leave. From then on nothing leaves this process but
-    /// control messages: deferred answers stay queued (memory, so part of an
-    /// image) and ranks that send wait at the gate.
+    /// Closes the gate of outgoing frames and waits for those inside to leave.
+    /// From then on nothing leaves this process but control messages: deferred
+    /// answers stay queued (memory, so part of an image) and ranks that send
+    /// wait at the gate.
     pub(crate) fn hold(&self) {
-        self.holding.store(true, Ordering::SeqCst);
-        while self.sending.load(Ordering::SeqCst) != 0 {
-            std::thread::yield_now();
-        }
+        self.send_gate.close();
     }
 
-    /// Opens the gate again.
+    /// Opens the gate of outgoing frames again.
     pub(crate) fn release(&self) {
-        self.holding.store(false, Ordering::SeqCst);
-    }
-
-    /// Enters the gate of outgoing frames; `false` while a checkpoint holds it.
-    /// Whoever entered leaves with [`Fabric::leave_gate`].
-    pub(crate) fn pass_gate(&self) -> bool {
-        self.sending.fetch_add(1, Ordering::SeqCst);
-        if self.holding.load(Ordering::SeqCst) {
-            self.sending.fetch_sub(1, Ordering::SeqCst);
-            return false;
-        }
-        true
-    }
-
-    pub(crate) fn leave_gate(&self) {
-        self.sending.fetch_sub(1, Ordering::SeqCst);
+        self.send_gate.open();
     }
 
     /// Makes sure every queued answer has an endpoint to leave by: answers are
@@ -224,14 +206,11 @@ impl Fabric {
     /// Stops network progress and waits for the rounds under way: a snapshot must
     /// not find a thread inside a driver.
     pub(crate) fn suspend(&self) {
-        self.suspended.store(true, Ordering::Release);
-        while self.active.load(Ordering::Acquire) != 0 {
-            std::hint::spin_loop();
-        }
+        self.progress_gate.close();
     }
 
     pub(crate) fn resume(&self) {
-        self.suspended.store(false, Ordering::Release);
+        self.progress_gate.open();
     }
 
     /// In a process restored from an image: joins the network of the new run
