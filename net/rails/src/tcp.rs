@@ -20,8 +20,14 @@ struct Endpoint {
     /// Bytes of the front frame already written.
     out_at: usize,
     inbuf: Vec<u8>,
+    /// What one read takes in, made once: a fresh zeroed buffer per poll
+    /// cost more than the read itself.
+    scratch: Box<[u8]>,
     closed: bool,
 }
+
+/// Bytes one read of a socket takes at most.
+const READ_BYTES: usize = 64 * 1024;
 
 impl Endpoint {
     fn new(stream: TcpStream) -> io::Result<Endpoint> {
@@ -32,6 +38,7 @@ impl Endpoint {
             out: VecDeque::new(),
             out_at: 0,
             inbuf: Vec::new(),
+            scratch: vec![0u8; READ_BYTES].into_boxed_slice(),
             closed: false,
         })
     }
@@ -64,14 +71,13 @@ impl Endpoint {
 
     /// Reads what is there; returns the complete frames.
     fn receive(&mut self) -> io::Result<Vec<Vec<u8>>> {
-        let mut buf = [0u8; 64 * 1024];
         loop {
-            match self.stream.read(&mut buf) {
+            match self.stream.read(&mut self.scratch) {
                 Ok(0) => {
                     self.closed = true;
                     break;
                 }
-                Ok(n) => self.inbuf.extend_from_slice(&buf[..n]),
+                Ok(n) => self.inbuf.extend_from_slice(&self.scratch[..n]),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) => return Err(e),
             }
