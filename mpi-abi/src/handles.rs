@@ -416,9 +416,19 @@ pub(crate) fn code(e: &mpcrs::Error) -> c_int {
 /// through MPI_COMM_WORLD's handler, which ends the job unless it is ERRORS_RETURN.
 pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<Arc<Communicator>, c_int> {
     let Some(st) = rank_state() else {
-        eprintln!(
-            "mpcrs: {call} called outside an MPI rank (was the program started by mpcrs-run?)"
-        );
+        if !job_exists() {
+            // A program started directly (its MPI_Init makes the job): too early.
+            let rank = mpcrs::JobConfig::from_env().map_or(0, |c| c.local_ranks().start);
+            // One write: the processes of the job share the launcher's pipe.
+            let line = format!(
+                "mpcrs: fatal error in {call} on rank {rank}: MPI_ERR_OTHER: called before MPI_Init\n"
+            );
+            eprint!("{line}");
+        } else {
+            eprintln!(
+                "mpcrs: {call} called outside an MPI rank (was the program started by mpcrs-run?)"
+            );
+        }
         mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE);
     };
     if st.initialized && !st.finalized {

@@ -287,4 +287,22 @@ fn programs_that_are_not_position_independent_run_one_rank_per_process() {
         );
     }
     assert!(!Path::new("/tmp/mpcrs-no-pie-ckpt").exists());
+    // A call before MPI_Init, in a program whose MPI_Init makes its job.
+    let early = build_c(
+        &c_source("before_init.c"),
+        "before_init-no-pie",
+        Some("mpicc.mpich"),
+        &["-no-pie"],
+    );
+    let o = run_job(
+        &["-n", "2", "--process-mode", early.to_str().unwrap()],
+        LIMIT,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(mpcrs::FATAL_EXIT_CODE), "{err}");
+    assert!(
+        err.contains("fatal error in MPI_Comm_rank on rank ")
+            && err.contains("called before MPI_Init"),
+        "{err}"
+    );
 }
