@@ -202,16 +202,22 @@ impl Image {
     }
 }
 
-/// Whether the file at `path` is a program linked against an MPI library (ours or
-/// MPICH's), as opposed to a Rust program built on the mpcrs API.
-pub fn links_mpi_library(path: &std::path::Path) -> bool {
-    std::fs::read(path)
-        .ok()
-        .and_then(|b| Image::parse(b).ok())
-        .and_then(|img| img.needed().ok())
-        .is_some_and(|needed| {
-            needed
-                .iter()
-                .any(|n| n.starts_with("libmpi.so") || n.starts_with("libmpich.so"))
+/// A program linked against an MPI library (ours or MPICH's), as opposed to a
+/// Rust program built on the mpcrs API.
+pub struct MpiProgram {
+    /// Its ranks can share a process (one copy of the image each).
+    pub position_independent: bool,
+}
+
+/// What the file at `path` is, if a program linked against an MPI library:
+/// read and parsed once.
+pub fn mpi_program(path: &std::path::Path) -> Option<MpiProgram> {
+    let img = Image::parse(std::fs::read(path).ok()?).ok()?;
+    let needed = img.needed().ok()?;
+    needed
+        .iter()
+        .any(|n| n.starts_with("libmpi.so") || n.starts_with("libmpich.so"))
+        .then(|| MpiProgram {
+            position_independent: img.is_position_independent(),
         })
 }

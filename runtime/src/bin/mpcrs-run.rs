@@ -234,16 +234,18 @@ fn main() -> ExitCode {
     let here = std::env::current_exe()
         .ok()
         .and_then(|p| p.parent().map(|d| d.to_path_buf()));
-    let mut cmd = match (resolve_program(program), &here) {
+    let c_program =
+        resolve_program(program).and_then(|p| mpcrs::elf::mpi_program(&p).map(|kind| (p, kind)));
+    let mut cmd = match (c_program, &here) {
         // A C/C++ program linked against libmpi (ours or MPICH's): its ranks run as
         // threads of mpcrs-exec, which loads one copy of the program per rank.
-        (Some(path), Some(dir)) if mpcrs::elf::links_mpi_library(&path) => {
+        (Some((path, kind)), Some(dir)) => {
             // libmpi.so: beside us (build layout) or in ../lib (installed layout).
             let mut paths = vec![dir.clone()];
             if let Some(prefix) = dir.parent() {
                 paths.push(prefix.join("lib"));
             }
-            let mut c = if position_independent(&path) {
+            let mut c = if kind.position_independent {
                 let mut c = Command::new(dir.join("mpcrs-exec"));
                 c.arg(&path);
                 c
@@ -302,59 +304,20 @@ fn main() -> ExitCode {
     if args.net_stats {
         cmd.env(env::NET_STATS, "1");
     }
-    let host = mpcrs::launch::hosts::local_hostname();
-    let hosts = match (&args.host, &args.hostfile) {
-        (Some(list), _) => Some(mpcrs::launch::hosts::parse_host_list(list)),
-        (None, Some(file)) => Some(mpcrs::launch::hosts::parse_hostfile(file)),
-        (None, None) => None,
-    };
     let checkpoints = args.checkpoint.is_some();
-    let specs = if let Some(hosts) = hosts {
-        match hosts.and_then(|h| {
-            mpcrs::launch::processes::across_hosts(
-                &cmd,
-                args.processes as usize,
-                args.ranks as usize,
-                &h,
-                &launch_agent(&args),
-                &host,
-                &Launch::first_run(checkpoints),
-            )
-        }) {
-            Ok(specs) => specs,
-            Err(e) => {
-                eprintln!("mpcrs-run: {e}");
-                return ExitCode::from(2);
-            }
+    let launch = Launch::first_run(checkpoints);
+    let specs = match place(
+        &args,
+        cmd,
+        args.processes as usize,
+        args.ranks as usize,
+        &launch,
+    ) {
+        Ok(specs) => specs,
+        Err((status, e)) => {
+            eprintln!("mpcrs-run: {e}");
+            return ExitCode::from(status);
         }
-    } else {
-        let mut specs = if args.processes == 1 {
-            vec![supervise::ProcessSpec {
-                index: 0,
-                ranks: 0..args.ranks as usize,
-                host,
-                command: cmd,
-            }]
-        } else {
-            match mpcrs::launch::processes::with_key_value_store(
-                &cmd,
-                args.processes as usize,
-                args.ranks as usize,
-                &host,
-            ) {
-                Ok(specs) => specs,
-                Err(e) => {
-                    eprintln!("mpcrs-run: cannot start the key-value store: {e}");
-                    return ExitCode::from(1);
-                }
-            }
-        };
-        // Each process's own command: copies made for a key-value store carry
-        // no pre-exec step of the base command.
-        for spec in &mut specs {
-            Launch::first_run(checkpoints).apply_here(spec.index, &mut spec.command);
-        }
-        specs
     };
     supervise_job(specs, args.tag_output, checkpoints, program)
 }
@@ -498,7 +461,6 @@ fn restart_specs(
         },
         epoch_dir.display()
     );
-    let host = mpcrs::launch::hosts::local_hostname();
     let own_env = |p: usize| {
         let image = std::path::absolute(&images[p]).unwrap_or_else(|_| images[p].clone());
         vec![(
@@ -520,47 +482,43 @@ fn restart_specs(
     }
     // Hosts may differ from the first run's; the checkpoint directory must then be
     // at the same path on each (a shared file system).
-    let hosts = match (&args.host, &args.hostfile) {
-        (Some(list), _) => Some(mpcrs::launch::hosts::parse_host_list(list)?),
-        (None, Some(file)) => Some(mpcrs::launch::hosts::parse_hostfile(file)?),
-        (None, None) => None,
-    };
-    let mut specs = match hosts {
-        Some(hosts) => {
-            return mpcrs::launch::processes::across_hosts(
-                &cmd,
-                m.processes,
-                m.ranks,
-                &hosts,
-                &launch_agent(args),
-                &host,
-                &launch,
-            )
-            .map(|specs| (specs, program));
-        }
-        None if m.processes == 1 => vec![supervise::ProcessSpec {
-            index: 0,
-            ranks: 0..m.ranks,
-            host,
-            command: cmd,
-        }],
-        None => mpcrs::launch::processes::with_key_value_store(&cmd, m.processes, m.ranks, &host)
-            .map_err(|e| format!("cannot start the key-value store: {e}"))?,
-    };
-    for spec in &mut specs {
-        launch.apply_here(spec.index, &mut spec.command);
-    }
+    let specs = place(args, cmd, m.processes, m.ranks, &launch).map_err(|(_, e)| e)?;
     Ok((specs, program))
 }
 
-/// Whether the C program at `path` is position-independent (its ranks can
-/// share a process, one copy each); unreadable files count as such (the
-/// loader then says what is wrong).
-fn position_independent(path: &std::path::Path) -> bool {
-    std::fs::read(path)
-        .ok()
-        .and_then(|b| mpcrs::elf::Image::parse(b).ok())
-        .is_none_or(|i| i.is_position_independent())
+/// The processes of a job: on the hosts of `--host`/`--hostfile`, or on this
+/// one. An error comes with mpcrs-run's exit status: 2 for hosts it cannot use,
+/// 1 for a key-value store that cannot start.
+fn place(
+    args: &Args,
+    cmd: Command,
+    processes: usize,
+    ranks: usize,
+    launch: &Launch,
+) -> Result<Vec<supervise::ProcessSpec>, (u8, String)> {
+    let host = mpcrs::launch::hosts::local_hostname();
+    let hosts = match (&args.host, &args.hostfile) {
+        (Some(list), _) => Some(mpcrs::launch::hosts::parse_host_list(list)),
+        (None, Some(file)) => Some(mpcrs::launch::hosts::parse_hostfile(file)),
+        (None, None) => None,
+    };
+    match hosts {
+        Some(hosts) => hosts
+            .and_then(|h| {
+                mpcrs::launch::processes::across_hosts(
+                    &cmd,
+                    processes,
+                    ranks,
+                    &h,
+                    &launch_agent(args),
+                    &host,
+                    launch,
+                )
+            })
+            .map_err(|e| (2, e)),
+        None => mpcrs::launch::processes::on_this_host(cmd, processes, ranks, &host, launch)
+            .map_err(|e| (1, format!("cannot start the key-value store: {e}"))),
+    }
 }
 
 /// Whether a program that is not position-independent can run in this job: one

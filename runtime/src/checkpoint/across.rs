@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use mpcrs_cr::{start_dump, DumpReport, PendingDump, PendingEpoch, Snapshot};
 
-use super::{finish, refused_for_foreign_threads, CrState, Settings, PENDING, TAKING};
+use super::{finish, refused_for_foreign_threads, CrState, Settings, TAKING};
 use crate::remote::{step, Fabric, Joining, Traffic, REQUESTED};
 use crate::run::JobConfig;
 
@@ -330,11 +330,8 @@ fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
         keep: settings.keep,
         store: settings.dir.clone(),
     };
-    let commit = std::thread::Builder::new()
-        .name("mpcrs-ckpt-commit".into())
-        .spawn(move || committer.run(dump, ok));
-    match commit {
-        Ok(h) => *PENDING.lock().unwrap() = Some(h),
+    match super::spawn_commit(move || committer.run(dump, ok)) {
+        Ok(()) => {}
         Err(e) => {
             // Without its thread the image is never reported: process 0 would wait
             // for it for ever.
@@ -439,23 +436,15 @@ impl Committer {
             );
             return;
         }
-        let host = crate::launch::hosts::local_hostname();
-        let processes = fabric.processes() as usize;
-        let manifest =
-            crate::manifest::JobManifest::of_this_job(self.ranks, processes, vec![host]).to_json();
-        if let Err(e) = epoch.commit(manifest.as_bytes()) {
-            eprintln!("mpcrs: checkpoint epoch {k} not committed, the previous one stays: {e}");
-            return;
-        }
-        let _ = self.store.prune(self.keep);
         let sum = |i: u32| all.iter().map(|c| value(c, i)).sum::<u64>();
         let max = |i: u32| all.iter().map(|c| value(c, i)).max().unwrap_or(0);
-        eprintln!(
-            "mpcrs: checkpoint epoch {k}: {} bytes ({} stored) in {processes} images, application stall {:.1} ms, write {:.0} MB/s",
-            sum(1),
-            sum(2),
-            max(3) as f64 / 1e3,
-            sum(2) as f64 / max(4).max(1) as f64,
-        );
+        let figures = super::Figures {
+            images: all.len(),
+            bytes: sum(1),
+            stored: sum(2),
+            stall: Duration::from_micros(max(3)),
+            write: Duration::from_micros(max(4)),
+        };
+        super::commit_epoch(epoch, self.ranks, &self.store, self.keep, &figures);
     }
 }

@@ -169,44 +169,86 @@ fn take(settings: &Settings, ranks: usize) -> CrState {
             return CrState::Error;
         }
     };
-    let host = crate::launch::hosts::local_hostname();
-    let manifest = crate::manifest::JobManifest::of_this_job(ranks, 1, vec![host]).to_json();
     let keep = settings.keep;
     let store = dir.clone();
-    let commit = std::thread::Builder::new()
-        .name("mpcrs-ckpt-commit".into())
-        .spawn(move || {
-            let k = epoch.epoch();
-            let report = match dump.wait() {
-                Ok(r) => r,
-                Err(e) => {
-                    eprintln!("mpcrs: checkpoint epoch {k} failed, the previous one stays: {e}");
-                    return;
-                }
-            };
-            if let Err(e) = epoch.commit(manifest.as_bytes()) {
-                eprintln!("mpcrs: checkpoint epoch {k} not committed, the previous one stays: {e}");
-                return;
-            }
-            let _ = store.prune(keep);
-            eprintln!(
-                "mpcrs: checkpoint epoch {k}: {} bytes ({} stored), application stall {:.1} ms, write {:.0} MB/s",
-                report.bytes,
-                report.stored_bytes,
-                report.stall.as_secs_f64() * 1e3,
-                report.write_mb_per_s()
-            );
-        });
-    match commit {
-        Ok(h) => {
-            *PENDING.lock().unwrap() = Some(h);
-            CrState::Checkpoint
+    let started = spawn_commit(move || {
+        let k = epoch.epoch();
+        match dump.wait() {
+            Ok(report) => commit_epoch(epoch, ranks, &store, keep, &Figures::of(&report, 1)),
+            Err(e) => eprintln!("mpcrs: checkpoint epoch {k} failed, the previous one stays: {e}"),
         }
+    });
+    match started {
+        Ok(()) => CrState::Checkpoint,
         Err(e) => {
             eprintln!("mpcrs: checkpoint: cannot start the commit thread: {e}");
             CrState::Error
         }
     }
+}
+
+/// What a checkpoint of the job took, over its images.
+struct Figures {
+    images: usize,
+    bytes: u64,
+    stored: u64,
+    /// The longest stall and the longest write of an image.
+    stall: Duration,
+    write: Duration,
+}
+
+impl Figures {
+    fn of(r: &mpcrs_cr::DumpReport, images: usize) -> Figures {
+        Figures {
+            images,
+            bytes: r.bytes,
+            stored: r.stored_bytes,
+            stall: r.stall,
+            write: r.write,
+        }
+    }
+}
+
+/// Starts the thread that commits the checkpoint just taken; the next
+/// checkpoint and the end of the job wait for it ([`finish`]).
+fn spawn_commit(commit: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
+    let h = std::thread::Builder::new()
+        .name("mpcrs-ckpt-commit".into())
+        .spawn(commit)?;
+    *PENDING.lock().unwrap() = Some(h);
+    Ok(())
+}
+
+/// Commits `epoch`, every image of which is durable (manifest of `ranks` in
+/// `figures.images` processes, rename, `latest`), prunes to `keep` epochs and
+/// prints the checkpoint's progress line.
+fn commit_epoch(
+    epoch: mpcrs_cr::PendingEpoch,
+    ranks: usize,
+    store: &CheckpointDir,
+    keep: usize,
+    f: &Figures,
+) {
+    let k = epoch.epoch();
+    let host = crate::launch::hosts::local_hostname();
+    let manifest = crate::manifest::JobManifest::of_this_job(ranks, f.images, vec![host]).to_json();
+    if let Err(e) = epoch.commit(manifest.as_bytes()) {
+        eprintln!("mpcrs: checkpoint epoch {k} not committed, the previous one stays: {e}");
+        return;
+    }
+    let _ = store.prune(keep);
+    let images = if f.images > 1 {
+        format!(" in {} images", f.images)
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "mpcrs: checkpoint epoch {k}: {} bytes ({} stored){images}, application stall {:.1} ms, write {:.0} MB/s",
+        f.bytes,
+        f.stored,
+        f.stall.as_secs_f64() * 1e3,
+        f.stored as f64 / 1e6 / f.write.as_secs_f64().max(1e-6)
+    );
 }
 
 impl Communicator {

@@ -27,7 +27,19 @@ unsafe fn isend(
     len: usize,
 ) -> Pending {
     // SAFETY: forwarded.
-    unsafe { p2p::send_to(c, to, me as i32, tag, buf, len, SendMode::Standard) }
+    unsafe {
+        p2p::send_to(
+            c,
+            to,
+            p2p::Outgoing {
+                source: me as i32,
+                tag,
+                buf,
+                len,
+                mode: SendMode::Standard,
+            },
+        )
+    }
 }
 
 /// # Safety

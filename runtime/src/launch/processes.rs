@@ -69,6 +69,34 @@ fn copy_command(base: &Command) -> Command {
     c
 }
 
+/// The processes of a job on this host: `base` itself for a single process,
+/// else copies of it sharing a key-value store ([`with_key_value_store`]); each
+/// as `launch` says.
+pub fn on_this_host(
+    base: Command,
+    processes: usize,
+    ranks: usize,
+    host: &str,
+    launch: &Launch,
+) -> io::Result<Vec<ProcessSpec>> {
+    let mut specs = if processes == 1 {
+        vec![ProcessSpec {
+            index: 0,
+            ranks: 0..ranks,
+            host: host.to_string(),
+            command: base,
+        }]
+    } else {
+        with_key_value_store(&base, processes, ranks, host)?
+    };
+    // Each process's own command: copies made for a key-value store carry no
+    // pre-exec step of the base command.
+    for spec in &mut specs {
+        launch.apply_here(spec.index, &mut spec.command);
+    }
+    Ok(specs)
+}
+
 /// Prepares `processes` copies of `base`, each with its own PMI-2 connection
 /// (`PMI_FD`, `PMI_RANK`, `PMI_SIZE`, as Slurm and hydra set them) served by a
 /// thread of the launcher until the process finalizes, aborts or dies.

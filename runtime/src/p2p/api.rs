@@ -69,8 +69,15 @@ impl Communicator {
         if self.check_peer(call, dest, tag, false)? {
             return Ok(Pending::Done(Status::empty()));
         }
+        let msg = super::Outgoing {
+            source: self.rank,
+            tag,
+            buf,
+            len,
+            mode,
+        };
         // SAFETY: forwarded from this function's contract.
-        Ok(unsafe { super::send_to(&self.shared, dest as usize, self.rank, tag, buf, len, mode) })
+        Ok(unsafe { super::send_to(&self.shared, dest as usize, msg) })
     }
 
     /// Starts a receive into `capacity` bytes at `buf` after checking `source`

@@ -22,6 +22,18 @@ pub(crate) enum SendMode {
     Synchronous,
 }
 
+/// A message being sent: from communicator rank `source`, with `tag`, `len`
+/// bytes at `buf`. Passed whole through the layers of a send (rank, mailbox or
+/// network).
+#[derive(Clone, Copy)]
+pub(crate) struct Outgoing {
+    pub(crate) source: i32,
+    pub(crate) tag: i32,
+    pub(crate) buf: *const u8,
+    pub(crate) len: usize,
+    pub(crate) mode: SendMode,
+}
+
 /// Copies `len` bytes of a message into a receive buffer of `capacity` bytes and
 /// builds the receive's status (truncation is an error of the receive only).
 ///
@@ -44,20 +56,19 @@ unsafe fn deliver(
     Status::received(source, tag, len, capacity)
 }
 
-/// Starts a send of `len` bytes at `buf` from communicator rank `source` to the
-/// mailbox `to`.
+/// Starts the send of `msg` to the mailbox `to`.
 ///
 /// # Safety
-/// `buf` must stay valid and unmodified for `len` bytes until the returned
-/// operation is finished.
-pub(crate) unsafe fn send(
-    to: &Mailbox,
-    source: i32,
-    tag: i32,
-    buf: *const u8,
-    len: usize,
-    mode: SendMode,
-) -> Pending {
+/// `msg.buf` must stay valid and unmodified for `msg.len` bytes until the
+/// returned operation is finished.
+pub(crate) unsafe fn send(to: &Mailbox, msg: Outgoing) -> Pending {
+    let Outgoing {
+        source,
+        tag,
+        buf,
+        len,
+        mode,
+    } = msg;
     let mut q = to.lock();
     if let Some(fast) = q.fast.as_ref() {
         if mailbox::matches(fast.source, fast.tag, source, tag) {
@@ -111,36 +122,18 @@ pub(crate) unsafe fn send(
     Pending::Waiting(done)
 }
 
-/// Starts a send from rank `source` of `comm` to its rank `dest`, in this process
-/// or another.
+/// Starts the send of `msg` to rank `dest` of `comm`, in this process or another.
 ///
 /// # Safety
 /// As [`send`].
-pub(crate) unsafe fn send_to(
-    comm: &CommShared,
-    dest: usize,
-    source: i32,
-    tag: i32,
-    buf: *const u8,
-    len: usize,
-    mode: SendMode,
-) -> Pending {
+pub(crate) unsafe fn send_to(comm: &CommShared, dest: usize, msg: Outgoing) -> Pending {
     match comm.remote_process(dest) {
         // SAFETY: forwarded from this function's contract.
         Some(to) => unsafe {
-            crate::remote::Fabric::expect().send(
-                to,
-                comm.context,
-                dest as i32,
-                source,
-                tag,
-                buf,
-                len,
-                mode,
-            )
+            crate::remote::Fabric::expect().send(to, comm.context, dest as i32, msg)
         },
         // SAFETY: forwarded from this function's contract.
-        None => unsafe { send(&comm.mailboxes[dest], source, tag, buf, len, mode) },
+        None => unsafe { send(&comm.mailboxes[dest], msg) },
     }
 }
 

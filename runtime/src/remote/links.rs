@@ -263,7 +263,7 @@ impl Links {
     ) -> io::Result<Route> {
         loop {
             let rail = match self.elect(process, size)? {
-                Election::Existing(i) => return Ok(self.route(process, Some(i))?),
+                Election::Existing(i) => return self.route(process, Some(i)),
                 Election::Create(rail) => rail,
             };
             self.connect(process, rail, signaling, progress)?;

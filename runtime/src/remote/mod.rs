@@ -35,7 +35,7 @@ pub(crate) use quiesce::{step, Traffic, REQUESTED};
 use wire::{Header, Kind};
 
 use crate::launch::pmi2;
-use crate::p2p::SendMode;
+use crate::p2p::{Outgoing, SendMode};
 use crate::request::{Completion, Pending, Status};
 use crate::run::{env, JobConfig};
 
@@ -298,24 +298,20 @@ impl Fabric {
         net.links.send(to, route, &[&head, payload], &net.signaling)
     }
 
-    /// Starts a send of `len` bytes at `buf` to rank `dest` (in process `to`) of the
-    /// communicator `context`, from its rank `source`. Called by ranks.
+    /// Starts the send of `msg` to rank `dest` (in process `to`) of the
+    /// communicator `context`. Called by ranks.
     ///
     /// # Safety
-    /// `buf` valid and unmodified for `len` bytes until the returned operation
-    /// finishes.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn send(
-        &self,
-        to: u32,
-        context: u64,
-        dest: i32,
-        source: i32,
-        tag: i32,
-        buf: *const u8,
-        len: usize,
-        mode: SendMode,
-    ) -> Pending {
+    /// `msg.buf` valid and unmodified for `msg.len` bytes until the returned
+    /// operation finishes.
+    pub(crate) unsafe fn send(&self, to: u32, context: u64, dest: i32, msg: Outgoing) -> Pending {
+        let Outgoing {
+            source,
+            tag,
+            buf,
+            len,
+            mode,
+        } = msg;
         // While a checkpoint holds the network the rank waits here, inside its
         // MPI call.
         let _pass = loop {
@@ -411,7 +407,7 @@ impl Fabric {
         let net = self.net();
         // With shared memory in the rails, sockets are read every few rounds only.
         let round = self.rounds.fetch_add(1, Ordering::Relaxed);
-        let sockets = !net.links.has_shared_memory() || round % SOCKET_ROUNDS == 0;
+        let sockets = !net.links.has_shared_memory() || round.is_multiple_of(SOCKET_ROUNDS);
         let mut moved = false;
         if sockets {
             moved |= net
@@ -455,6 +451,11 @@ impl Fabric {
     /// Sends the deferred answers and rendezvous data; returns whether there were
     /// any. Not from inside a delivery (see the module's notes).
     pub(crate) fn flush_deferred(&self) -> bool {
+        // Most rounds have nothing to send: no gate to pass then. An answer
+        // queued just after this look is sent by the next round.
+        if self.deferred.is_empty() {
+            return false;
+        }
         let Some(_pass) = self.send_gate.try_enter() else {
             return false;
         };
