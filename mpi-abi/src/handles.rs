@@ -5,7 +5,7 @@
 
 #![allow(non_camel_case_types, non_snake_case)]
 
-use std::cell::{RefCell, RefMut};
+use mpcrs_scheduler::sync::{Mutex, MutexGuard};
 use std::os::raw::c_int;
 use std::sync::{Arc, OnceLock};
 
@@ -142,15 +142,15 @@ pub(crate) struct RankState {
 /// Padded to its own cache lines: neighbouring ranks run on different workers, and
 /// every call writes the borrow flag.
 #[repr(align(128))]
-struct RankCell(RefCell<RankState>);
+/// A rank's tables behind a lock that parks a ULT rather than blocking its
+/// worker. The rank and its non-blocking collective helpers take it for the
+/// length of a lookup or an update; the helpers of a rank that is the program's
+/// own thread run on a worker thread, at the same time as the rank.
+struct RankCell(Mutex<RankState>);
 
-// SAFETY: a rank's cell is only reached from the ULT of that rank (see
-// `rank_state`), which runs on one worker thread at a time; no two threads ever
-// access the same cell concurrently.
-unsafe impl Sync for RankCell {}
-// SAFETY: as for `Sync`: the raw pointers inside (attribute values, buffers) are
-// the program's, used only by the rank that stored them.
-unsafe impl Send for RankCell {}
+// SAFETY: the raw pointers inside (attribute values, buffers) are the program's,
+// used only by the rank that stored them and its helpers, under the lock.
+unsafe impl Send for RankState {}
 
 pub(crate) struct Job {
     ranks: Box<[RankCell]>,
@@ -162,7 +162,7 @@ static JOB: OnceLock<Job> = OnceLock::new();
 pub(crate) fn create_job(n: usize) {
     let job = Job {
         ranks: (0..n)
-            .map(|_| RankCell(RefCell::new(RankState::default())))
+            .map(|_| RankCell(Mutex::new(RankState::default())))
             .collect(),
     };
     if JOB.set(job).is_err() {
@@ -176,10 +176,10 @@ pub(crate) fn job_exists() -> bool {
 }
 
 /// The calling rank's tables; `None` outside a rank of a C job.
-pub(crate) fn rank_state() -> Option<RefMut<'static, RankState>> {
+pub(crate) fn rank_state() -> Option<MutexGuard<'static, RankState>> {
     let job = JOB.get()?;
     let r = mpcrs::current_rank()?;
-    Some(job.ranks.get(r as usize)?.0.borrow_mut())
+    Some(job.ranks.get(r as usize)?.0.lock())
 }
 
 /// Installs the rank's MPI_COMM_WORLD and MPI_COMM_SELF (by the loader, before main).

@@ -1,7 +1,7 @@
 //! The scheduler object: configuration, worker start-up and shutdown, spawning.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::idle::{Sleeper, DEFAULT_IDLE_SPIN};
@@ -30,26 +30,17 @@ pub(crate) struct Shared {
     pub(crate) shutdown: AtomicBool,
     /// ULTs spawned and not yet finished.
     pub(crate) live: AtomicUsize,
-    hooks: RwLock<Vec<Arc<dyn Progress>>>,
-    has_hooks: AtomicBool,
+    hooks: crate::progress::Hooks,
     next_worker: AtomicUsize,
 }
 
 impl Shared {
     pub(crate) fn has_progress_hooks(&self) -> bool {
-        self.has_hooks.load(Ordering::SeqCst)
+        !self.hooks.is_empty()
     }
 
     pub(crate) fn poll_progress(&self, worker: usize) -> bool {
-        if !self.has_progress_hooks() {
-            return false;
-        }
-        let hooks = self.hooks.read().unwrap().clone();
-        let mut any = false;
-        for h in hooks {
-            any |= h.poll(worker);
-        }
-        any
+        self.hooks.poll(worker)
     }
 }
 
@@ -114,8 +105,7 @@ impl Builder {
             },
             shutdown: AtomicBool::new(false),
             live: AtomicUsize::new(0),
-            hooks: RwLock::new(Vec::new()),
-            has_hooks: AtomicBool::new(false),
+            hooks: crate::progress::Hooks::new(),
             next_worker: AtomicUsize::new(0),
         });
         let mut threads = Vec::with_capacity(places.len());
@@ -259,8 +249,7 @@ impl Handle {
 
     /// Registers a progress hook polled by every worker.
     pub fn add_progress_hook(&self, hook: Arc<dyn Progress>) {
-        self.shared.hooks.write().unwrap().push(hook);
-        self.shared.has_hooks.store(true, Ordering::SeqCst);
+        self.shared.hooks.add(hook);
         // A worker asleep without a timeout (it had no hook to poll) must start
         // polling: with no ULT to wake it (a rank that is an OS thread), it would
         // sleep for good.

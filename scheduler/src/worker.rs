@@ -90,12 +90,19 @@ impl ReadyProbe {
         unsafe { (*self.0).has_ready() }
     }
 
-    /// Polls the progress hooks (if any) on behalf of the worker; returns whether
-    /// any moved.
+    /// Whether a network registered progress hooks.
+    pub(crate) fn has_progress_hooks(&self) -> bool {
+        // SAFETY: as in `has_ready`.
+        let ctx = unsafe { &*self.0 };
+        ctx.shared.has_progress_hooks()
+    }
+
+    /// Polls the progress hooks on behalf of the worker; returns whether any
+    /// moved.
     pub(crate) fn poll_progress(&self) -> bool {
         // SAFETY: as in `has_ready`.
         let ctx = unsafe { &*self.0 };
-        ctx.shared.has_progress_hooks() && ctx.poll_progress()
+        ctx.poll_progress()
     }
 }
 

@@ -15,11 +15,12 @@
 //! State now: the configuration (parsing and validation), gates, the election of
 //! endpoints, the tcp driver, the shm driver (rings and cross-memory copy,
 //! assembled per process in `shm_rail`), and the ibverbs driver (untested: no
-//! RDMA device here); the runtime does not use them for MPI messages yet.
+//! RDMA device here).
 
 pub mod config;
 pub mod election;
 pub mod gate;
+mod readiness;
 pub mod shm;
 pub mod shm_rail;
 pub mod tcp;

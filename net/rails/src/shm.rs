@@ -16,6 +16,12 @@ pub struct ShmRing {
     map_len: usize,
     cap: u64,
     name: String,
+    /// The other side's position as last read: the producer's view of `head`,
+    /// the consumer's of `tail`. Each side reads the shared one only when its own
+    /// view says the ring is full (or empty), so a frame moves the cache lines of
+    /// the positions between the two cores once, not on every push and pop.
+    head_seen: AtomicU64,
+    tail_seen: AtomicU64,
 }
 
 // SAFETY: the mapping is shared memory accessed through atomics (positions) and
@@ -116,6 +122,8 @@ impl ShmRing {
             map_len: len,
             cap,
             name: name.to_string(),
+            head_seen: AtomicU64::new(0),
+            tail_seen: AtomicU64::new(0),
         })
     }
 
@@ -179,9 +187,12 @@ impl ShmRing {
         assert!(len <= self.max_frame(), "frame larger than the ring");
         let need = (4 + len as u64).next_multiple_of(ALIGN);
         let tail = self.tail().load(Ordering::Relaxed);
-        let head = self.head().load(Ordering::Acquire);
-        if self.cap - (tail - head) < need {
-            return false;
+        if self.cap - (tail - self.head_seen.load(Ordering::Relaxed)) < need {
+            let head = self.head().load(Ordering::Acquire);
+            self.head_seen.store(head, Ordering::Relaxed);
+            if self.cap - (tail - head) < need {
+                return false;
+            }
         }
         self.write_at(tail, &(len as u32).to_le_bytes());
         let mut at = tail + 4;
@@ -196,9 +207,12 @@ impl ShmRing {
     /// Takes the oldest frame (consumer side).
     pub fn pop(&self) -> Option<Vec<u8>> {
         let head = self.head().load(Ordering::Relaxed);
-        let tail = self.tail().load(Ordering::Acquire);
-        if head == tail {
-            return None;
+        if head == self.tail_seen.load(Ordering::Relaxed) {
+            let tail = self.tail().load(Ordering::Acquire);
+            if head == tail {
+                return None;
+            }
+            self.tail_seen.store(tail, Ordering::Relaxed);
         }
         let mut len = [0u8; 4];
         self.read_at(head, &mut len);

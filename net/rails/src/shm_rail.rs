@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use crate::shm::ShmRing;
@@ -45,8 +46,10 @@ pub struct ShmRail {
     /// Rings being read; held by the one thread progressing, across popping and
     /// delivering, so that frames reach the sink in the order they were sent.
     incoming: Mutex<Vec<(u32, ShmRing)>>,
-    /// Rings accepted but not yet read (accepting may happen inside the sink).
+    /// Rings accepted but not yet read (accepting may happen inside the sink),
+    /// and whether there are any (looked at by every poll without the lock).
     accepted: Mutex<Vec<(u32, ShmRing)>>,
+    any_accepted: AtomicBool,
     sink: ShmSink,
 }
 
@@ -58,6 +61,7 @@ impl ShmRail {
             outgoing: Mutex::new(HashMap::new()),
             incoming: Mutex::new(Vec::new()),
             accepted: Mutex::new(Vec::new()),
+            any_accepted: AtomicBool::new(false),
             sink,
         }
     }
@@ -85,6 +89,7 @@ impl ShmRail {
             .map_err(|e| io::Error::new(e.kind(), format!("shm ring {name}: {e}")))?;
         ring.unlink()?;
         self.accepted.lock().unwrap().push((from, ring));
+        self.any_accepted.store(true, Ordering::Release);
         Ok(())
     }
 
@@ -158,7 +163,11 @@ impl ShmRail {
         let Ok(mut incoming) = self.incoming.try_lock() else {
             return false;
         };
-        incoming.append(&mut self.accepted.lock().unwrap());
+        if self.any_accepted.load(Ordering::Relaxed)
+            && self.any_accepted.swap(false, Ordering::AcqRel)
+        {
+            incoming.append(&mut self.accepted.lock().unwrap());
+        }
         let mut moved = false;
         for (from, ring) in incoming.iter() {
             while let Some(f) = ring.pop() {

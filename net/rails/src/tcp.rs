@@ -2,13 +2,18 @@
 //! driven by the scheduler's progress hooks (no thread of its own). A [`TcpRail`]
 //! owns a listening socket and its endpoints; polling it accepts connections,
 //! flushes queued frames and hands complete incoming frames to the rail's sink.
+//! A poll asks the kernel once which sockets have input ([`Readiness`]) and
+//! touches only those.
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::os::fd::AsRawFd;
 use std::sync::Mutex;
 
 use socket2::{Domain, Protocol, Socket, Type};
+
+use crate::readiness::Readiness;
 
 /// Where incoming frames go: (endpoint id, frame).
 pub type Sink = Box<dyn Fn(usize, Vec<u8>) + Send + Sync>;
@@ -99,12 +104,18 @@ impl Endpoint {
 
 struct State {
     endpoints: Vec<Endpoint>,
+    /// Keys of the sockets found ready by the last look (kept for its capacity).
+    ready: Vec<u64>,
 }
+
+/// The listener's key in the readiness set; an endpoint's key is its id.
+const LISTENER: u64 = u64::MAX;
 
 /// A tcp rail of this process: a listener and the endpoints it made or accepted.
 pub struct TcpRail {
     listener: Socket,
     addr: SocketAddr,
+    readiness: Readiness,
     state: Mutex<State>,
     /// Held by the one thread progressing, from reading to delivering, so that
     /// frames of an endpoint reach the sink in the order they arrived.
@@ -125,11 +136,15 @@ impl TcpRail {
             .local_addr()?
             .as_socket()
             .ok_or_else(|| io::Error::other("listener without an inet address"))?;
+        let readiness = Readiness::new()?;
+        readiness.watch(listener.as_raw_fd(), LISTENER)?;
         Ok(TcpRail {
             listener,
             addr,
+            readiness,
             state: Mutex::new(State {
                 endpoints: Vec::new(),
+                ready: Vec::new(),
             }),
             delivering: Mutex::new(()),
             sink,
@@ -146,8 +161,15 @@ impl TcpRail {
         let stream = TcpStream::connect(addr)?;
         let ep = Endpoint::new(stream)?;
         let mut st = self.state.lock().unwrap();
+        self.add(&mut st, ep)
+    }
+
+    /// Makes `ep` an endpoint of the rail, watched for input; returns its id.
+    fn add(&self, st: &mut State, ep: Endpoint) -> io::Result<usize> {
+        let id = st.endpoints.len();
+        self.readiness.watch(ep.stream.as_raw_fd(), id as u64)?;
         st.endpoints.push(ep);
-        Ok(st.endpoints.len() - 1)
+        Ok(id)
     }
 
     /// Queues one frame on endpoint `id` and writes what the socket takes now.
@@ -194,25 +216,39 @@ impl TcpRail {
         let mut delivered = Vec::new();
         {
             let mut st = self.state.lock().unwrap();
-            loop {
-                match self.listener.accept() {
-                    Ok((sock, _)) => {
-                        st.endpoints.push(Endpoint::new(sock.into())?);
-                        moved = true;
+            let mut ready = std::mem::take(&mut st.ready);
+            self.readiness.ready(&mut ready)?;
+            if ready.contains(&LISTENER) {
+                loop {
+                    match self.listener.accept() {
+                        Ok((sock, _)) => {
+                            self.add(&mut st, Endpoint::new(sock.into())?)?;
+                            moved = true;
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                        Err(e) => return Err(e),
                     }
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                    Err(e) => return Err(e),
                 }
             }
-            for (id, ep) in st.endpoints.iter_mut().enumerate() {
+            for ep in st.endpoints.iter_mut() {
+                if !ep.closed && !ep.out.is_empty() {
+                    moved |= ep.flush()?;
+                }
+            }
+            for &key in ready.iter().filter(|&&k| k != LISTENER) {
+                let id = key as usize;
+                let ep = &mut st.endpoints[id];
                 if ep.closed {
                     continue;
                 }
-                moved |= ep.flush()?;
                 for f in ep.receive()? {
                     delivered.push((id, f));
                 }
+                if ep.closed {
+                    self.readiness.forget(ep.stream.as_raw_fd());
+                }
             }
+            st.ready = ready;
         }
         // Frames are handed out without the lock: the sink may send.
         moved |= !delivered.is_empty();

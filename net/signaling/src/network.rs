@@ -8,7 +8,7 @@
 //! `DATA` (a frame of the runtime's, when the ring rail carries MPI messages too;
 //! handed to the data sink with the process it came from).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -81,7 +81,7 @@ pub struct Signaling {
     rail: TcpRail,
     arrivals: Arc<SegQueue<(usize, Vec<u8>)>>,
     links: Mutex<Links>,
-    inbox: Mutex<VecDeque<Control>>,
+    inbox: SegQueue<Control>,
     counters: Counters,
     /// Held by the one thread progressing at a time, so that what arrives on a
     /// link is forwarded in the order it came.
@@ -121,7 +121,7 @@ impl Signaling {
             rail,
             arrivals,
             links: Mutex::new(Links::default()),
-            inbox: Mutex::new(VecDeque::new()),
+            inbox: SegQueue::new(),
             counters: Counters::default(),
             progressing: Mutex::new(()),
             static_peers: initial_peers(me, count, topology),
@@ -375,7 +375,7 @@ impl Signaling {
                 k.ondemand_links.fetch_add(1, Ordering::Relaxed);
             }
         }
-        self.inbox.lock().unwrap().push_back(c);
+        self.inbox.push(c);
         Ok(())
     }
 
@@ -417,7 +417,8 @@ impl Signaling {
 
     /// The next control message addressed to this process, if one arrived.
     pub fn try_receive(&self) -> Option<Control> {
-        self.inbox.lock().unwrap().pop_front()
+        // Lock-free: every progress round of the fabric looks here.
+        self.inbox.pop()
     }
 
     /// Waits (driving progress) for the next control message.

@@ -73,6 +73,17 @@ pub(crate) struct FastRecv {
     pub(crate) capacity: usize,
     /// Set when the receiver parked waiting for it.
     pub(crate) waiter: Option<Unparker>,
+    /// Matched by a message from another process whose data is still on its way
+    /// (a rendezvous): no other message may take it, and the network publishes
+    /// its status with [`Mailbox::finish_fast`].
+    pub(crate) matched: bool,
+}
+
+impl FastRecv {
+    /// Whether a message from (source, tag) takes this receive.
+    pub(crate) fn takes(&self, source: i32, tag: i32) -> bool {
+        !self.matched && matches(self.source, self.tag, source, tag)
+    }
 }
 
 // SAFETY: as for `PostedRecv`: the receiver keeps `buf` valid and untouched until
@@ -101,8 +112,7 @@ pub(crate) struct Mailbox {
     /// Blocked probes, woken whenever a message lands in `unexpected`.
     pub(crate) arrivals: WaitList,
     /// Set in communicators spanning processes: messages also arrive from the
-    /// network, which completes receives through their completion only, so the
-    /// inline receive is not used.
+    /// network.
     pub(crate) spanning: bool,
 }
 
@@ -143,6 +153,18 @@ impl Mailbox {
         );
         let state = st.bytes as u64 | ((st.error as i32 as u64) << 48) | FAST_DONE;
         self.fast_state.store(state, Ordering::Release);
+    }
+
+    /// Publishes the status of the inline receive a message from another
+    /// process matched earlier ([`FastRecv::matched`]) and wakes its receiver.
+    pub(crate) fn finish_fast(&self, st: Status) {
+        let mut q = self.lock();
+        let fast = q.fast.take().expect("a matched inline receive");
+        self.publish_fast(st);
+        drop(q);
+        if let Some(w) = fast.waiter {
+            w.unpark();
+        }
     }
 
     fn fast_status(&self) -> Option<Status> {

@@ -7,6 +7,7 @@ pub(crate) mod mailbox;
 use mailbox::{Mailbox, Payload, PostedRecv, Unexpected};
 
 use crate::comm::CommShared;
+use crate::remote::Finish;
 use crate::request::{Completion, Pending, Status};
 
 /// Unexpected messages up to this size are copied at send time so the sender is
@@ -71,7 +72,7 @@ pub(crate) unsafe fn send(to: &Mailbox, msg: Outgoing) -> Pending {
     } = msg;
     let mut q = to.lock();
     if let Some(fast) = q.fast.as_ref() {
-        if mailbox::matches(fast.source, fast.tag, source, tag) {
+        if fast.takes(source, tag) {
             let fast = q.fast.take().expect("checked above");
             // Small by construction (FastRecv capacity <= EAGER_LIMIT): copy under the
             // lock, so the receiver's whole hand-off stays in the mailbox's cache line.
@@ -152,7 +153,7 @@ unsafe fn consume(msg: Unexpected, buf: *mut u8, capacity: usize) -> Pending {
             let done = Completion::new();
             let fabric = crate::remote::Fabric::expect();
             // SAFETY: forwarded from this function's contract.
-            unsafe { fabric.receive(incoming, buf, capacity, &done) };
+            unsafe { fabric.receive(incoming, buf, capacity, Finish::Request(done.clone())) };
             fabric.flush_deferred();
             return if done.is_done() {
                 Pending::Done(done.status())
@@ -221,7 +222,7 @@ pub(crate) unsafe fn recv_blocking(
     capacity: usize,
 ) -> Status {
     let mut q = mine.lock();
-    if mine.spanning || q.fast.is_some() || !q.posted.is_empty() || capacity > EAGER_LIMIT {
+    if q.fast.is_some() || !q.posted.is_empty() || capacity > EAGER_LIMIT {
         drop(q);
         // SAFETY: forwarded from this function's contract.
         return unsafe { recv(mine, source, tag, buf, capacity) }.wait();
@@ -239,6 +240,7 @@ pub(crate) unsafe fn recv_blocking(
         buf,
         capacity,
         waiter: None,
+        matched: false,
     });
     drop(q);
     mine.wait_fast()

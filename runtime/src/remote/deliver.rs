@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::wire::{Header, Kind, HEADER_BYTES};
 use super::{Deferred, Fabric};
 use crate::comm::CommShared;
-use crate::p2p::mailbox::{Payload, PostedRecv, Unexpected};
+use crate::p2p::mailbox::{Mailbox, Payload, PostedRecv, Unexpected};
 use crate::request::{Completion, Status};
 
 /// Frames of one sending process that came before their turn, with their
@@ -53,6 +53,30 @@ pub(crate) struct PendingSend {
     pub(crate) done: Arc<Completion>,
 }
 
+/// Where the end of a receive is reported.
+pub(crate) enum Finish {
+    /// The completion of a request (non-blocking receives, blocking ones that
+    /// queued behind others).
+    Request(Arc<Completion>),
+    /// The inline receive of a rank blocked in its mailbox
+    /// ([`crate::p2p::mailbox::FastRecv`]).
+    Inline(*const Mailbox),
+}
+
+// SAFETY: an inline receive's mailbox outlives the receive: its rank waits in
+// the mailbox until the status is published, holding the communicator.
+unsafe impl Send for Finish {}
+
+impl Finish {
+    fn complete(self, status: Status) {
+        match self {
+            Finish::Request(done) => done.complete(status),
+            // SAFETY: see `Send`: the mailbox is alive until this publication.
+            Finish::Inline(mailbox) => unsafe { &*mailbox }.finish_fast(status),
+        }
+    }
+}
+
 /// A receive waiting for the data frames of a rendezvous.
 pub(crate) struct PendingRecv {
     buf: *mut u8,
@@ -60,7 +84,7 @@ pub(crate) struct PendingRecv {
     want: usize,
     got: usize,
     status: Status,
-    done: Arc<Completion>,
+    finish: Finish,
 }
 
 // SAFETY: the buffers belong to operations in flight whose owners keep them valid
@@ -147,7 +171,7 @@ impl Fabric {
                 if r.got == r.want {
                     let r = recvs.remove(&h.id).expect("present");
                     drop(recvs);
-                    r.done.complete(r.status);
+                    r.finish.complete(r.status);
                 }
             }
             Kind::Fin => {
@@ -162,42 +186,59 @@ impl Fabric {
         }
     }
 
-    /// Receives `msg` into `capacity` bytes at `buf`, setting `done` when the data
-    /// is there (at once, unless it must come in data frames).
+    /// Copies the eager message `msg` into `capacity` bytes at `buf` and answers a
+    /// synchronous sender; returns the receive's status.
     ///
     /// # Safety
-    /// `buf` valid for `capacity` bytes, and used by nobody else, until `done`.
+    /// `buf` valid for `capacity` bytes, and used by nobody else, during the call.
+    unsafe fn receive_eager(&self, msg: &Incoming, buf: *mut u8, capacity: usize) -> Status {
+        let h = msg.header;
+        let n = (h.len as usize).min(capacity);
+        // SAFETY: the frame holds the whole message; `buf` by contract.
+        unsafe { std::ptr::copy_nonoverlapping(msg.frame[msg.at..].as_ptr(), buf, n) };
+        self.answer_fin(msg);
+        Status::received(h.source, h.tag, h.len as usize, capacity)
+    }
+
+    /// Tells a sender waiting for its receiver (synchronous or rendezvous) that
+    /// the message was received.
+    fn answer_fin(&self, msg: &Incoming) {
+        if msg.header.id != 0 {
+            let mut fin = Header::new(Kind::Fin);
+            fin.id = msg.header.id;
+            self.defer(Deferred::Frame {
+                to: msg.from,
+                header: fin,
+            });
+        }
+    }
+
+    /// Receives `msg` into `capacity` bytes at `buf`, reporting to `finish` when
+    /// the data is there (at once, unless it must come in data frames).
+    ///
+    /// # Safety
+    /// `buf` valid for `capacity` bytes, and used by nobody else, until `finish`
+    /// is reported.
     pub(crate) unsafe fn receive(
         &self,
         msg: Incoming,
         buf: *mut u8,
         capacity: usize,
-        done: &Arc<Completion>,
+        finish: Finish,
     ) {
         let h = msg.header;
         let status = Status::received(h.source, h.tag, h.len as usize, capacity);
         let n = (h.len as usize).min(capacity);
-        let fin = |id: u64| {
-            if id != 0 {
-                let mut fin = Header::new(Kind::Fin);
-                fin.id = id;
-                self.defer(Deferred::Frame {
-                    to: msg.from,
-                    header: fin,
-                });
-            }
-        };
         match h.kind {
             Kind::Eager => {
-                // SAFETY: the frame holds the whole message; `buf` by contract.
-                unsafe { std::ptr::copy_nonoverlapping(msg.frame[msg.at..].as_ptr(), buf, n) };
-                fin(h.id);
-                done.complete(status);
+                // SAFETY: forwarded from this function's contract.
+                let status = unsafe { self.receive_eager(&msg, buf, capacity) };
+                finish.complete(status);
             }
             Kind::Rts => {
                 if n == 0 {
-                    fin(h.id);
-                    done.complete(status);
+                    self.answer_fin(&msg);
+                    finish.complete(status);
                     return;
                 }
                 // A notice from before a restart names a process that is gone: its
@@ -210,8 +251,8 @@ impl Fabric {
                     if mpcrs_rails::shm::read_remote(h.pid as i32, h.addr as usize, dst).is_ok() {
                         self.cross_memory_bytes
                             .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
-                        fin(h.id);
-                        done.complete(status);
+                        self.answer_fin(&msg);
+                        finish.complete(status);
                         return;
                     }
                 }
@@ -223,7 +264,7 @@ impl Fabric {
                         want: n,
                         got: 0,
                         status,
-                        done: done.clone(),
+                        finish,
                     },
                 );
                 let mut cts = Header::new(Kind::Cts);
@@ -300,7 +341,29 @@ impl CommShared {
                 self.mailboxes.len()
             );
         };
+        let fabric = Fabric::expect();
         let mut q = mailbox.lock();
+        if let Some(fast) = q.fast.as_mut().filter(|f| f.takes(h.source, h.tag)) {
+            let (buf, capacity) = (fast.buf, fast.capacity);
+            if h.kind == Kind::Eager {
+                // Small: copied under the lock, as a sender of this process does.
+                let fast = q.fast.take().expect("matched above");
+                // SAFETY: the receiver keeps its buffer valid until the status is
+                // published (FastRecv contract).
+                let status = unsafe { fabric.receive_eager(&msg, buf, capacity) };
+                mailbox.publish_fast(status);
+                drop(q);
+                if let Some(w) = fast.waiter {
+                    w.unpark();
+                }
+                return;
+            }
+            fast.matched = true;
+            drop(q);
+            // SAFETY: as above, until `finish_fast`.
+            unsafe { fabric.receive(msg, buf, capacity, Finish::Inline(mailbox)) };
+            return;
+        }
         if let Some(recv) = q.take_posted(h.source, h.tag) {
             drop(q);
             let PostedRecv {
@@ -311,7 +374,7 @@ impl CommShared {
             } = recv;
             // SAFETY: a posted receive's buffer is valid for `capacity` bytes until its
             // completion is set (PostedRecv contract).
-            unsafe { Fabric::expect().receive(msg, buf, capacity, &done) };
+            unsafe { fabric.receive(msg, buf, capacity, Finish::Request(done)) };
             return;
         }
         q.unexpected.push_back(Unexpected {

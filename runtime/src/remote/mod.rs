@@ -19,17 +19,16 @@ mod quiesce;
 mod wire;
 
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use arc_swap::ArcSwap;
 use crossbeam::queue::SegQueue;
 use mpcrs_rails::{NetConfig, Topology};
 use mpcrs_signaling::{Control, ControlKind, Signaling, StaticTopology};
 
 use deliver::Reorder;
-pub(crate) use deliver::{Incoming, PendingSend, Registry};
+pub(crate) use deliver::{Finish, Incoming, PendingSend, Registry};
 use links::Links;
 pub(crate) use quiesce::{step, Traffic, REQUESTED};
 use wire::{Header, Kind};
@@ -82,7 +81,10 @@ pub(crate) struct Fabric {
     pub(crate) me: u32,
     /// World ranks of each process.
     blocks: Vec<std::ops::Range<usize>>,
-    net: ArcSwap<Net>,
+    /// This run's network. Never freed: a restored process replaces it, and
+    /// threads may still hold the old one (a pointer load per use, where a
+    /// counted reference cost two atomic read-modify-writes per progress round).
+    net: AtomicPtr<Net>,
     /// Runs of the job this process has been part of (1 + restarts): a
     /// rendezvous notice from an earlier run names a process that is gone.
     pub(crate) generation: AtomicU64,
@@ -225,7 +227,7 @@ impl Fabric {
         let fabric = Fabric {
             me: cfg.process as u32,
             blocks: cfg.blocks(),
-            net: ArcSwap::from_pointee(net),
+            net: AtomicPtr::new(Box::into_raw(Box::new(net))),
             generation: AtomicU64::new(1),
             registry: Registry::default(),
             next_seq: (0..count).map(|_| AtomicU64::new(0)).collect(),
@@ -254,8 +256,17 @@ impl Fabric {
     }
 
     /// This run's network.
-    pub(crate) fn net(&self) -> arc_swap::Guard<Arc<Net>> {
-        self.net.load()
+    pub(crate) fn net(&self) -> &'static Net {
+        // SAFETY: every Net stored here is leaked (`Box::into_raw`, never
+        // freed), so the pointer is valid for the rest of the process.
+        unsafe { &*self.net.load(Ordering::Acquire) }
+    }
+
+    /// Makes `net` this process's network from now on (a restored process
+    /// joining the new run). The previous one stays allocated: see `net`.
+    fn replace_net(&self, net: Net) {
+        self.net
+            .store(Box::into_raw(Box::new(net)), Ordering::Release);
     }
 
     /// Process of world rank `rank`.
@@ -369,7 +380,6 @@ impl Fabric {
             }
             &[]
         };
-        drop(net);
         self.post(to, Some(route), h, payload)
             .unwrap_or_else(|e| self.fail(e));
         match done {
@@ -406,7 +416,10 @@ impl Fabric {
     fn round(&self) -> bool {
         let net = self.net();
         // With shared memory in the rails, sockets are read every few rounds only.
-        let round = self.rounds.fetch_add(1, Ordering::Relaxed);
+        // A plain load and store, not a read-modify-write: a round lost when two
+        // workers count at once only shifts the next socket poll.
+        let round = self.rounds.load(Ordering::Relaxed);
+        self.rounds.store(round.wrapping_add(1), Ordering::Relaxed);
         let sockets = !net.links.has_shared_memory() || round.is_multiple_of(SOCKET_ROUNDS);
         let mut moved = false;
         if sockets {
@@ -444,7 +457,6 @@ impl Fabric {
             }
             self.control_handled.fetch_add(1, Ordering::AcqRel);
         }
-        drop(net);
         moved | self.flush_deferred()
     }
 

@@ -6,7 +6,6 @@
 
 use std::io;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mpcrs_signaling::ControlKind;
@@ -223,8 +222,7 @@ impl Fabric {
         // from zero); frames go on in sequence across runs.
         self.checkpoint_sent.store(0, Ordering::Release);
         self.control_handled.store(0, Ordering::Release);
-        let old = self.net.swap(Arc::new(net));
-        std::mem::forget(old);
+        self.replace_net(net);
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.checkpoint_inbox.lock().unwrap().clear();
         self.finishing.store(false, Ordering::Release);

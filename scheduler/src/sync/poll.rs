@@ -30,9 +30,13 @@ pub fn poll_until(mut cond: impl FnMut() -> bool, budget: Duration) -> bool {
         if ready {
             crate::yield_now();
             rounds += 1;
-        } else if !probe.is_some_and(|p| p.poll_progress()) {
+        } else if let Some(p) = probe.filter(|p| p.has_progress_hooks()) {
             // What a poller waits for may come from the network: its worker is
-            // busy with it, so it drives the progress hooks itself.
+            // busy with it, so it drives the progress hooks itself, without a
+            // pause in between (a pause is ~140 cycles on recent x86: eight of
+            // them were a third of a message's latency between processes).
+            p.poll_progress();
+        } else {
             for _ in 0..8 {
                 std::hint::spin_loop();
             }
