@@ -39,6 +39,10 @@ pub mod env {
     pub const NODES: &str = "MPCRS_NODES";
     /// Set to print each process's network statistics at the end (`--net-stats`).
     pub const NET_STATS: &str = "MPCRS_NET_STATS";
+    /// 1: waiting threads yield their CPU between polls; 0: they spin. Set by
+    /// mpcrs-run when a node has more processes than CPUs; by default, when a
+    /// process has more workers than CPUs.
+    pub const YIELD_WHEN_IDLE: &str = "MPCRS_YIELD_WHEN_IDLE";
 }
 
 /// Exit status of a job in which a rank panicked.
@@ -57,6 +61,8 @@ pub struct JobConfig {
     /// `None`: one worker per CPU of the process's cpuset.
     pub workers: Option<usize>,
     pub stack_size: usize,
+    /// `None`: the scheduler's default (see [`env::YIELD_WHEN_IDLE`]).
+    pub yield_when_idle: Option<bool>,
 }
 
 impl JobConfig {
@@ -122,11 +128,18 @@ impl JobConfig {
             }
             None => vec![0; processes],
         };
+        let yield_when_idle = match var(env::YIELD_WHEN_IDLE).as_deref().map(str::trim) {
+            None => None,
+            Some("1") => Some(true),
+            Some("0") => Some(false),
+            Some(v) => return Err(format!("{}={v:?} is neither 0 nor 1", env::YIELD_WHEN_IDLE)),
+        };
         Ok(JobConfig {
             ranks,
             processes,
             process,
             nodes,
+            yield_when_idle,
             workers: read(env::WORKERS)?,
             stack_size: read(env::STACK_SIZE)?.unwrap_or(mpcrs_scheduler::DEFAULT_STACK_SIZE),
         })
@@ -200,6 +213,9 @@ fn start(cfg: &JobConfig) -> Option<Started> {
     let mut builder = Scheduler::builder().stack_size(cfg.stack_size);
     if let Some(w) = cfg.workers {
         builder = builder.workers(w);
+    }
+    if let Some(y) = cfg.yield_when_idle {
+        builder = builder.yield_when_idle(y);
     }
     let sched = match builder.build() {
         Ok(s) => s,

@@ -16,6 +16,9 @@ use crate::JoinHandle;
 pub(crate) struct Config {
     pub(crate) stack_size: usize,
     pub(crate) idle_spin: Duration,
+    /// Waiting threads give their CPU away between polls instead of spinning:
+    /// more threads poll than there are CPUs for them.
+    pub(crate) yield_when_idle: bool,
 }
 
 /// What other threads may touch of a worker.
@@ -50,6 +53,7 @@ pub struct Builder {
     stack_size: usize,
     pin: bool,
     idle_spin: Duration,
+    yield_when_idle: Option<bool>,
 }
 
 impl Default for Builder {
@@ -59,6 +63,7 @@ impl Default for Builder {
             stack_size: crate::DEFAULT_STACK_SIZE,
             pin: true,
             idle_spin: DEFAULT_IDLE_SPIN,
+            yield_when_idle: None,
         }
     }
 }
@@ -88,9 +93,21 @@ impl Builder {
         self
     }
 
+    /// Whether waiting workers and ranks yield their CPU between polls instead
+    /// of spinning (as mpirun's "yield when idle"): for processes that share CPUs
+    /// with others polling too. By default, when there are more workers than
+    /// CPUs.
+    pub fn yield_when_idle(mut self, yes: bool) -> Self {
+        self.yield_when_idle = Some(yes);
+        self
+    }
+
     pub fn build(self) -> std::io::Result<Scheduler> {
         let topology = Topology::detect();
         let places = topology.worker_places(self.workers);
+        let yield_when_idle = self
+            .yield_when_idle
+            .unwrap_or(places.len() > topology.cpus.len());
         let shared = Arc::new(Shared {
             workers: places
                 .iter()
@@ -101,7 +118,12 @@ impl Builder {
                 .collect(),
             config: Config {
                 stack_size: self.stack_size,
-                idle_spin: self.idle_spin,
+                idle_spin: if yield_when_idle {
+                    Duration::ZERO
+                } else {
+                    self.idle_spin
+                },
+                yield_when_idle,
             },
             shutdown: AtomicBool::new(false),
             live: AtomicUsize::new(0),

@@ -90,6 +90,14 @@ impl ReadyProbe {
         unsafe { (*self.0).has_ready() }
     }
 
+    /// Whether a waiter should give its CPU away between polls
+    /// ([`crate::Builder::yield_when_idle`]).
+    pub(crate) fn yields_when_idle(&self) -> bool {
+        // SAFETY: as in `has_ready`.
+        let ctx = unsafe { &*self.0 };
+        ctx.shared.config.yield_when_idle
+    }
+
     /// Whether a network registered progress hooks.
     pub(crate) fn has_progress_hooks(&self) -> bool {
         // SAFETY: as in `has_ready`.

@@ -3,8 +3,6 @@
 //! whose gates all accept it and that either has an endpoint to the process or
 //! can create one on demand (and reach the process); otherwise there is no route.
 
-use std::collections::HashMap;
-
 use crate::config::{Rail, RailSet};
 use crate::gate::MessageInfo;
 
@@ -36,7 +34,8 @@ pub struct NoRoute {
 /// The routes of this process to every other.
 pub struct Routes<C> {
     rails: RailSet,
-    endpoints: HashMap<u32, Vec<Endpoint<C>>>,
+    /// Endpoint lists by process number (a send looks its destination up here).
+    endpoints: Vec<Vec<Endpoint<C>>>,
     rng: u64,
 }
 
@@ -44,7 +43,7 @@ impl<C> Routes<C> {
     pub fn new(rails: RailSet) -> Routes<C> {
         Routes {
             rails,
-            endpoints: HashMap::new(),
+            endpoints: Vec::new(),
             rng: 0x9e37_79b9_7f4a_7c15,
         }
     }
@@ -82,10 +81,7 @@ impl<C> Routes<C> {
         reachable: impl Fn(usize, &Rail) -> bool,
     ) -> Result<Election, NoRoute> {
         for r in 0..self.rails.rails.len() {
-            let existing = self
-                .endpoints
-                .get(&process)
-                .and_then(|l| l.iter().position(|e| e.rail == r));
+            let existing = self.endpoints(process).iter().position(|e| e.rail == r);
             let usable = existing.is_some()
                 || (self.rails.rails[r].ondemand && reachable(r, &self.rails.rails[r]));
             if !usable || !self.accepts(r, m) {
@@ -104,7 +100,11 @@ impl<C> Routes<C> {
 
     /// Adds an endpoint, keeping the process's list in rail priority order.
     pub fn add(&mut self, process: u32, rail: usize, conn: C) {
-        let list = self.endpoints.entry(process).or_default();
+        let p = process as usize;
+        if self.endpoints.len() <= p {
+            self.endpoints.resize_with(p + 1, Vec::new);
+        }
+        let list = &mut self.endpoints[p];
         // Rails are sorted by priority in the set: lower index, higher priority.
         let at = list
             .iter()
@@ -114,18 +114,21 @@ impl<C> Routes<C> {
     }
 
     pub fn endpoints(&self, process: u32) -> &[Endpoint<C>] {
-        self.endpoints.get(&process).map_or(&[], |l| l.as_slice())
+        self.endpoints
+            .get(process as usize)
+            .map_or(&[], |l| l.as_slice())
     }
 
     pub fn endpoint_mut(&mut self, process: u32, index: usize) -> Option<&mut Endpoint<C>> {
-        self.endpoints.get_mut(&process)?.get_mut(index)
+        self.endpoints.get_mut(process as usize)?.get_mut(index)
     }
 
     /// Removes every endpoint of the rails `which` selects (closing high-speed
     /// rails at a checkpoint); returns them so the caller can close them.
     pub fn remove_rails(&mut self, which: impl Fn(&Rail) -> bool) -> Vec<(u32, Endpoint<C>)> {
         let mut out = Vec::new();
-        for (&p, list) in self.endpoints.iter_mut() {
+        for (p, list) in self.endpoints.iter_mut().enumerate() {
+            let p = p as u32;
             let mut i = 0;
             while i < list.len() {
                 if which(&self.rails.rails[list[i].rail]) {

@@ -1,14 +1,32 @@
 //! The shm driver's building blocks: a single-producer single-consumer ring of
-//! length-prefixed frames in a POSIX shared-memory object (eager messages between
-//! processes of one node), and cross-memory attach (process_vm_readv) for the one
-//! copy of a large message straight out of the sender's memory.
+//! frames in a POSIX shared-memory object (eager messages between processes of
+//! one node), and cross-memory attach (process_vm_readv) for the one copy of a
+//! large message straight out of the sender's memory.
+//!
+//! A frame is an 8-byte word (a mark, the frame's position, its length) followed
+//! by its bytes, starting on a cache line. The producer writes the bytes, then
+//! publishes the word: the consumer polls the word at its position, so a small
+//! frame crosses between the cores in the one cache line it occupies, with no
+//! separate tail index to move. Where a frame may start, the producer has cleared
+//! the word beforehand (a stretch of lines at a time, ahead of its position), so
+//! bytes an earlier lap left there never pass for a frame. The consumer publishes
+//! how far it has read (`head`), which the producer reads only when the ring
+//! looks full to it.
 
 use std::ffi::CString;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Bytes before the data area: the consumer's position, on its own cache line.
 const HEADER: usize = 128;
-const ALIGN: u64 = 8;
+/// Frames start on a cache line.
+const ALIGN: u64 = 64;
+/// How far ahead of its position the producer clears the words of frames to come.
+const CLEAR_AHEAD: u64 = 4096;
+/// Bytes of the word in front of every frame.
+const WORD: u64 = 8;
+/// Set in every published word: a cleared word (zero) is never a frame.
+const MARK: u64 = 1 << 63;
 
 /// One direction of a shared-memory channel.
 pub struct ShmRing {
@@ -16,20 +34,29 @@ pub struct ShmRing {
     map_len: usize,
     cap: u64,
     name: String,
-    /// The other side's position as last read: the producer's view of `head`,
-    /// the consumer's of `tail`. Each side reads the shared one only when its own
-    /// view says the ring is full (or empty), so a frame moves the cache lines of
-    /// the positions between the two cores once, not on every push and pop.
+    /// The producer's position (only the producer uses it).
+    tail: AtomicU64,
+    /// The producer's view of `head`, read again only when the ring looks full.
     head_seen: AtomicU64,
-    tail_seen: AtomicU64,
+    /// The producer's clearing: the word of every line from `tail` up to here
+    /// is zero (a fresh ring is all zero).
+    cleared: AtomicU64,
 }
 
-// SAFETY: the mapping is shared memory accessed through atomics (positions) and
-// through byte ranges owned, by the SPSC protocol, by exactly one side at a time.
+// SAFETY: the mapping is shared memory accessed through atomics (frame words,
+// head) and through byte ranges owned, by the SPSC protocol, by exactly one side
+// at a time.
 unsafe impl Send for ShmRing {}
 // SAFETY: see `Send`; `push` must be called by one producer and `pop` by one
 // consumer, which the driver guarantees by owning each ring on one side.
 unsafe impl Sync for ShmRing {}
+
+/// The word published in front of a frame of `len` bytes at position `pos`: the
+/// position makes a word left from an earlier lap (or any stale bytes) never
+/// pass for the frame expected there.
+fn frame_word(pos: u64, len: usize) -> u64 {
+    MARK | (((pos / WORD) & 0x7fff_ffff) << 32) | len as u64
+}
 
 fn shm_name(name: &str) -> io::Result<CString> {
     CString::new(format!("/{}", name.trim_start_matches('/'))).map_err(|_| {
@@ -122,8 +149,9 @@ impl ShmRing {
             map_len: len,
             cap,
             name: name.to_string(),
+            tail: AtomicU64::new(0),
             head_seen: AtomicU64::new(0),
-            tail_seen: AtomicU64::new(0),
+            cleared: AtomicU64::new(cap),
         })
     }
 
@@ -142,9 +170,13 @@ impl ShmRing {
         unsafe { &*(self.map as *const AtomicU64) }
     }
 
-    fn tail(&self) -> &AtomicU64 {
-        // SAFETY: bytes 64..72 of the header, on their own cache line.
-        unsafe { &*(self.map.add(64) as *const AtomicU64) }
+    /// The frame word at position `pos` (line-aligned; never split by the wrap,
+    /// the capacity being a power of two of at least 64).
+    fn word(&self, pos: u64) -> &AtomicU64 {
+        let at = (pos & (self.cap - 1)) as usize;
+        // SAFETY: `at` is 8-aligned and at least 8 bytes before the end of the
+        // data area, which starts page-aligned + HEADER.
+        unsafe { &*(self.map.add(HEADER + at) as *const AtomicU64) }
     }
 
     /// Copies `src` into the data area at position `pos`, wrapping around.
@@ -173,7 +205,8 @@ impl ShmRing {
 
     /// The largest frame the ring can ever take.
     pub fn max_frame(&self) -> usize {
-        self.cap as usize - 8
+        // A word in front, and the cleared line of the next frame behind.
+        (self.cap - 2 * ALIGN) as usize
     }
 
     /// Appends a frame (producer side); false if there is no room now.
@@ -185,42 +218,59 @@ impl ShmRing {
     pub fn push_parts(&self, parts: &[&[u8]]) -> bool {
         let len: usize = parts.iter().map(|p| p.len()).sum();
         assert!(len <= self.max_frame(), "frame larger than the ring");
-        let need = (4 + len as u64).next_multiple_of(ALIGN);
-        let tail = self.tail().load(Ordering::Relaxed);
-        if self.cap - (tail - self.head_seen.load(Ordering::Relaxed)) < need {
-            let head = self.head().load(Ordering::Acquire);
+        let need = (WORD + len as u64).next_multiple_of(ALIGN);
+        let tail = self.tail.load(Ordering::Relaxed);
+        // Room for the frame and for the line of the next one, whose word must
+        // read zero once this frame is published.
+        let fits = |head: u64| self.cap - (tail - head) >= need + ALIGN;
+        let mut head = self.head_seen.load(Ordering::Relaxed);
+        if !fits(head) {
+            head = self.head().load(Ordering::Acquire);
             self.head_seen.store(head, Ordering::Relaxed);
-            if self.cap - (tail - head) < need {
+            if !fits(head) {
                 return false;
             }
         }
-        self.write_at(tail, &(len as u32).to_le_bytes());
-        let mut at = tail + 4;
+        let cleared = self.cleared.load(Ordering::Relaxed);
+        if cleared < tail + need + ALIGN {
+            // Only lines the consumer is done with: up to `head` one lap on.
+            let upto = (tail + need + CLEAR_AHEAD).min(head + self.cap);
+            for pos in (cleared.max(tail)..upto).step_by(ALIGN as usize) {
+                self.word(pos).store(0, Ordering::Relaxed);
+            }
+            self.cleared.store(upto, Ordering::Relaxed);
+        }
+        let mut at = tail + WORD;
         for p in parts {
             self.write_at(at, p);
             at += p.len() as u64;
         }
-        self.tail().store(tail + need, Ordering::Release);
+        // Published after the clearing: the consumer, seeing this word, sees the
+        // next frame's word cleared too.
+        self.word(tail)
+            .store(frame_word(tail, len), Ordering::Release);
+        self.tail.store(tail + need, Ordering::Relaxed);
         true
     }
 
     /// Takes the oldest frame (consumer side).
     pub fn pop(&self) -> Option<Vec<u8>> {
         let head = self.head().load(Ordering::Relaxed);
-        if head == self.tail_seen.load(Ordering::Relaxed) {
-            let tail = self.tail().load(Ordering::Acquire);
-            if head == tail {
-                return None;
-            }
-            self.tail_seen.store(tail, Ordering::Relaxed);
+        let word = self.word(head).load(Ordering::Acquire);
+        if word & MARK == 0 {
+            return None;
         }
-        let mut len = [0u8; 4];
-        self.read_at(head, &mut len);
-        let len = u32::from_le_bytes(len) as usize;
+        let len = (word & 0xffff_ffff) as usize;
+        assert_eq!(
+            word,
+            frame_word(head, len),
+            "shm ring {}: frame word at position {head} is not the producer's",
+            self.name
+        );
         let mut frame = vec![0u8; len];
-        self.read_at(head + 4, &mut frame);
+        self.read_at(head + WORD, &mut frame);
         self.head().store(
-            head + (4 + len as u64).next_multiple_of(ALIGN),
+            head + (WORD + len as u64).next_multiple_of(ALIGN),
             Ordering::Release,
         );
         Some(frame)
@@ -296,5 +346,37 @@ mod tests {
         }
         t.join().unwrap();
         assert!(consumer.pop().is_none());
+    }
+
+    #[test]
+    fn bytes_left_by_an_earlier_lap_never_pass_for_a_frame() {
+        let name = format!("mpcrs-test-ring-stale-{}", std::process::id());
+        let cap = 4096u64;
+        let producer = ShmRing::create(&name, cap as usize).unwrap();
+        let consumer = ShmRing::open(&name).unwrap();
+        producer.unlink().unwrap();
+        // Each payload word holds exactly the word a frame at the same place one
+        // lap later would have.
+        let mut pos = 0u64;
+        while pos < 2 * cap {
+            let payload: Vec<u8> = (0..30u64)
+                .flat_map(|i| frame_word(pos + WORD + i * WORD + cap, 8).to_le_bytes())
+                .collect();
+            assert!(producer.push(&payload));
+            assert_eq!(consumer.pop().as_deref(), Some(&payload[..]));
+            pos += (WORD + payload.len() as u64).next_multiple_of(ALIGN);
+            // Nothing was pushed since: whatever the ring holds where the next
+            // frame goes is not a frame.
+            assert!(consumer.pop().is_none(), "stale bytes taken at {pos}");
+        }
+        for i in 0..1000u64 {
+            let small = i.to_le_bytes();
+            assert!(producer.push(&small));
+            assert_eq!(consumer.pop().as_deref(), Some(&small[..]));
+            assert!(
+                consumer.pop().is_none(),
+                "stale bytes taken after frame {i}"
+            );
+        }
     }
 }

@@ -5,7 +5,6 @@
 //! the sender's buffer, which the receiver copies once with [`read_remote`]
 //! (crate::shm), then acknowledges.
 
-use std::collections::HashMap;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -42,7 +41,8 @@ pub fn remove_job_rings(job: &str) -> usize {
 pub struct ShmRail {
     job: String,
     me: u32,
-    outgoing: Mutex<HashMap<u32, ShmRing>>,
+    /// Rings towards other processes, by process number.
+    outgoing: Mutex<Vec<Option<ShmRing>>>,
     /// Rings being read; held by the one thread progressing, across popping and
     /// delivering, so that frames reach the sink in the order they were sent.
     incoming: Mutex<Vec<(u32, ShmRing)>>,
@@ -58,7 +58,7 @@ impl ShmRail {
         ShmRail {
             job: job.to_string(),
             me,
-            outgoing: Mutex::new(HashMap::new()),
+            outgoing: Mutex::new(Vec::new()),
             incoming: Mutex::new(Vec::new()),
             accepted: Mutex::new(Vec::new()),
             any_accepted: AtomicBool::new(false),
@@ -72,7 +72,11 @@ impl ShmRail {
         let name = ring_name(&self.job, self.me, to);
         let ring = ShmRing::create(&name, RING_BYTES)
             .map_err(|e| io::Error::new(e.kind(), format!("shm ring {name}: {e}")))?;
-        self.outgoing.lock().unwrap().insert(to, ring);
+        let mut out = self.outgoing.lock().unwrap();
+        if out.len() <= to as usize {
+            out.resize_with(to as usize + 1, || None);
+        }
+        out[to as usize] = Some(ring);
         Ok(name)
     }
 
@@ -99,7 +103,7 @@ impl ShmRail {
     /// sure no frame is left in them.
     pub fn close_all(&self) -> usize {
         let mut closed = 0;
-        for (_, ring) in self.outgoing.lock().unwrap().drain() {
+        for ring in self.outgoing.lock().unwrap().drain(..).flatten() {
             // Already gone when the other side opened it.
             let _ = ring.unlink();
             closed += 1;
@@ -140,12 +144,15 @@ impl ShmRail {
         loop {
             {
                 let out = self.outgoing.lock().unwrap();
-                let ring = out.get(&to).ok_or_else(|| {
-                    io::Error::new(
-                        io::ErrorKind::NotConnected,
-                        format!("no shm endpoint to process {to}"),
-                    )
-                })?;
+                let ring = out
+                    .get(to as usize)
+                    .and_then(|r| r.as_ref())
+                    .ok_or_else(|| {
+                        io::Error::new(
+                            io::ErrorKind::NotConnected,
+                            format!("no shm endpoint to process {to}"),
+                        )
+                    })?;
                 if ring.push_parts(parts) {
                     return Ok(());
                 }

@@ -124,9 +124,15 @@ pub fn with_key_value_store(
         let cpus = match &shares {
             Some(s) => Some(s[index]),
             None => {
-                // More processes than CPUs: one worker each, unless -c said otherwise.
+                // More processes than CPUs: one worker each, unless -c said
+                // otherwise, and waiting threads give their CPU to the others.
                 if base.get_envs().all(|(k, _)| k != env::WORKERS) {
                     command.env(env::WORKERS, "1");
+                }
+                if base.get_envs().all(|(k, _)| k != env::YIELD_WHEN_IDLE)
+                    && std::env::var_os(env::YIELD_WHEN_IDLE).is_none()
+                {
+                    command.env(env::YIELD_WHEN_IDLE, "1");
                 }
                 None
             }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::wire::{Header, Kind, HEADER_BYTES};
+use super::wire::{Header, Kind};
 use super::{Deferred, Fabric};
 use crate::comm::CommShared;
 use crate::p2p::mailbox::{Mailbox, Payload, PostedRecv, Unexpected};
@@ -96,14 +96,14 @@ unsafe impl Send for PendingRecv {}
 impl Fabric {
     /// A frame from process `from`; its header starts at `at`.
     pub(crate) fn on_frame(&self, from: u32, frame: Vec<u8>, at: usize) {
-        let h = Header::decode(frame.get(at..).unwrap_or(&[])).unwrap_or_else(|| {
+        let (h, header_len) = Header::decode(frame.get(at..).unwrap_or(&[])).unwrap_or_else(|| {
             panic!(
                 "process {}: malformed frame of {} bytes from process {from}",
                 self.me,
                 frame.len()
             )
         });
-        let at = at + HEADER_BYTES;
+        let at = at + header_len;
         let mut order = self.inbound[from as usize].lock().unwrap();
         if h.seq != order.expected {
             order.early.insert(h.seq, (h, frame, at));

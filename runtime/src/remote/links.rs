@@ -46,6 +46,12 @@ pub(crate) struct Route {
     conn: Conn,
 }
 
+/// What an election found: an endpoint, or a rail to create one on.
+enum Elected {
+    Route(Route),
+    Create(usize),
+}
+
 /// Endpoints of a tcp rail by process, learnt from hellos.
 #[derive(Default)]
 struct TcpPeers {
@@ -226,7 +232,9 @@ impl Links {
         }
     }
 
-    fn elect(&self, process: u32, size: usize) -> Result<Election, io::Error> {
+    /// The endpoint elected for a `size`-byte message to `process`, or the rail
+    /// to create one on (one look at the table, under one lock).
+    fn elect(&self, process: u32, size: usize) -> Result<Elected, io::Error> {
         let info = MessageInfo {
             size: size as u64,
             kind: MessageKind::Process,
@@ -234,6 +242,16 @@ impl Links {
         let mut routes = self.routes.lock().unwrap();
         routes
             .elect(process, &info, |index, _| self.reachable(process, index))
+            .map(|e| match e {
+                Election::Existing(i) => {
+                    let e = &routes.endpoints(process)[i];
+                    Elected::Route(Route {
+                        rail: e.rail,
+                        conn: e.conn,
+                    })
+                }
+                Election::Create(rail) => Elected::Create(rail),
+            })
             .map_err(|e| {
                 let why: Vec<String> = self
                     .instances
@@ -263,8 +281,8 @@ impl Links {
     ) -> io::Result<Route> {
         loop {
             let rail = match self.elect(process, size)? {
-                Election::Existing(i) => return self.route(process, Some(i)),
-                Election::Create(rail) => rail,
+                Elected::Route(r) => return Ok(r),
+                Elected::Create(rail) => rail,
             };
             self.connect(process, rail, signaling, progress)?;
         }
@@ -274,17 +292,11 @@ impl Links {
     /// rail has no endpoint yet, the best one that exists: for callers that cannot
     /// wait (answers from progress).
     pub(crate) fn route_now(&self, process: u32, size: usize) -> io::Result<Route> {
-        match self.elect(process, size) {
-            Ok(Election::Existing(i)) => self.route(process, Some(i)),
-            _ => self.route(process, None),
+        if let Ok(Elected::Route(r)) = self.elect(process, size) {
+            return Ok(r);
         }
-    }
-
-    /// Endpoint `index` of `process`'s list (`None`: the first).
-    fn route(&self, process: u32, index: Option<usize>) -> io::Result<Route> {
         let routes = self.routes.lock().unwrap();
-        let list = routes.endpoints(process);
-        let e = list.get(index.unwrap_or(0)).ok_or_else(|| {
+        let e = routes.endpoints(process).first().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::NotConnected,
                 format!("process {}: no endpoint to process {process}", self.me),
@@ -448,8 +460,14 @@ impl Links {
         let k = &self.counters[route.rail];
         k.messages.fetch_add(1, Ordering::Relaxed);
         k.bytes.fetch_add(size as u64, Ordering::Relaxed);
-        k.smallest.fetch_min(size as u64, Ordering::Relaxed);
-        k.largest.fetch_max(size as u64, Ordering::Relaxed);
+        // Read first: after the first frames, sizes seldom set a new bound, and a
+        // fetch_min/max is a locked instruction on every send.
+        if (size as u64) < k.smallest.load(Ordering::Relaxed) {
+            k.smallest.fetch_min(size as u64, Ordering::Relaxed);
+        }
+        if (size as u64) > k.largest.load(Ordering::Relaxed) {
+            k.largest.fetch_max(size as u64, Ordering::Relaxed);
+        }
         Ok(())
     }
 

@@ -305,8 +305,9 @@ impl Fabric {
         // Counted as sent from here: a checkpoint's drain waits until the
         // receiver counts it too.
         header.seq = self.next_seq[to as usize].fetch_add(1, Ordering::AcqRel);
-        let head = header.encode();
-        net.links.send(to, route, &[&head, payload], &net.signaling)
+        let (head, n) = header.encode();
+        net.links
+            .send(to, route, &[&head[..n], payload], &net.signaling)
     }
 
     /// Starts the send of `msg` to rank `dest` (in process `to`) of the

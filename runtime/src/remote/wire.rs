@@ -41,7 +41,14 @@ pub(crate) struct Header {
     pub(crate) node: u32,
 }
 
+/// Bytes of a header at most.
 pub(crate) const HEADER_BYTES: usize = 72;
+/// Bytes of a short header: one whose rendezvous fields (`id` on) are all zero,
+/// such as a standard eager message's. With a small payload, such a frame fits
+/// one cache line of the shm ring.
+const SHORT_BYTES: usize = 40;
+/// Flag of byte 1: the header is short.
+const SHORT: u8 = 1;
 
 impl Header {
     pub(crate) fn new(kind: Kind) -> Header {
@@ -61,9 +68,14 @@ impl Header {
         }
     }
 
-    pub(crate) fn encode(&self) -> [u8; HEADER_BYTES] {
+    /// The header's bytes, of which the first `n` (returned) are sent.
+    pub(crate) fn encode(&self) -> ([u8; HEADER_BYTES], usize) {
         let mut b = [0u8; HEADER_BYTES];
         b[0] = self.kind as u8;
+        let short = (self.id | self.token | self.addr) == 0 && (self.pid | self.node) == 0;
+        if short {
+            b[1] = SHORT;
+        }
         b[4..8].copy_from_slice(&self.tag.to_le_bytes());
         b[8..16].copy_from_slice(&self.seq.to_le_bytes());
         b[16..24].copy_from_slice(&self.context.to_le_bytes());
@@ -75,15 +87,26 @@ impl Header {
         b[56..64].copy_from_slice(&self.addr.to_le_bytes());
         b[64..68].copy_from_slice(&self.pid.to_le_bytes());
         b[68..72].copy_from_slice(&self.node.to_le_bytes());
-        b
+        (b, if short { SHORT_BYTES } else { HEADER_BYTES })
     }
 
-    pub(crate) fn decode(b: &[u8]) -> Option<Header> {
-        if b.len() < HEADER_BYTES {
-            return None;
-        }
-        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
-        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+    /// The header at the start of `b`, and its length in bytes.
+    pub(crate) fn decode(b: &[u8]) -> Option<(Header, usize)> {
+        let n = match b.get(1) {
+            Some(&SHORT) => SHORT_BYTES,
+            Some(0) => HEADER_BYTES,
+            _ => return None,
+        };
+        let b = b.get(..n)?;
+        // Fields past a short header's end are zero.
+        let u32_at = |i: usize| {
+            b.get(i..i + 4)
+                .map_or(0, |x| u32::from_le_bytes(x.try_into().unwrap()))
+        };
+        let u64_at = |i: usize| {
+            b.get(i..i + 8)
+                .map_or(0, |x| u64::from_le_bytes(x.try_into().unwrap()))
+        };
         let kind = match b[0] {
             1 => Kind::Eager,
             2 => Kind::Rts,
@@ -92,7 +115,7 @@ impl Header {
             5 => Kind::Fin,
             _ => return None,
         };
-        Some(Header {
+        let h = Header {
             kind,
             tag: u32_at(4) as i32,
             seq: u64_at(8),
@@ -105,7 +128,8 @@ impl Header {
             addr: u64_at(56),
             pid: u32_at(64),
             node: u32_at(68),
-        })
+        };
+        Some((h, n))
     }
 }
 
@@ -129,11 +153,32 @@ mod tests {
             pid: 4242,
             node: 3,
         };
-        let b = h.encode();
-        assert_eq!(Header::decode(&b), Some(h));
+        let (b, n) = h.encode();
+        assert_eq!(n, HEADER_BYTES);
+        assert_eq!(Header::decode(&b), Some((h, n)));
         assert_eq!(Header::decode(&b[..HEADER_BYTES - 1]), None);
         let mut bad = b;
         bad[0] = 9;
         assert_eq!(Header::decode(&bad), None);
+    }
+
+    #[test]
+    fn standard_eager_headers_are_short_and_read_back_whole() {
+        let mut h = Header::new(Kind::Eager);
+        h.seq = 1 << 33;
+        h.context = 77;
+        h.dest = 3;
+        h.source = 1;
+        h.tag = -7;
+        h.len = 8;
+        let (b, n) = h.encode();
+        assert_eq!(n, SHORT_BYTES);
+        assert_eq!(Header::decode(&b[..n]), Some((h, n)));
+        assert_eq!(Header::decode(&b[..n - 1]), None);
+        // A synchronous send's header carries its id: long.
+        h.id = 5;
+        let (b, n) = h.encode();
+        assert_eq!(n, HEADER_BYTES);
+        assert_eq!(Header::decode(&b[..n]), Some((h, n)));
     }
 }

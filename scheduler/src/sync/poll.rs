@@ -35,7 +35,11 @@ pub fn poll_until(mut cond: impl FnMut() -> bool, budget: Duration) -> bool {
             // busy with it, so it drives the progress hooks itself, without a
             // pause in between (a pause is ~140 cycles on recent x86: eight of
             // them were a third of a message's latency between processes).
-            p.poll_progress();
+            // Where processes share CPUs, the one that would send it may be
+            // waiting for this CPU.
+            if !p.poll_progress() && p.yields_when_idle() {
+                std::thread::yield_now();
+            }
         } else {
             for _ in 0..8 {
                 std::hint::spin_loop();
