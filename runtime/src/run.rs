@@ -391,3 +391,26 @@ where
     sched.shutdown();
     worst
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{env, JobConfig};
+
+    #[test]
+    fn yield_when_idle_is_read_as_0_or_1_and_anything_else_is_named() {
+        let with = |v: &'static str| {
+            JobConfig::from_variables(move |k| (k == env::YIELD_WHEN_IDLE).then(|| v.to_string()))
+        };
+        assert_eq!(with("1").unwrap().yield_when_idle, Some(true));
+        assert_eq!(with("0").unwrap().yield_when_idle, Some(false));
+        let e = with("yes").unwrap_err();
+        assert!(
+            e.contains("MPCRS_YIELD_WHEN_IDLE") && e.contains("yes"),
+            "{e}"
+        );
+        assert_eq!(
+            JobConfig::from_variables(|_| None).unwrap().yield_when_idle,
+            None
+        );
+    }
+}

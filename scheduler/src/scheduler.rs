@@ -285,3 +285,25 @@ impl Handle {
         self.shared.workers[worker].sleeper.wake();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Scheduler;
+
+    #[test]
+    fn more_workers_than_cpus_yield_when_idle_unless_told_otherwise() {
+        let cpus = crate::Topology::detect().cpus.len();
+        let build = |b: super::Builder| b.pin(false).build().unwrap();
+        let over = build(Scheduler::builder().workers(cpus + 1));
+        assert!(over.shared.config.yield_when_idle);
+        assert!(over.shared.config.idle_spin.is_zero());
+        let fit = build(Scheduler::builder().workers(cpus));
+        assert!(!fit.shared.config.yield_when_idle);
+        let told = build(
+            Scheduler::builder()
+                .workers(cpus + 1)
+                .yield_when_idle(false),
+        );
+        assert!(!told.shared.config.yield_when_idle);
+    }
+}

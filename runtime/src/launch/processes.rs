@@ -393,7 +393,31 @@ pub fn restorable(cmd: &mut Command) {
 
 #[cfg(test)]
 mod tests {
-    use super::rank_blocks;
+    use super::{rank_blocks, with_key_value_store};
+    use crate::run::env;
+
+    fn var_of(cmd: &std::process::Command, name: &str) -> Option<String> {
+        cmd.get_envs()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| v.map(|v| v.to_string_lossy().into_owned()))
+    }
+
+    #[test]
+    fn processes_that_outnumber_the_cpus_yield_when_idle_with_one_worker_each() {
+        let cpus = mpcrs_scheduler::Topology::detect().cpus.len();
+        let base = std::process::Command::new("true");
+        let many = with_key_value_store(&base, cpus + 1, cpus + 1, "localhost").unwrap();
+        for spec in &many {
+            assert_eq!(
+                var_of(&spec.command, env::YIELD_WHEN_IDLE).as_deref(),
+                Some("1")
+            );
+            assert_eq!(var_of(&spec.command, env::WORKERS).as_deref(), Some("1"));
+        }
+        // One process per share of the CPUs: they spin.
+        let few = with_key_value_store(&base, 1, 1, "localhost").unwrap();
+        assert_eq!(var_of(&few[0].command, env::YIELD_WHEN_IDLE), None);
+    }
 
     #[test]
     fn blocks_are_contiguous_and_balanced() {
