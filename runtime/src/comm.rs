@@ -67,10 +67,9 @@ impl CommShared {
                 .collect();
             p.iter().any(|&x| x != f.me).then_some(p)
         });
-        let spanning = processes.is_some();
         Arc::new(CommShared {
             context,
-            mailboxes: (0..n).map(|_| Mailbox::new(spanning)).collect(),
+            mailboxes: (0..n).map(|_| Mailbox::default()).collect(),
             arena: Arena::new(n),
             group,
             universe,

@@ -111,9 +111,6 @@ pub(crate) struct Mailbox {
     queues: Mutex<Queues>,
     /// Blocked probes, woken whenever a message lands in `unexpected`.
     pub(crate) arrivals: WaitList,
-    /// Set in communicators spanning processes: messages also arrive from the
-    /// network.
-    pub(crate) spanning: bool,
 }
 
 /// Whether a receive for (want_source, want_tag) takes a message from (source,
@@ -128,13 +125,6 @@ pub(crate) fn matches(want_source: i32, want_tag: i32, source: i32, tag: i32) ->
 const FAST_DONE: u64 = 1 << 63;
 
 impl Mailbox {
-    pub(crate) fn new(spanning: bool) -> Mailbox {
-        Mailbox {
-            spanning,
-            ..Mailbox::default()
-        }
-    }
-
     pub(crate) fn lock(&self) -> MutexGuard<'_, Queues> {
         // A rank that panicked while holding the lock ends the job; the data is fine.
         self.queues.lock().unwrap_or_else(|e| e.into_inner())
@@ -158,8 +148,14 @@ impl Mailbox {
     /// Publishes the status of the inline receive a message from another
     /// process matched earlier ([`FastRecv::matched`]) and wakes its receiver.
     pub(crate) fn finish_fast(&self, st: Status) {
-        let mut q = self.lock();
-        let fast = q.fast.take().expect("a matched inline receive");
+        self.hand_off(self.lock(), st);
+    }
+
+    /// Ends the inline receive with status `st` (its data already in place):
+    /// takes it out of `q`, publishes the status, releases the lock, then wakes
+    /// the receiver if it parked.
+    pub(crate) fn hand_off(&self, mut q: MutexGuard<'_, Queues>, st: Status) {
+        let fast = q.fast.take().expect("an inline receive is posted");
         self.publish_fast(st);
         drop(q);
         if let Some(w) = fast.waiter {

@@ -73,16 +73,11 @@ pub(crate) unsafe fn send(to: &Mailbox, msg: Outgoing) -> Pending {
     let mut q = to.lock();
     if let Some(fast) = q.fast.as_ref() {
         if fast.takes(source, tag) {
-            let fast = q.fast.take().expect("checked above");
             // Small by construction (FastRecv capacity <= EAGER_LIMIT): copy under the
             // lock, so the receiver's whole hand-off stays in the mailbox's cache line.
             // SAFETY: the receiver keeps its buffer valid until the status is published.
             let st = unsafe { deliver(buf, len, fast.buf, fast.capacity, source, tag) };
-            to.publish_fast(st);
-            drop(q);
-            if let Some(w) = fast.waiter {
-                w.unpark();
-            }
+            to.hand_off(q, st);
             return Pending::Done(Status::empty());
         }
     }

@@ -347,15 +347,10 @@ impl CommShared {
             let (buf, capacity) = (fast.buf, fast.capacity);
             if h.kind == Kind::Eager {
                 // Small: copied under the lock, as a sender of this process does.
-                let fast = q.fast.take().expect("matched above");
                 // SAFETY: the receiver keeps its buffer valid until the status is
                 // published (FastRecv contract).
                 let status = unsafe { fabric.receive_eager(&msg, buf, capacity) };
-                mailbox.publish_fast(status);
-                drop(q);
-                if let Some(w) = fast.waiter {
-                    w.unpark();
-                }
+                mailbox.hand_off(q, status);
                 return;
             }
             fast.matched = true;
