@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::Mutex;
 
 use crate::coll::arena::{Arena, Slot};
+use crate::coll::tiers::Tiers;
 use crate::consts::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED};
 use crate::error::{Error, ErrorClass, ErrorHandler, Result};
 use crate::group::{Comparison, Group};
@@ -52,40 +53,46 @@ pub(crate) struct CommShared {
     pub(crate) mailboxes: Box<[Mailbox]>,
     pub(crate) arena: Arena,
     pub(crate) universe: Arc<Universe>,
-    /// In a communicator spanning processes: the process of each member.
-    processes: Option<Box<[u32]>>,
+    /// In a communicator spanning processes: where its members live.
+    tiers: Option<Tiers>,
 }
 
 impl CommShared {
     pub(crate) fn new(universe: Arc<Universe>, context: u64, group: Group) -> Arc<CommShared> {
         let n = group.size();
-        let processes = crate::remote::Fabric::get().and_then(|f| {
+        let tiers = crate::remote::Fabric::get().and_then(|f| {
             let p: Box<[u32]> = group
                 .members()
                 .iter()
                 .map(|&w| f.process_of(w as usize))
                 .collect();
-            p.iter().any(|&x| x != f.me).then_some(p)
+            p.iter().any(|&x| x != f.me).then(|| Tiers::new(p, f.me))
         });
+        // Only the members of this process meet in the arena.
+        let meeting_here = tiers.as_ref().map_or(n, |t| t.here.len());
         Arc::new(CommShared {
             context,
             mailboxes: (0..n).map(|_| Mailbox::default()).collect(),
-            arena: Arena::new(n),
+            arena: Arena::new(meeting_here),
             group,
             universe,
-            processes,
+            tiers,
         })
     }
 
     /// Whether members of this communicator live in other processes: its
     /// collectives then go through point-to-point messages.
     pub(crate) fn spanning(&self) -> bool {
-        self.processes.is_some()
+        self.tiers.is_some()
+    }
+
+    pub(crate) fn tiers(&self) -> Option<&Tiers> {
+        self.tiers.as_ref()
     }
 
     /// The process of member `rank` if it is not this one.
     pub(crate) fn remote_process(&self, rank: usize) -> Option<u32> {
-        let p = self.processes.as_ref()?[rank];
+        let p = self.tiers.as_ref()?.processes[rank];
         (p != crate::remote::Fabric::expect().me).then_some(p)
     }
 }

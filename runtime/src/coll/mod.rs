@@ -7,7 +7,9 @@
 //! run and for non-commutative operations.
 
 pub(crate) mod arena;
+mod messages;
 mod spanning;
+pub(crate) mod tiers;
 
 use std::ops::Range;
 
@@ -138,11 +140,21 @@ pub(crate) unsafe fn bcast(
     buf: *mut u8,
     len: usize,
 ) -> bool {
-    if comm.spanning() {
-        // SAFETY: forwarded.
-        return unsafe { spanning::bcast(comm, me, root, buf, len) };
+    // SAFETY: forwarded.
+    unsafe {
+        if comm.spanning() {
+            spanning::bcast(comm, me, root, buf, len)
+        } else {
+            bcast_here(&comm.arena, me, root, buf, len)
+        }
     }
-    let arena = &comm.arena;
+}
+
+/// MPI_Bcast among the ranks meeting in `arena` (`me` and `root` are slots).
+///
+/// # Safety
+/// As [`bcast`].
+unsafe fn bcast_here(arena: &Arena, me: usize, root: usize, buf: *mut u8, len: usize) -> bool {
     arena.publish(
         me,
         Slot {
@@ -193,11 +205,30 @@ pub(crate) unsafe fn reduce(
     len: usize,
     red: Reduction<'_>,
 ) -> bool {
-    if comm.spanning() {
-        // SAFETY: forwarded.
-        return unsafe { spanning::reduce(comm, me, root, send, recv, len, red) };
+    // SAFETY: forwarded.
+    unsafe {
+        if comm.spanning() {
+            spanning::reduce(comm, me, root, send, recv, len, red)
+        } else {
+            reduce_here(&comm.arena, me, root, send, recv, len, red)
+        }
     }
-    let arena = &comm.arena;
+}
+
+/// MPI_Reduce and MPI_Allreduce among the ranks meeting in `arena` (`me` and
+/// `root` are slots), folded in slot order.
+///
+/// # Safety
+/// As [`reduce`].
+unsafe fn reduce_here(
+    arena: &Arena,
+    me: usize,
+    root: Option<usize>,
+    send: *const u8,
+    recv: *mut u8,
+    len: usize,
+    red: Reduction<'_>,
+) -> bool {
     let n = arena.size();
     if len <= INLINE_MAX && n <= INLINE_RANKS {
         // SAFETY: forwarded from this function's contract.

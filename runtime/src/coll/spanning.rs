@@ -1,96 +1,39 @@
-//! Collectives of communicators whose members live in several processes, over
-//! point-to-point messages with the runtime's own (negative) tags, which user
-//! receives never match. Reductions fold in rank order (a binomial tree over
-//! contiguous rank ranges), so results match the one-process algorithms for
-//! non-commutative operations too.
+//! Collectives of communicators whose members live in several processes, in two
+//! tiers: the members of each process meet in the communicator's arena as in a
+//! communicator of one process, and one member per process (its speaker) carries
+//! the process's part over the network with the algorithms of [`messages`].
+//!
+//! Reductions fold each process's members in rank order, then the processes in the
+//! order of their lowest ranks: rank order when every process holds consecutive
+//! ranks (as MPI_COMM_WORLD does). Otherwise a non-commutative operation goes
+//! through one binomial tree over all members in rank order.
 
+use super::messages::{self, irecv, isend, mismatch, wait_all, Members, TAG_EXCHANGE, TAG_SCAN};
+use super::tiers::Tiers;
 use super::{displacements, temp, Layout, Pattern, Reduction};
 use crate::comm::CommShared;
 use crate::error::ErrorClass;
-use crate::p2p::{self, SendMode};
-use crate::request::{Pending, Status};
+use crate::request::Pending;
 
-const TAG_BARRIER: i32 = -100;
-const TAG_BCAST: i32 = -101;
-const TAG_REDUCE: i32 = -102;
-const TAG_SCAN: i32 = -103;
-const TAG_EXCHANGE: i32 = -104;
-
-/// # Safety
-/// `buf` valid and unmodified for `len` bytes until the operation finishes.
-unsafe fn isend(
-    c: &CommShared,
-    me: usize,
-    to: usize,
-    tag: i32,
-    buf: *const u8,
-    len: usize,
-) -> Pending {
-    // SAFETY: forwarded.
-    unsafe {
-        p2p::send_to(
-            c,
-            to,
-            p2p::Outgoing {
-                source: me as i32,
-                tag,
-                buf,
-                len,
-                mode: SendMode::Standard,
-            },
-        )
-    }
-}
-
-/// # Safety
-/// `buf` valid for `cap` bytes, used by nobody else, until the operation finishes.
-unsafe fn irecv(
-    c: &CommShared,
-    me: usize,
-    from: usize,
-    tag: i32,
-    buf: *mut u8,
-    cap: usize,
-) -> Pending {
-    // SAFETY: forwarded.
-    unsafe { p2p::recv(&c.mailboxes[me], from as i32, tag, buf, cap) }
-}
-
-/// Whether a collective's message did not have the length the receiver expected.
-fn mismatch(st: Status, want: usize) -> bool {
-    st.error == ErrorClass::Truncate || st.bytes != want
-}
-
-fn wait_all(ops: Vec<Pending>) {
-    for op in ops {
-        op.wait();
-    }
+fn tiers(c: &CommShared) -> &Tiers {
+    c.tiers().expect("a communicator spanning processes")
 }
 
 pub(crate) fn barrier(c: &CommShared, me: usize) {
-    let n = c.group.size();
-    let mut k = 1;
-    while k < n {
-        // SAFETY: zero-byte messages.
-        let r = unsafe {
-            irecv(
-                c,
-                me,
-                (me + n - k) % n,
-                TAG_BARRIER,
-                std::ptr::null_mut(),
-                0,
-            )
-        };
-        // SAFETY: as above.
-        let s = unsafe { isend(c, me, (me + k) % n, TAG_BARRIER, std::ptr::null(), 0) };
-        r.wait();
-        s.wait();
-        k <<= 1;
+    let t = tiers(c);
+    let shared = t.here.len() > 1;
+    if shared {
+        c.arena.barrier();
+    }
+    if me == t.here[0] {
+        messages::barrier(c, &Members::new(&t.leaders, me));
+    }
+    if shared {
+        c.arena.barrier();
     }
 }
 
-/// Binomial tree from `root`. Returns whether the caller's part was truncated.
+/// Returns whether the caller's part was truncated.
 ///
 /// # Safety
 /// `buf` valid for `len` bytes until return.
@@ -101,31 +44,19 @@ pub(crate) unsafe fn bcast(
     buf: *mut u8,
     len: usize,
 ) -> bool {
-    let n = c.group.size();
-    let rel = (me + n - root) % n;
+    let t = tiers(c);
+    let speaker = t.speaker(root);
     let mut truncated = false;
-    let mut mask = 1;
-    while mask < n {
-        if rel & mask != 0 {
-            let from = (rel - mask + root) % n;
-            // SAFETY: by contract.
-            let st = unsafe { irecv(c, me, from, TAG_BCAST, buf, len) }.wait();
-            truncated = mismatch(st, len);
-            break;
-        }
-        mask <<= 1;
+    if me == speaker {
+        let speakers = t.speakers(root);
+        let m = Members::new(&speakers, me);
+        // SAFETY: by contract.
+        truncated = unsafe { messages::bcast(c, &m, m.position(root), buf, len) };
     }
-    let mut sends = Vec::new();
-    mask >>= 1;
-    while mask > 0 {
-        if rel + mask < n {
-            let to = (rel + mask + root) % n;
-            // SAFETY: by contract; waited for below.
-            sends.push(unsafe { isend(c, me, to, TAG_BCAST, buf, len) });
-        }
-        mask >>= 1;
+    if t.here.len() > 1 {
+        // SAFETY: by contract.
+        truncated |= unsafe { super::bcast_here(&c.arena, t.slot(me), t.slot(speaker), buf, len) };
     }
-    wait_all(sends);
     truncated
 }
 
@@ -142,56 +73,71 @@ pub(crate) unsafe fn reduce(
     len: usize,
     red: Reduction<'_>,
 ) -> bool {
-    let n = c.group.size();
-    let mut acc = temp(len);
-    let mut other = temp(len);
-    let acc_bytes = |v: &mut Vec<u128>| v.as_mut_ptr().cast::<u8>();
-    // SAFETY: `send` holds `len` bytes; the temporary as many.
-    unsafe { std::ptr::copy(send, acc_bytes(&mut acc), len) };
-    let mut truncated = false;
-    // After the step of `mask`, this rank holds the fold of ranks [me, me + mask).
-    let mut mask = 1;
-    while mask < n {
-        if me & mask != 0 {
-            // SAFETY: `acc` lives until the send finished (waited here).
-            unsafe { isend(c, me, me - mask, TAG_REDUCE, acc_bytes(&mut acc), len) }.wait();
-            break;
-        }
-        if me + mask < n {
-            // SAFETY: `other` holds `len` bytes.
-            let st =
-                unsafe { irecv(c, me, me + mask, TAG_REDUCE, acc_bytes(&mut other), len) }.wait();
-            truncated |= mismatch(st, len);
-            // SAFETY: both temporaries hold `len` bytes, 16-byte aligned.
-            unsafe {
-                let left = std::slice::from_raw_parts(acc_bytes(&mut acc), len);
-                let right = std::slice::from_raw_parts_mut(acc_bytes(&mut other), len);
-                // right = left op right: the lower ranks' fold on the left.
-                red.op.apply(red.kind, left, right);
+    let t = tiers(c);
+    if !t.blocks && !red.op.is_commutative() {
+        let all: Vec<usize> = (0..c.group.size()).collect();
+        let m = Members::new(&all, me);
+        // SAFETY: by contract; at an allreduce `recv` is valid on every rank.
+        return unsafe {
+            let mut truncated = messages::reduce(c, &m, root.unwrap_or(0), send, recv, len, red);
+            if root.is_none() {
+                truncated |= messages::bcast(c, &m, 0, recv, len);
             }
-            std::mem::swap(&mut acc, &mut other);
-        }
-        mask <<= 1;
+            truncated
+        };
     }
-    match root {
-        Some(0) | None if me == 0 => {
-            // SAFETY: `recv` holds `len` bytes at the root.
-            unsafe { std::ptr::copy(acc_bytes(&mut acc), recv, len) };
-        }
-        Some(r) if me == 0 => {
-            // SAFETY: `acc` lives until the send finished.
-            unsafe { isend(c, me, r, TAG_REDUCE, acc_bytes(&mut acc), len) }.wait();
-        }
-        Some(r) if me == r => {
-            // SAFETY: `recv` holds `len` bytes at the root.
-            let st = unsafe { irecv(c, me, 0, TAG_REDUCE, recv, len) }.wait();
-            truncated |= mismatch(st, len);
-        }
-        _ => {}
+    let speaker = t.speaker(root.unwrap_or(t.here[0]));
+    let shared = t.here.len() > 1;
+    // Where the speaker gathers its process's fold: the result buffer, unless the
+    // speaker is not the root of a rooted reduction.
+    let mut spare = Vec::new();
+    let gather = if me == speaker && root.is_some_and(|r| r != me) {
+        spare = temp(len);
+        spare.as_mut_ptr().cast::<u8>()
+    } else {
+        recv
+    };
+    let mut truncated = false;
+    // The process's fold, at the speaker (in `gather`), or the speaker's own
+    // contribution when it is alone here.
+    let (from, at) = if shared {
+        // SAFETY: `gather` holds `len` bytes at the speaker, the only slot written.
+        truncated |= unsafe {
+            super::reduce_here(
+                &c.arena,
+                t.slot(me),
+                Some(t.slot(speaker)),
+                send,
+                gather,
+                len,
+                red,
+            )
+        };
+        (gather.cast_const(), gather)
+    } else {
+        (send, gather)
+    };
+    if me == speaker {
+        // SAFETY: `from` holds `len` bytes, `at` (the root's `recv` or a temporary)
+        // as many.
+        truncated |= unsafe {
+            match root {
+                None => {
+                    super::copy(from, at, len);
+                    messages::allreduce(c, &Members::new(&t.leaders, me), at, len, red)
+                }
+                Some(r) => {
+                    let speakers = t.speakers(r);
+                    let m = Members::new(&speakers, me);
+                    messages::reduce(c, &m, m.position(r), from, at, len, red)
+                }
+            }
+        };
     }
-    if root.is_none() {
+    drop(spare);
+    if root.is_none() && shared {
         // SAFETY: `recv` holds `len` bytes on every rank of an allreduce.
-        truncated |= unsafe { bcast(c, me, 0, recv, len) };
+        truncated |= unsafe { super::bcast_here(&c.arena, t.slot(me), t.slot(speaker), recv, len) };
     }
     truncated
 }

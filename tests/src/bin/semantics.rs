@@ -334,20 +334,37 @@ fn collectives(c: &Communicator) -> Check {
         }
     }
 
-    // Non-commutative user op: composition of affine maps keeps rank order.
-    let op = Op::user::<[i64; 2]>(false, |a, b| {
+    // Non-commutative user op: composition of affine maps v -> m*v + c keeps rank
+    // order (odd ranks double, so any other order gives another map).
+    let compose = |x: [i64; 2], y: [i64; 2]| {
+        // x then y: y(x(v))
+        [
+            x[0].wrapping_mul(y[0]),
+            y[0].wrapping_mul(x[1]).wrapping_add(y[1]),
+        ]
+    };
+    let op = Op::user::<[i64; 2]>(false, move |a, b| {
         for (y, x) in b.iter_mut().zip(a) {
-            // (x then y) as maps v -> m*v + c: y(x(v))
-            *y = [x[0] * y[0], y[0] * x[1] + y[1]];
+            *y = compose(*x, *y);
         }
     });
-    let mine = [[1i64, me as i64]];
+    let map_of = |r: i32| [1 + (r % 2) as i64, r as i64];
+    let mine = [map_of(me)];
     let mut all = [[0i64; 2]];
     mpi(c.all_reduce(&mine, &mut all, &op))?;
+    let in_order = (1..n).fold(map_of(0), |acc, r| compose(acc, map_of(r)));
     ensure!(
-        all[0] == [1, (0..n as i64).sum()],
-        "user op result {:?}",
+        all[0] == in_order,
+        "user op result {:?}, rank order gives {in_order:?}",
         all[0]
+    );
+    let root = n / 2;
+    let mut at_root = [[0i64; 2]];
+    mpi(c.reduce(&mine, (me == root).then_some(&mut at_root[..]), &op, root))?;
+    ensure!(
+        me != root || at_root[0] == in_order,
+        "user op reduce to {root}: {:?}, rank order gives {in_order:?}",
+        at_root[0]
     );
 
     // MINLOC / MAXLOC
@@ -544,6 +561,20 @@ fn communicators(world: &Communicator) -> Check {
             s.is_some()
         ),
     }
+
+    // Evens then odds: members of one process are not consecutive ranks here
+    // when processes hold blocks of world ranks.
+    let mixed = mpi(world.split(Some(0), (me % 2) * n + me))?.expect("member");
+    ensure!(
+        mixed.rank()
+            == if me % 2 == 0 {
+                me / 2
+            } else {
+                (n + 1) / 2 + me / 2
+            },
+        "evens-then-odds order"
+    );
+    collectives(&mixed)?;
 
     // create from a group: the even world ranks, in reverse order.
     let g = world.group();

@@ -1,0 +1,112 @@
+//! Where the members of a communicator spanning processes live, seen from this
+//! process: which members share it (they meet in the communicator's arena), and
+//! one member per process that speaks for it over the network.
+
+use std::borrow::Cow;
+
+/// The two tiers of a communicator spanning processes.
+pub(crate) struct Tiers {
+    /// The process of each member, by communicator rank.
+    pub(crate) processes: Box<[u32]>,
+    /// The members in this process, ascending: member `here[i]` uses arena slot i.
+    pub(crate) here: Box<[usize]>,
+    /// Each member's arena slot if it lives here, `u32::MAX` otherwise.
+    slots: Box<[u32]>,
+    /// The lowest member of every process, ascending.
+    pub(crate) leaders: Box<[usize]>,
+    /// Whether the members of each process are consecutive ranks: folding each
+    /// process's members, then the processes in leader order, is then rank order.
+    pub(crate) blocks: bool,
+}
+
+impl Tiers {
+    pub(crate) fn new(processes: Box<[u32]>, me: u32) -> Tiers {
+        let n = processes.len();
+        let here: Box<[usize]> = (0..n).filter(|&r| processes[r] == me).collect();
+        let mut slots = vec![u32::MAX; n].into_boxed_slice();
+        for (i, &r) in here.iter().enumerate() {
+            slots[r] = i as u32;
+        }
+        let mut seen = std::collections::HashSet::new();
+        let leaders: Box<[usize]> = (0..n).filter(|&r| seen.insert(processes[r])).collect();
+        // Consecutive blocks: the process changes exactly once per leader.
+        let changes = (1..n).filter(|&r| processes[r] != processes[r - 1]).count();
+        Tiers {
+            blocks: changes + 1 == leaders.len(),
+            processes,
+            here,
+            slots,
+            leaders,
+        }
+    }
+
+    /// Arena slot of a member of this process.
+    pub(crate) fn slot(&self, rank: usize) -> usize {
+        let s = self.slots[rank];
+        debug_assert!(s != u32::MAX, "member {rank} does not live in this process");
+        s as usize
+    }
+
+    pub(crate) fn lives_here(&self, rank: usize) -> bool {
+        self.slots[rank] != u32::MAX
+    }
+
+    /// The member that speaks for this process in an operation rooted at `root`:
+    /// the root itself if it lives here, the lowest member here otherwise.
+    pub(crate) fn speaker(&self, root: usize) -> usize {
+        if self.lives_here(root) {
+            root
+        } else {
+            self.here[0]
+        }
+    }
+
+    /// The speakers of every process for an operation rooted at `root` (the
+    /// leaders, with the root standing for its own process), in leader order.
+    pub(crate) fn speakers(&self, root: usize) -> Cow<'_, [usize]> {
+        if self.leaders.binary_search(&root).is_ok() {
+            return Cow::Borrowed(&self.leaders);
+        }
+        let of_root = self.processes[root];
+        Cow::Owned(
+            self.leaders
+                .iter()
+                .map(|&l| {
+                    if self.processes[l] == of_root {
+                        root
+                    } else {
+                        l
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_leaders_and_slots_follow_the_processes() {
+        let t = Tiers::new(vec![0, 0, 1, 1, 1, 2].into(), 1);
+        assert_eq!(&*t.here, &[2, 3, 4]);
+        assert_eq!(&*t.leaders, &[0, 2, 5]);
+        assert!(t.blocks);
+        assert_eq!((t.slot(2), t.slot(4)), (0, 2));
+        assert!(!t.lives_here(1));
+        assert_eq!(t.speaker(3), 3);
+        assert_eq!(t.speaker(0), 2);
+        assert_eq!(&*t.speakers(4), &[0, 4, 5]);
+        assert!(matches!(t.speakers(2), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn interleaved_members_are_not_blocks() {
+        let t = Tiers::new(vec![0, 1, 0, 1].into(), 0);
+        assert!(!t.blocks);
+        assert_eq!(&*t.leaders, &[0, 1]);
+        assert_eq!(&*t.here, &[0, 2]);
+        assert_eq!(&*t.speakers(3), &[0, 3]);
+    }
+}
