@@ -8,6 +8,7 @@
 
 pub(crate) mod arena;
 mod messages;
+pub(crate) mod node;
 mod spanning;
 pub(crate) mod tiers;
 

@@ -9,6 +9,7 @@
 //! through one binomial tree over all members in rank order.
 
 use super::messages::{self, irecv, isend, mismatch, wait_all, Members, TAG_EXCHANGE, TAG_SCAN};
+use super::node;
 use super::tiers::Tiers;
 use super::{displacements, temp, Layout, Pattern, Reduction};
 use crate::comm::CommShared;
@@ -26,7 +27,10 @@ pub(crate) fn barrier(c: &CommShared, me: usize) {
         c.arena.barrier();
     }
     if me == t.here[0] {
-        messages::barrier(c, &Members::new(&t.leaders, me));
+        match t.node_area(c.context) {
+            Some(area) => area.barrier(),
+            None => messages::barrier(c, &Members::new(&t.leaders, me)),
+        }
     }
     if shared {
         c.arena.barrier();
@@ -48,10 +52,17 @@ pub(crate) unsafe fn bcast(
     let speaker = t.speaker(root);
     let mut truncated = false;
     if me == speaker {
-        let speakers = t.speakers(root);
-        let m = Members::new(&speakers, me);
         // SAFETY: by contract.
-        truncated = unsafe { messages::bcast(c, &m, m.position(root), buf, len) };
+        truncated = unsafe {
+            match t.node_area(c.context).filter(|_| len <= node::DATA_MAX) {
+                Some(area) => area.bcast(t.process_slot(root), buf, len),
+                None => {
+                    let speakers = t.speakers(root);
+                    let m = Members::new(&speakers, me);
+                    messages::bcast(c, &m, m.position(root), buf, len)
+                }
+            }
+        };
     }
     if t.here.len() > 1 {
         // SAFETY: by contract.
@@ -118,15 +129,18 @@ pub(crate) unsafe fn reduce(
         (send, gather)
     };
     if me == speaker {
+        let area = t.node_area(c.context).filter(|_| len <= node::DATA_MAX);
         // SAFETY: `from` holds `len` bytes, `at` (the root's `recv` or a temporary)
         // as many.
         truncated |= unsafe {
-            match root {
-                None => {
+            match (root, area) {
+                (None, Some(area)) => area.reduce(from, at, len, red, true),
+                (Some(r), Some(area)) => area.reduce(from, at, len, red, me == r),
+                (None, None) => {
                     super::copy(from, at, len);
                     messages::allreduce(c, &Members::new(&t.leaders, me), at, len, red)
                 }
-                Some(r) => {
+                (Some(r), None) => {
                     let speakers = t.speakers(r);
                     let m = Members::new(&speakers, me);
                     messages::reduce(c, &m, m.position(r), from, at, len, red)

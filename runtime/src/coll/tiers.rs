@@ -3,6 +3,10 @@
 //! one member per process that speaks for it over the network.
 
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+
+use super::node::NodeArea;
+use crate::remote::Fabric;
 
 /// The two tiers of a communicator spanning processes.
 pub(crate) struct Tiers {
@@ -17,6 +21,9 @@ pub(crate) struct Tiers {
     /// Whether the members of each process are consecutive ranks: folding each
     /// process's members, then the processes in leader order, is then rank order.
     pub(crate) blocks: bool,
+    /// The run of the job `area` was decided for (0: not yet), and the
+    /// shared-memory area of the processes if they are all on this node.
+    node: Mutex<(u64, Option<Arc<NodeArea>>)>,
 }
 
 impl Tiers {
@@ -32,6 +39,7 @@ impl Tiers {
         // Consecutive blocks: the process changes exactly once per leader.
         let changes = (1..n).filter(|&r| processes[r] != processes[r - 1]).count();
         Tiers {
+            node: Mutex::new((0, None)),
             blocks: changes + 1 == leaders.len(),
             processes,
             here,
@@ -59,6 +67,41 @@ impl Tiers {
         } else {
             self.here[0]
         }
+    }
+
+    /// Position among the leaders (a slot of the node area) of `rank`'s process.
+    pub(crate) fn process_slot(&self, rank: usize) -> usize {
+        let p = self.processes[rank];
+        self.leaders
+            .iter()
+            .position(|&l| self.processes[l] == p)
+            .expect("every process has a leader")
+    }
+
+    /// The shared-memory area where the speakers of a communicator (context
+    /// `context`) whose processes all run on this node meet; opened by the
+    /// first call of each run, which every process makes in the same collective.
+    pub(crate) fn node_area(&self, context: u64) -> Option<Arc<NodeArea>> {
+        let fabric = Fabric::get()?;
+        let run = fabric.run();
+        let mut node = self.node.lock().unwrap();
+        if node.0 != run {
+            let processes = self.leaders.iter().map(|&l| self.processes[l]);
+            let area = fabric.node_area_name(context, processes).map(|name| {
+                let mine = self.leaders.binary_search(&self.here[0]).expect("a leader");
+                NodeArea::open(&name, self.leaders.len(), mine, run).unwrap_or_else(|e| {
+                    // The other processes wait for this one in the area: the job
+                    // cannot go on without it.
+                    eprintln!(
+                        "mpcrs: process {}: cannot open /dev/shm/{name}, the shared-memory area of a communicator's collectives: {e}",
+                        fabric.me
+                    );
+                    crate::universe::abort_job(1)
+                })
+            });
+            *node = (run, area);
+        }
+        node.1.clone()
     }
 
     /// The speakers of every process for an operation rooted at `root` (the

@@ -73,6 +73,9 @@ pub(crate) struct Net {
     /// This process's id (cross-memory copies name it) and node.
     pid: u32,
     node: u32,
+    /// The node of every process, and the job's name (shared-memory names).
+    nodes: Vec<u32>,
+    job: String,
     kvs: Mutex<Option<pmi2::Client<pmi2::PmiStream>>>,
 }
 
@@ -199,6 +202,8 @@ impl Net {
             links,
             pid: std::process::id(),
             node: cfg.nodes[me as usize],
+            nodes: cfg.nodes.clone(),
+            job,
             kvs: Mutex::new(Some(kvs)),
         })
     }
@@ -267,6 +272,25 @@ impl Fabric {
     fn replace_net(&self, net: Net) {
         self.net
             .store(Box::into_raw(Box::new(net)), Ordering::Release);
+    }
+
+    /// The run of the job this process is in (1, then one more per restart).
+    pub(crate) fn run(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Name of the shared-memory area of the collectives of communicator
+    /// `context` among `processes`, where they all run on this node, in this run,
+    /// with a shared-memory rail among the rails.
+    pub(crate) fn node_area_name(
+        &self,
+        context: u64,
+        mut processes: impl Iterator<Item = u32>,
+    ) -> Option<String> {
+        let net = self.net();
+        let here = net.node;
+        (net.links.has_shared_memory() && processes.all(|p| net.nodes[p as usize] == here))
+            .then(|| format!("mpcrs-{}-coll-{}-{context:x}", net.job, self.run()))
     }
 
     /// Process of world rank `rank`.

@@ -13,5 +13,5 @@ pub use barrier::{Barrier, BarrierWaitResult};
 pub use condvar::Condvar;
 pub use event::Event;
 pub use mutex::{Mutex, MutexGuard};
-pub use poll::{poll_until, DEFAULT_POLL};
+pub use poll::{poll_until, spin_until, DEFAULT_POLL};
 pub use wait_list::WaitList;

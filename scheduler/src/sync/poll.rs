@@ -58,3 +58,26 @@ pub fn poll_until(mut cond: impl FnMut() -> bool, budget: Duration) -> bool {
         }
     }
 }
+
+/// Looks at `cond` up to `spins` times with a spin hint in between, when nothing
+/// else could use the CPU meanwhile: this worker has no other ULT ready and its
+/// scheduler does not give CPUs away when idle. For conditions another process
+/// or thread sets through shared memory, where a look costs a cache line and a
+/// round of [`poll_until`] drives the network first. Returns whether `cond` held.
+#[inline]
+pub fn spin_until(mut cond: impl FnMut() -> bool, spins: u32) -> bool {
+    if cond() {
+        return true;
+    }
+    let probe = crate::worker::ReadyProbe::current();
+    if probe.is_some_and(|p| p.has_ready() || p.yields_when_idle()) {
+        return false;
+    }
+    for _ in 0..spins {
+        std::hint::spin_loop();
+        if cond() {
+            return true;
+        }
+    }
+    false
+}

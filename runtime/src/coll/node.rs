@@ -1,0 +1,392 @@
+//! Collectives among the processes of one node through a shared-memory area per
+//! communicator: each process's speaker (see [`super::tiers`]) has a slot of the
+//! area where it announces its arrival at a round and leaves its data; the others
+//! read it there. One arrival per process and round instead of ⌈log2 P⌉ message
+//! exchanges: where processes outnumber CPUs each needs to run once, not once per
+//! exchange.
+//!
+//! Used for communicators all of whose processes are on this node and whose
+//! network has a shared-memory rail; the area belongs to one run of the job (a
+//! restored process opens a new one), is named after the job, the run and the
+//! communicator's context, and leaves /dev/shm once every process mapped it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mpcrs_scheduler::sync::{poll_until, spin_until, DEFAULT_POLL};
+
+use super::{temp, Reduction};
+
+/// Bytes of data a slot holds per round; larger operations go by messages.
+pub(crate) const DATA_MAX: usize = 4096;
+/// Data up to this size travels in the cache line that announces the arrival.
+const INLINE_MAX: usize = 48;
+
+/// Looks at the other processes' lines this many times before driving the
+/// network in between (a look costs a cache line, a network round much more).
+const SPINS: u32 = 4096;
+/// After this long waiting for the other processes, check between short sleeps.
+const PATIENCE: Duration = Duration::from_millis(2);
+const NAP: Duration = Duration::from_micros(50);
+
+/// A process's announcement of a round, one line per parity: a reader may still
+/// look at round r's while the process arrives at r + 1, never at r + 2 (no one
+/// writes round r + 2 before everyone arrived at r + 1).
+#[repr(C, align(64))]
+struct RoundLine {
+    /// The last round of this parity the process arrived at.
+    round: AtomicU64,
+    /// Length of its data for that round.
+    len: AtomicU64,
+    /// The data itself when it fits, so that one line transfer carries both.
+    inline: [u8; INLINE_MAX],
+}
+
+/// The head of a slot: when the process mapped the area, then its round lines.
+#[repr(C, align(64))]
+struct SlotHead {
+    opened: AtomicU64,
+    _line: [u8; 56],
+    rounds: [RoundLine; 2],
+}
+
+/// Bytes of one process's slot: its head, then data for two rounds, by parity.
+const SLOT_BYTES: usize = std::mem::size_of::<SlotHead>() + 2 * DATA_MAX;
+
+/// One communicator's area, mapped in this process.
+pub(crate) struct NodeArea {
+    base: *mut u8,
+    bytes: usize,
+    /// Processes meeting here, and this one's slot.
+    processes: usize,
+    mine: usize,
+    /// Rounds this process went through (the same count in every process: every
+    /// operation involves all of them).
+    round: AtomicU64,
+    /// The run of the job the mapping belongs to: a restored process has no
+    /// mapping at `base` (images leave areas out) and must not unmap it.
+    pub(crate) run: u64,
+}
+
+// SAFETY: the mapping is shared memory, accessed through atomics (words) and by
+// the round protocol (data: one writer per slot and round, readers after its
+// arrival is published).
+unsafe impl Send for NodeArea {}
+// SAFETY: as above; `round` is atomic and only the speaker of the moment uses it.
+unsafe impl Sync for NodeArea {}
+
+impl Drop for NodeArea {
+    fn drop(&mut self) {
+        let current = crate::remote::Fabric::get().map(|f| f.run());
+        if current.is_none_or(|run| run == self.run) {
+            // SAFETY: our own mapping of `bytes` at `base`, used by nobody now.
+            unsafe { libc::munmap(self.base.cast(), self.bytes) };
+        }
+    }
+}
+
+impl NodeArea {
+    /// Maps the area `name` for `processes` processes, this one in slot `mine`,
+    /// creating it if this process is the first. Every process gives the same
+    /// name and count.
+    pub(crate) fn open(
+        name: &str,
+        processes: usize,
+        mine: usize,
+        run: u64,
+    ) -> std::io::Result<Arc<NodeArea>> {
+        let bytes = processes * SLOT_BYTES;
+        let cname = std::ffi::CString::new(format!("/{name}"))
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL in name"))?;
+        // SAFETY: shm_open with a valid name; the fd is closed below.
+        let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_CREAT | libc::O_RDWR, 0o600) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // Every process sizes it alike: resizing to the same length keeps the
+        // contents, so the order does not matter.
+        // SAFETY: sizing our descriptor's object.
+        let sized = unsafe { libc::ftruncate(fd, bytes as libc::off_t) } == 0;
+        let err = std::io::Error::last_os_error();
+        // SAFETY: mapping `bytes` of the object, shared.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            )
+        };
+        // SAFETY: the mapping keeps the object; the descriptor is ours.
+        unsafe { libc::close(fd) };
+        if !sized {
+            return Err(err);
+        }
+        if base == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        let area = Arc::new(NodeArea {
+            base: base.cast(),
+            bytes,
+            processes,
+            mine,
+            round: AtomicU64::new(0),
+            run,
+        });
+        area.head(mine).opened.store(1, Ordering::Release);
+        area.wait(|| (0..processes).all(|k| area.head(k).opened.load(Ordering::Acquire) != 0));
+        // Everyone has it mapped: the name is no longer needed.
+        // SAFETY: valid name; failing because another process unlinked it first is fine.
+        unsafe { libc::shm_unlink(cname.as_ptr()) };
+        Ok(area)
+    }
+
+    fn head(&self, k: usize) -> &SlotHead {
+        debug_assert!(k < self.processes);
+        // SAFETY: slot k lies inside the mapping and starts with its head, 64-byte
+        // aligned (the mapping is page-aligned, slots a multiple of 64 bytes).
+        unsafe { &*self.base.add(k * SLOT_BYTES).cast::<SlotHead>() }
+    }
+
+    fn line(&self, k: usize, round: u64) -> &RoundLine {
+        &self.head(k).rounds[(round % 2) as usize]
+    }
+
+    /// Where slot `k` keeps `len` bytes of data for `round`: in its round line
+    /// if they fit, in the round's buffer otherwise.
+    fn data(&self, k: usize, round: u64, len: usize) -> *mut u8 {
+        if len <= INLINE_MAX {
+            return self.line(k, round).inline.as_ptr().cast_mut();
+        }
+        let parity = (round % 2) as usize;
+        // SAFETY: inside slot k of the mapping.
+        unsafe {
+            self.base
+                .add(k * SLOT_BYTES + std::mem::size_of::<SlotHead>() + parity * DATA_MAX)
+        }
+    }
+
+    /// Polls `cond` (other processes' lines): spinning first where nothing else
+    /// wants the CPU, then driving this process's network and letting other ULTs
+    /// run in between; after a while, between naps.
+    fn wait(&self, mut cond: impl FnMut() -> bool) {
+        if spin_until(&mut cond, SPINS) {
+            return;
+        }
+        let start = Instant::now();
+        while !poll_until(&mut cond, DEFAULT_POLL) {
+            if start.elapsed() > PATIENCE {
+                mpcrs_scheduler::sleep(NAP);
+            }
+        }
+    }
+
+    fn arrived(&self, k: usize, round: u64) -> bool {
+        self.line(k, round).round.load(Ordering::Acquire) >= round
+    }
+
+    fn all_arrived(&self, round: u64) -> bool {
+        (0..self.processes).all(|k| self.arrived(k, round))
+    }
+
+    /// Starts the next round: returns it once this process may write its data.
+    fn begin(&self) -> u64 {
+        let round = self.round.fetch_add(1, Ordering::Relaxed) + 1;
+        // Whoever is not yet past the round before may still read this parity's
+        // line and buffer as of two rounds ago.
+        if round > 1 && !self.all_arrived(round - 1) {
+            self.wait(|| self.all_arrived(round - 1));
+        }
+        round
+    }
+
+    /// Publishes this process's arrival at `round` with `len` bytes of data
+    /// (written before, at [`Self::data`]).
+    fn arrive(&self, round: u64, len: usize) {
+        let line = self.line(self.mine, round);
+        line.len.store(len as u64, Ordering::Relaxed);
+        line.round.store(round, Ordering::Release);
+    }
+
+    /// Length of slot `k`'s data for `round`, once it arrived there.
+    fn len(&self, k: usize, round: u64) -> usize {
+        self.line(k, round).len.load(Ordering::Relaxed) as usize
+    }
+
+    pub(crate) fn barrier(&self) {
+        let round = self.begin();
+        self.arrive(round, 0);
+        self.wait(|| self.all_arrived(round));
+    }
+
+    /// Broadcast of `len` (at most [`DATA_MAX`]) bytes from the process in slot
+    /// `root`. Returns whether the root's data did not fit in `len`.
+    ///
+    /// # Safety
+    /// `buf` valid for `len` bytes.
+    pub(crate) unsafe fn bcast(&self, root: usize, buf: *mut u8, len: usize) -> bool {
+        debug_assert!(len <= DATA_MAX);
+        let round = self.begin();
+        if self.mine == root {
+            // SAFETY: our place for this round's data holds `len` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(buf, self.data(root, round, len), len) };
+            self.arrive(round, len);
+            return false;
+        }
+        self.arrive(round, len);
+        self.wait(|| self.arrived(root, round));
+        let sent = self.len(root, round);
+        // SAFETY: the root wrote `sent` bytes there before publishing its arrival;
+        // it rewrites them only after everyone is past this round.
+        unsafe { std::ptr::copy_nonoverlapping(self.data(root, round, sent), buf, sent.min(len)) };
+        sent != len
+    }
+
+    /// Reduction of every process's `len` bytes (at most [`DATA_MAX`]), folded in
+    /// slot order into `out` where `wants` is true. `send` and `out` may be the
+    /// same. Returns whether lengths differed.
+    ///
+    /// # Safety
+    /// `send` valid for `len` bytes; `out` too where `wants`.
+    pub(crate) unsafe fn reduce(
+        &self,
+        send: *const u8,
+        out: *mut u8,
+        len: usize,
+        red: Reduction<'_>,
+        wants: bool,
+    ) -> bool {
+        debug_assert!(len <= DATA_MAX);
+        let round = self.begin();
+        // SAFETY: our place for this round's data holds `len` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(send, self.data(self.mine, round, len), len) };
+        self.arrive(round, len);
+        self.wait(|| self.all_arrived(round));
+        let differs = (0..self.processes).any(|k| self.len(k, round) != len);
+        if differs || !wants {
+            return differs;
+        }
+        let last = self.processes - 1;
+        // An aligned accumulator: on the stack for the usual few elements.
+        let mut small = [0u128; 16];
+        let mut large: Vec<u128>;
+        let acc = if len <= std::mem::size_of_val(&small) {
+            small.as_mut_ptr().cast::<u8>()
+        } else {
+            large = temp(len);
+            large.as_mut_ptr().cast::<u8>()
+        };
+        // SAFETY: every slot's data of this round holds `len` bytes, written
+        // before its arrival and not rewritten before everyone is past this round;
+        // `acc` is an aligned temporary of `len` bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.data(last, round, len), acc, len);
+            let acc_bytes = std::slice::from_raw_parts_mut(acc, len);
+            // inout = in op inout: from the right, x0 op (x1 op (...)).
+            for k in (0..last).rev() {
+                red.op.apply(
+                    red.kind,
+                    std::slice::from_raw_parts(self.data(k, round, len), len),
+                    acc_bytes,
+                );
+            }
+            std::ptr::copy_nonoverlapping(acc, out, len);
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::datatype::Kind;
+    use crate::op::Op;
+
+    const PROCESSES: usize = 3;
+    const ROUNDS: i64 = 100;
+
+    /// What process `k` contributes at round `r`: `n` values.
+    fn values(k: usize, r: i64, n: usize) -> Vec<i64> {
+        (0..n as i64)
+            .map(|i| r * 1000 + k as i64 * 100 + i)
+            .collect()
+    }
+
+    /// Three threads stand for three processes of a node: every round, in turn, a
+    /// reduction small enough for the round lines, one that needs the buffers, a
+    /// broadcast from a rotating root and a barrier; both parities are reused
+    /// many times over while the threads run at their own pace.
+    #[test]
+    fn processes_agree_round_after_round_on_lines_and_buffers() {
+        let name = format!("mpcrs-test-node-area-{}", std::process::id());
+        let threads: Vec<_> = (0..PROCESSES)
+            .map(|mine| {
+                let name = name.clone();
+                std::thread::spawn(move || {
+                    let area = NodeArea::open(&name, PROCESSES, mine, 1).unwrap();
+                    let red = Reduction {
+                        op: &Op::Sum,
+                        kind: Kind::I64,
+                        elem: 8,
+                    };
+                    for r in 0..ROUNDS {
+                        for n in [2usize, 100] {
+                            let send = values(mine, r, n);
+                            let mut out = vec![0i64; n];
+                            let expect: Vec<i64> = (0..n)
+                                .map(|i| (0..PROCESSES).map(|k| values(k, r, n)[i]).sum())
+                                .collect();
+                            // SAFETY: both vectors hold n values.
+                            let differs = unsafe {
+                                area.reduce(
+                                    send.as_ptr().cast(),
+                                    out.as_mut_ptr().cast(),
+                                    n * 8,
+                                    red,
+                                    true,
+                                )
+                            };
+                            assert!(!differs);
+                            assert_eq!(out, expect, "round {r}, {n} values, process {mine}");
+                        }
+                        let root = r as usize % PROCESSES;
+                        let mut b = if mine == root {
+                            values(root, r, 10)
+                        } else {
+                            vec![0; 10]
+                        };
+                        // SAFETY: `b` holds 10 values.
+                        let short = unsafe { area.bcast(root, b.as_mut_ptr().cast(), 80) };
+                        assert!(!short);
+                        assert_eq!(b, values(root, r, 10), "broadcast of round {r}");
+                        area.barrier();
+                    }
+                    // Lengths that differ are reported, not folded.
+                    let send = values(mine, 0, 1 + mine);
+                    let mut out = vec![0i64; 1 + mine];
+                    // SAFETY: both hold 1 + mine values.
+                    unsafe {
+                        area.reduce(
+                            send.as_ptr().cast(),
+                            out.as_mut_ptr().cast(),
+                            (1 + mine) * 8,
+                            red,
+                            true,
+                        )
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            assert!(
+                t.join().unwrap(),
+                "a length differing from the others' is reported"
+            );
+        }
+        // Every process mapped it: the name is gone from /dev/shm.
+        assert!(!std::path::Path::new(&format!("/dev/shm/{name}")).exists());
+    }
+}
