@@ -192,14 +192,19 @@ impl ShmRing {
         }
     }
 
-    fn read_at(&self, pos: u64, dst: &mut [u8]) {
+    /// Copies `len` bytes from position `pos`, wrapping around, to `dst`.
+    ///
+    /// # Safety
+    /// `dst` valid for writing `len` bytes.
+    unsafe fn read_at(&self, pos: u64, dst: *mut u8, len: usize) {
         let at = (pos & (self.cap - 1)) as usize;
-        let first = dst.len().min(self.cap as usize - at);
-        // SAFETY: as `write_at`, for bytes the producer has published.
+        let first = len.min(self.cap as usize - at);
+        // SAFETY: as `write_at`, for bytes the producer has published; `dst` by
+        // contract.
         unsafe {
             let data = self.map.add(HEADER);
-            std::ptr::copy_nonoverlapping(data.add(at), dst.as_mut_ptr(), first);
-            std::ptr::copy_nonoverlapping(data, dst.as_mut_ptr().add(first), dst.len() - first);
+            std::ptr::copy_nonoverlapping(data.add(at), dst, first);
+            std::ptr::copy_nonoverlapping(data, dst.add(first), len - first);
         }
     }
 
@@ -253,6 +258,13 @@ impl ShmRing {
         true
     }
 
+    /// Whether a frame waits at the consumer's position. Read-only: any thread
+    /// may ask while the consumer pops (the answer may then be stale).
+    pub fn has_frame(&self) -> bool {
+        let head = self.head().load(Ordering::Relaxed);
+        self.word(head).load(Ordering::Acquire) & MARK != 0
+    }
+
     /// Takes the oldest frame (consumer side).
     pub fn pop(&self) -> Option<Vec<u8>> {
         let head = self.head().load(Ordering::Relaxed);
@@ -267,8 +279,12 @@ impl ShmRing {
             "shm ring {}: frame word at position {head} is not the producer's",
             self.name
         );
-        let mut frame = vec![0u8; len];
-        self.read_at(head + WORD, &mut frame);
+        let mut frame = Vec::with_capacity(len);
+        // SAFETY: the capacity holds `len` bytes, all written before `set_len`.
+        unsafe {
+            self.read_at(head + WORD, frame.as_mut_ptr(), len);
+            frame.set_len(len);
+        }
         self.head().store(
             head + (WORD + len as u64).next_multiple_of(ALIGN),
             Ordering::Release,

@@ -6,7 +6,7 @@
 //! (crate::shm), then acknowledges.
 
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::Mutex;
 
 use crate::shm::ShmRing;
@@ -38,6 +38,15 @@ pub fn remove_job_rings(job: &str) -> usize {
         .count()
 }
 
+/// A ring of `ShmRail::incoming`, as the watch list points at it.
+struct Watched(*const ShmRing);
+
+// SAFETY: `ShmRing` is Sync, and the pointer is only read through `&` while the
+// ring is alive (see `ShmRail::any_frame`).
+unsafe impl Send for Watched {}
+// SAFETY: as above.
+unsafe impl Sync for Watched {}
+
 pub struct ShmRail {
     job: String,
     me: u32,
@@ -45,7 +54,15 @@ pub struct ShmRail {
     outgoing: Mutex<Vec<Option<ShmRing>>>,
     /// Rings being read; held by the one thread progressing, across popping and
     /// delivering, so that frames reach the sink in the order they were sent.
-    incoming: Mutex<Vec<(u32, ShmRing)>>,
+    /// Boxed: `watch` points at them.
+    incoming: Mutex<Vec<(u32, Box<ShmRing>)>>,
+    /// The rings of `incoming`, looked at without the lock by every poll: most
+    /// polls find nothing, and need not take it then. Replaced (under the lock)
+    /// when rings join; replaced lists are kept in `retired` until `close_all`,
+    /// since a poll may still be reading one.
+    watch: AtomicPtr<Vec<Watched>>,
+    #[allow(clippy::vec_box)] // a poll may still read a list's header: it must not move
+    retired: Mutex<Vec<Box<Vec<Watched>>>>,
     /// Rings accepted but not yet read (accepting may happen inside the sink),
     /// and whether there are any (looked at by every poll without the lock).
     accepted: Mutex<Vec<(u32, ShmRing)>>,
@@ -60,6 +77,8 @@ impl ShmRail {
             me,
             outgoing: Mutex::new(Vec::new()),
             incoming: Mutex::new(Vec::new()),
+            watch: AtomicPtr::new(std::ptr::null_mut()),
+            retired: Mutex::new(Vec::new()),
             accepted: Mutex::new(Vec::new()),
             any_accepted: AtomicBool::new(false),
             sink,
@@ -110,6 +129,10 @@ impl ShmRail {
         }
         let mut incoming = self.incoming.lock().unwrap();
         closed += incoming.len();
+        // No poll runs now (the caller holds the network still): the lists and
+        // the rings they point at can go.
+        self.retire_watch();
+        self.retired.lock().unwrap().clear();
         incoming.clear();
         let mut accepted = self.accepted.lock().unwrap();
         closed += accepted.len();
@@ -167,13 +190,24 @@ impl ShmRail {
     /// did. One thread progresses at a time: a call made while another thread (or
     /// the sink itself) is progressing returns false at once.
     pub fn progress(&self) -> bool {
+        let joining = self.any_accepted.load(Ordering::Relaxed);
+        if !joining && !self.any_frame() {
+            return false;
+        }
         let Ok(mut incoming) = self.incoming.try_lock() else {
             return false;
         };
-        if self.any_accepted.load(Ordering::Relaxed)
-            && self.any_accepted.swap(false, Ordering::AcqRel)
-        {
-            incoming.append(&mut self.accepted.lock().unwrap());
+        if joining && self.any_accepted.swap(false, Ordering::AcqRel) {
+            let accepted = std::mem::take(&mut *self.accepted.lock().unwrap());
+            incoming.extend(
+                accepted
+                    .into_iter()
+                    .map(|(from, ring)| (from, Box::new(ring))),
+            );
+            let list: Vec<Watched> = incoming.iter().map(|(_, r)| Watched(&**r)).collect();
+            self.retire_watch();
+            self.watch
+                .store(Box::into_raw(Box::new(list)), Ordering::Release);
         }
         let mut moved = false;
         for (from, ring) in incoming.iter() {
@@ -183,6 +217,29 @@ impl ShmRail {
             }
         }
         moved
+    }
+
+    /// Whether a frame waits in any ring being read, without taking the lock.
+    fn any_frame(&self) -> bool {
+        let list = self.watch.load(Ordering::Acquire);
+        if list.is_null() {
+            return false;
+        }
+        // SAFETY: a published list is freed only by `close_all`, when no poll
+        // runs; its rings are boxed in `incoming` and dropped there too.
+        unsafe { (*list).iter().any(|ring| (*ring.0).has_frame()) }
+    }
+
+    /// Unpublishes the watch list, keeping it for `close_all` to free.
+    fn retire_watch(&self) {
+        let old = self.watch.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        if !old.is_null() {
+            // SAFETY: made by `Box::into_raw` in `progress`, unpublished just now.
+            self.retired
+                .lock()
+                .unwrap()
+                .push(unsafe { Box::from_raw(old) });
+        }
     }
 }
 

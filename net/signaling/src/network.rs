@@ -417,7 +417,11 @@ impl Signaling {
 
     /// The next control message addressed to this process, if one arrived.
     pub fn try_receive(&self) -> Option<Control> {
-        // Lock-free: every progress round of the fabric looks here.
+        // Lock-free: every progress round of the fabric looks here. An empty
+        // queue's `pop` runs a full fence; `is_empty` only loads.
+        if self.inbox.is_empty() {
+            return None;
+        }
         self.inbox.pop()
     }
 

@@ -290,8 +290,8 @@ pub(crate) struct Registry {
 
 #[derive(Default)]
 struct RegistryInner {
-    comms: std::collections::HashMap<u64, std::sync::Weak<CommShared>>,
-    waiting: std::collections::HashMap<u64, Vec<Incoming>>,
+    comms: rustc_hash::FxHashMap<u64, std::sync::Weak<CommShared>>,
+    waiting: rustc_hash::FxHashMap<u64, Vec<Incoming>>,
 }
 
 impl Registry {

@@ -122,8 +122,8 @@ static FABRIC: OnceLock<Fabric> = OnceLock::new();
 struct Hook;
 
 impl mpcrs_scheduler::Progress for Hook {
-    fn poll(&self, _worker: usize) -> bool {
-        FABRIC.get().is_some_and(|f| f.progress())
+    fn poll(&self, worker: usize) -> bool {
+        FABRIC.get().is_some_and(|f| f.progress_as(worker))
     }
 }
 
@@ -247,7 +247,7 @@ impl Fabric {
             control_handled: AtomicU64::new(0),
             checkpoint_sent: AtomicU64::new(0),
             checkpoint_inbox: Mutex::new(Vec::new()),
-            progress_gate: gate::Gate::default(),
+            progress_gate: gate::Gate::with_workers(sched.workers()),
             send_gate: gate::Gate::default(),
             finishing: AtomicBool::new(false),
         };
@@ -433,6 +433,15 @@ impl Fabric {
     /// One round: drivers, signaling, connect requests, deferred answers.
     pub(crate) fn progress(&self) -> bool {
         match self.progress_gate.try_enter() {
+            Some(_round) => self.round(),
+            None => false,
+        }
+    }
+
+    /// [`Fabric::progress`] from scheduler worker `worker`: its way through
+    /// the gate costs no atomic read-modify-write.
+    fn progress_as(&self, worker: usize) -> bool {
+        match self.progress_gate.try_enter_worker(worker) {
             Some(_round) => self.round(),
             None => false,
         }
