@@ -498,19 +498,26 @@ impl Links {
             .unwrap_or(1 << 20)
     }
 
-    /// One round of every driver; returns whether anything moved.
-    /// `sockets` says whether to poll the tcp rails this round too (a poll of
-    /// shared memory costs a few loads, of a socket a system call).
-    pub(crate) fn progress(&self, sockets: bool) -> io::Result<bool> {
+    /// Progress of the tcp rails (a system call each); whether anything moved.
+    pub(crate) fn progress_sockets(&self) -> io::Result<bool> {
         let mut moved = false;
         for i in &self.instances {
-            moved |= match i {
-                Instance::Tcp { rail, .. } if sockets => rail.progress()?,
-                Instance::Shm(s) => s.progress(),
-                _ => false,
-            };
+            if let Instance::Tcp { rail, .. } = i {
+                moved |= rail.progress()?;
+            }
         }
         Ok(moved)
+    }
+
+    /// Progress of the shared-memory rails; whether frames arrived.
+    pub(crate) fn progress_shared_memory(&self) -> bool {
+        let mut moved = false;
+        for i in &self.instances {
+            if let Instance::Shm(s) = i {
+                moved |= s.progress();
+            }
+        }
+        moved
     }
 }
 

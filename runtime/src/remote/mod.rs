@@ -15,6 +15,7 @@
 mod deliver;
 mod gate;
 mod links;
+mod pace;
 mod quiesce;
 mod wire;
 
@@ -40,9 +41,6 @@ use crate::run::{env, JobConfig};
 
 /// How long start-up may wait for the other processes.
 const BOOTSTRAP_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Progress rounds per read of the sockets when shared memory carries most.
-const SOCKET_ROUNDS: u64 = 16;
 
 /// A reply or rendezvous data to send from the next progress round.
 pub(crate) enum Deferred {
@@ -100,7 +98,7 @@ pub(crate) struct Fabric {
     next_id: AtomicU64,
     max_data: usize,
     cross_memory_bytes: AtomicU64,
-    rounds: AtomicU64,
+    socket_pace: pace::SocketPace,
     /// Control messages (other than checkpoint coordination) acted upon.
     control_handled: AtomicU64,
     /// Checkpoint coordination messages sent, and those received, not yet taken.
@@ -243,7 +241,7 @@ impl Fabric {
             next_id: AtomicU64::new(1),
             max_data,
             cross_memory_bytes: AtomicU64::new(0),
-            rounds: AtomicU64::new(0),
+            socket_pace: pace::SocketPace::default(),
             control_handled: AtomicU64::new(0),
             checkpoint_sent: AtomicU64::new(0),
             checkpoint_inbox: Mutex::new(Vec::new()),
@@ -450,22 +448,24 @@ impl Fabric {
     fn round(&self) -> bool {
         let net = self.net();
         // With shared memory in the rails, sockets are read every few rounds only.
-        // A plain load and store, not a read-modify-write: a round lost when two
-        // workers count at once only shifts the next socket poll.
-        let round = self.rounds.load(Ordering::Relaxed);
-        self.rounds.store(round.wrapping_add(1), Ordering::Relaxed);
-        let sockets = !net.links.has_shared_memory() || round.is_multiple_of(SOCKET_ROUNDS);
+        let shared_memory = net.links.has_shared_memory();
+        let sockets = !shared_memory || self.socket_pace.due();
         let mut moved = false;
         if sockets {
-            moved |= net
+            let signaling = net
                 .signaling
                 .progress()
                 .unwrap_or_else(|e| self.fail_or_close(e));
+            let links = net
+                .links
+                .progress_sockets()
+                .unwrap_or_else(|e| self.fail_or_close(e));
+            self.socket_pace.read(signaling || links);
+            moved = signaling || links;
         }
-        moved |= net
-            .links
-            .progress(sockets)
-            .unwrap_or_else(|e| self.fail_or_close(e));
+        if shared_memory {
+            moved |= net.links.progress_shared_memory();
+        }
         if self.progress_gate.is_closed() {
             return moved;
         }
