@@ -14,6 +14,8 @@ const QUIET_AFTER: u32 = 64;
 /// Rounds, and time, per read of quiet sockets.
 const QUIET_ROUNDS: u64 = 256;
 const QUIET_INTERVAL: Duration = Duration::from_micros(20);
+/// Rounds per look at the clock while the sockets are quiet.
+const CLOCK_ROUNDS: u64 = 4 * BUSY_ROUNDS;
 
 /// Counters of the progress rounds (plain loads and stores: two workers
 /// counting at once lose a count, which only shifts the next read).
@@ -45,9 +47,12 @@ impl SocketPace {
         if !round.is_multiple_of(BUSY_ROUNDS) {
             return false;
         }
+        // Quiet: the clock (20-50 ns) is looked at every few busy-pace rounds.
         self.quiet.load(Ordering::Relaxed) < QUIET_AFTER
             || round.is_multiple_of(QUIET_ROUNDS)
-            || self.now() >= self.last.load(Ordering::Relaxed) + QUIET_INTERVAL.as_nanos() as u64
+            || (round.is_multiple_of(CLOCK_ROUNDS)
+                && self.now()
+                    >= self.last.load(Ordering::Relaxed) + QUIET_INTERVAL.as_nanos() as u64)
     }
 
     /// Records a read of the sockets and whether it found anything.
@@ -100,12 +105,13 @@ mod tests {
             "{fast} reads of quiet sockets"
         );
         assert!(fast >= 16, "{fast} reads: at least one per QUIET_ROUNDS");
-        // Slow rounds: the interval makes a busy-pace round a read again...
+        // Slow rounds: the interval makes a round that looks at the clock a read
+        // again...
         std::thread::sleep(QUIET_INTERVAL * 2);
-        assert_eq!(reads(&pace, BUSY_ROUNDS, false), 1);
+        assert_eq!(reads(&pace, CLOCK_ROUNDS, false), 1);
         // ...and when one finds traffic, the busy pace is back.
         std::thread::sleep(QUIET_INTERVAL * 2);
-        assert_eq!(reads(&pace, BUSY_ROUNDS, true), 1);
+        assert!(reads(&pace, CLOCK_ROUNDS, true) >= 1);
         assert_eq!(reads(&pace, 64 * BUSY_ROUNDS, false), 64);
     }
 }
