@@ -14,8 +14,9 @@
 //!
 //! State now: the configuration (parsing and validation), gates, the election of
 //! endpoints, the tcp driver, the shm driver (rings and cross-memory copy,
-//! assembled per process in `shm_rail`), and the ibverbs driver (untested: no
-//! RDMA device here).
+//! assembled per process in `shm_rail`), and the ibverbs driver (queue pairs in
+//! `verbs`, assembled per process in `verbs_rail`; untested: no RDMA device
+//! here).
 
 pub mod config;
 pub mod election;
@@ -25,6 +26,7 @@ pub mod shm;
 pub mod shm_rail;
 pub mod tcp;
 pub mod verbs;
+pub mod verbs_rail;
 mod xml;
 
 pub use config::{ConfigError, Driver, NetConfig, Rail, RailSet, Topology, DEFAULT_OPTION};

@@ -30,6 +30,8 @@ pub enum VerbsError {
     },
     #[error("malformed ibverbs endpoint address ({0} bytes)")]
     BadAddress(usize),
+    #[error("no ibverbs queue pair to process {0}")]
+    NotConnected(u32),
     #[error(
         "RDMA device {device}: work completion failed with status {status} (vendor error {vendor})"
     )]
@@ -342,12 +344,22 @@ mod imp {
                 if let Some(c) = done.first() {
                     return self.check(c);
                 }
+                // The peer may be sending to us as well, with every one of our
+                // slots full: taking frames in frees them, so both sends end.
+                self.take_in()?;
                 std::hint::spin_loop();
             }
         }
 
         /// The next complete frame, if one has arrived.
         pub fn try_recv(&mut self) -> Result<Option<Vec<u8>>, VerbsError> {
+            self.take_in()?;
+            Ok(self.inbox.pop_front())
+        }
+
+        /// Moves the frames that arrived into the inbox and posts their slots
+        /// again.
+        fn take_in(&mut self) -> Result<(), VerbsError> {
             let mut wcs = [ibverbs::ibv_wc::default(); RECV_SLOTS];
             let n = self
                 .recv_cq
@@ -377,7 +389,7 @@ mod imp {
                 }
                 post_receive(self.rail, &mut self.qp, &mut self.recv_mr, slot)?;
             }
-            Ok(self.inbox.pop_front())
+            Ok(())
         }
     }
 

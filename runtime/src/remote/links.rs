@@ -7,7 +7,9 @@
 //! listeners of their own, and a connect request (over signaling) makes the peer
 //! connect back and say hello; an shm rail's ring is created by the sender and
 //! offered to the receiver, which opens one back at once, so that whoever
-//! received a frame can always answer on an existing endpoint.
+//! received a frame can always answer on an existing endpoint; an ibverbs rail's
+//! queue pairs are connected by exchanging their addresses in connect requests
+//! (untested: no RDMA device here).
 
 use std::collections::HashMap;
 use std::io;
@@ -19,6 +21,7 @@ use std::time::{Duration, Instant};
 use mpcrs_rails::election::{Election, Routes};
 use mpcrs_rails::shm_rail::ShmRail;
 use mpcrs_rails::tcp::TcpRail;
+use mpcrs_rails::verbs_rail::VerbsPeers;
 use mpcrs_rails::{Driver, MessageInfo, MessageKind, RailSet, Topology};
 use mpcrs_signaling::{ControlKind, Signaling};
 
@@ -37,6 +40,8 @@ pub(crate) enum Conn {
     Tcp(usize),
     /// The ring this process writes to the other.
     Shm,
+    /// The queue pair connected to the other (ibverbs).
+    Verbs,
 }
 
 /// Where a frame goes: a rail of the set and the endpoint on it.
@@ -66,6 +71,8 @@ enum Instance {
         peers: Arc<Mutex<TcpPeers>>,
     },
     Shm(ShmRail),
+    /// Untested: no RDMA device on the machines mpcrs is tested on.
+    Verbs(VerbsPeers),
     /// A rail whose driver cannot run here (ibverbs without a device).
     Unavailable(String),
 }
@@ -102,6 +109,10 @@ pub(crate) struct Links {
     routes: Mutex<Routes<Conn>>,
     instances: Vec<Instance>,
     pub(crate) counters: Vec<RailCounters>,
+}
+
+fn verbs_error(e: mpcrs_rails::verbs::VerbsError) -> io::Error {
+    io::Error::other(e)
 }
 
 /// Number of a rail in connect requests (0 is the signaling rail itself).
@@ -161,14 +172,13 @@ impl Links {
                     ))
                 }
                 Driver::Ibverbs => {
-                    Instance::Unavailable(match mpcrs_rails::verbs::device_names() {
-                        Ok(d) if !d.is_empty() => format!(
-                            "rail {}: the ibverbs data path is not wired to MPI messages yet",
-                            rail.name
-                        ),
-                        Ok(_) => format!("rail {}: no RDMA device", rail.name),
-                        Err(e) => format!("rail {} (ibverbs): {e}", rail.name),
-                    })
+                    let sink = sink.clone();
+                    match VerbsPeers::new(Box::new(move |from, frame| sink(from, frame, 0))) {
+                        Ok(peers) => Instance::Verbs(peers),
+                        Err(e) => {
+                            Instance::Unavailable(format!("rail {} (ibverbs): {e}", rail.name))
+                        }
+                    }
                 }
             };
             instances.push(instance);
@@ -228,7 +238,7 @@ impl Links {
         match &self.instances[rail] {
             Instance::Shm(_) => self.nodes[process as usize] == self.nodes[self.me as usize],
             Instance::Unavailable(_) => false,
-            Instance::Ring | Instance::Tcp { .. } => true,
+            Instance::Ring | Instance::Tcp { .. } | Instance::Verbs(_) => true,
         }
     }
 
@@ -351,6 +361,23 @@ impl Links {
             Instance::Shm(shm) => {
                 self.offer_shm(process, rail, shm, signaling)?;
             }
+            Instance::Verbs(verbs) => {
+                if let Some(address) = verbs.offer(process).map_err(verbs_error)? {
+                    signaling.send(
+                        process,
+                        ControlKind::ConnectRequest {
+                            rail: wire_rail(rail),
+                            address,
+                        },
+                    )?;
+                }
+                wait(
+                    progress,
+                    || verbs.is_connected(process),
+                    || format!("process {process} never answered on rail {name}"),
+                )?;
+                self.add_endpoint(process, rail, Conn::Verbs);
+            }
             Instance::Unavailable(why) => {
                 return Err(io::Error::new(io::ErrorKind::NotConnected, why.clone()))
             }
@@ -423,6 +450,19 @@ impl Links {
                 // Open our ring back now, so answers never wait for a connection.
                 self.offer_shm(from, rail, shm, signaling)?;
             }
+            Instance::Verbs(verbs) => {
+                // Our address goes back unless this answers our own request.
+                if let Some(address) = verbs.accept(from, address).map_err(verbs_error)? {
+                    signaling.send(
+                        from,
+                        ControlKind::ConnectRequest {
+                            rail: wire_rail(rail),
+                            address,
+                        },
+                    )?;
+                }
+                self.add_endpoint(from, rail, Conn::Verbs);
+            }
             Instance::Ring | Instance::Unavailable(_) => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
@@ -455,6 +495,9 @@ impl Links {
                 tcp.send_parts(ep, &all)?
             }
             (Conn::Shm, Instance::Shm(shm)) => shm.send_parts(process, parts)?,
+            (Conn::Verbs, Instance::Verbs(verbs)) => {
+                verbs.send_parts(process, parts).map_err(verbs_error)?
+            }
             _ => unreachable!("endpoint of another driver on rail {}", route.rail),
         }
         let k = &self.counters[route.rail];
@@ -471,9 +514,9 @@ impl Links {
         Ok(())
     }
 
-    /// Removes every shared-memory endpoint and closes its rings (a checkpoint:
-    /// images hold no shared memory); they are made again on demand. Returns the
-    /// rings closed.
+    /// Removes every shared-memory and ibverbs endpoint and closes its rings
+    /// and queue pairs (a checkpoint: images hold no shared memory or device
+    /// state); they are made again on demand. Returns how many were closed.
     pub(crate) fn close_high_speed(&self) -> usize {
         let mut routes = self.routes.lock().unwrap();
         routes.remove_rails(|r| matches!(r.driver, Driver::Shm | Driver::Ibverbs));
@@ -481,6 +524,7 @@ impl Links {
             .iter()
             .map(|i| match i {
                 Instance::Shm(s) => s.close_all(),
+                Instance::Verbs(v) => v.close_all(),
                 _ => 0,
             })
             .sum()
@@ -509,15 +553,18 @@ impl Links {
         Ok(moved)
     }
 
-    /// Progress of the shared-memory rails; whether frames arrived.
-    pub(crate) fn progress_shared_memory(&self) -> bool {
+    /// Progress of the rails polled by looking at memory (shared-memory rings,
+    /// RDMA completion queues); whether frames arrived.
+    pub(crate) fn progress_memory_rails(&self) -> io::Result<bool> {
         let mut moved = false;
         for i in &self.instances {
-            if let Instance::Shm(s) = i {
-                moved |= s.progress();
-            }
+            moved |= match i {
+                Instance::Shm(s) => s.progress(),
+                Instance::Verbs(v) => v.progress().map_err(verbs_error)?,
+                _ => false,
+            };
         }
-        moved
+        Ok(moved)
     }
 }
 

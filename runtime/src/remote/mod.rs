@@ -463,9 +463,10 @@ impl Fabric {
             self.socket_pace.read(signaling || links);
             moved = signaling || links;
         }
-        if shared_memory {
-            moved |= net.links.progress_shared_memory();
-        }
+        moved |= net
+            .links
+            .progress_memory_rails()
+            .unwrap_or_else(|e| self.fail_or_close(e));
         if self.progress_gate.is_closed() {
             return moved;
         }
