@@ -47,11 +47,41 @@ unsafe impl Send for Watched {}
 // SAFETY: as above.
 unsafe impl Sync for Watched {}
 
+/// A ring this process writes to, and the flag that keeps its writer single.
+/// Released by a plain store: a locked instruction right after the frame's
+/// stores would wait until the consumer's core gave their cache lines up.
+struct Outgoing {
+    ring: ShmRing,
+    writing: AtomicBool,
+}
+
+impl Outgoing {
+    fn lock(&self) {
+        while self
+            .writing
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+    }
+
+    fn unlock(&self) {
+        self.writing.store(false, Ordering::Release);
+    }
+}
+
 pub struct ShmRail {
     job: String,
     me: u32,
-    /// Rings towards other processes, by process number.
-    outgoing: Mutex<Vec<Option<ShmRing>>>,
+    /// Rings towards other processes, by process number (null: none), read
+    /// without a lock by senders. Made by `create_outgoing`, freed only by
+    /// `close_all` (no sender then) or with the rail.
+    outgoing: Box<[AtomicPtr<Outgoing>]>,
+    /// Rings replaced by a new one towards the same process, freed likewise
+    /// (boxed: a sender may still write through a pointer to one).
+    #[allow(clippy::vec_box)]
+    replaced: Mutex<Vec<Box<Outgoing>>>,
     /// Rings being read; held by the one thread progressing, across popping and
     /// delivering, so that frames reach the sink in the order they were sent.
     /// Boxed: `watch` points at them.
@@ -71,11 +101,15 @@ pub struct ShmRail {
 }
 
 impl ShmRail {
-    pub fn new(job: &str, me: u32, sink: ShmSink) -> ShmRail {
+    /// The rail of process `me` in a job of `processes` processes.
+    pub fn new(job: &str, me: u32, processes: u32, sink: ShmSink) -> ShmRail {
         ShmRail {
             job: job.to_string(),
             me,
-            outgoing: Mutex::new(Vec::new()),
+            outgoing: (0..processes)
+                .map(|_| AtomicPtr::new(std::ptr::null_mut()))
+                .collect(),
+            replaced: Mutex::new(Vec::new()),
             incoming: Mutex::new(Vec::new()),
             watch: AtomicPtr::new(std::ptr::null_mut()),
             retired: Mutex::new(Vec::new()),
@@ -89,13 +123,27 @@ impl ShmRail {
     /// a connect request).
     pub fn create_outgoing(&self, to: u32) -> io::Result<String> {
         let name = ring_name(&self.job, self.me, to);
+        let slot = self.outgoing.get(to as usize).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("no process {to} in this job"),
+            )
+        })?;
         let ring = ShmRing::create(&name, RING_BYTES)
             .map_err(|e| io::Error::new(e.kind(), format!("shm ring {name}: {e}")))?;
-        let mut out = self.outgoing.lock().unwrap();
-        if out.len() <= to as usize {
-            out.resize_with(to as usize + 1, || None);
+        let new = Box::into_raw(Box::new(Outgoing {
+            ring,
+            writing: AtomicBool::new(false),
+        }));
+        let old = slot.swap(new, Ordering::AcqRel);
+        if !old.is_null() {
+            // SAFETY: made by `Box::into_raw` here; a sender may still hold it,
+            // so it is kept until `close_all`.
+            self.replaced
+                .lock()
+                .unwrap()
+                .push(unsafe { Box::from_raw(old) });
         }
-        out[to as usize] = Some(ring);
         Ok(name)
     }
 
@@ -122,9 +170,9 @@ impl ShmRail {
     /// sure no frame is left in them.
     pub fn close_all(&self) -> usize {
         let mut closed = 0;
-        for ring in self.outgoing.lock().unwrap().drain(..).flatten() {
+        for out in self.take_outgoing() {
             // Already gone when the other side opened it.
-            let _ = ring.unlink();
+            let _ = out.ring.unlink();
             closed += 1;
         }
         let mut incoming = self.incoming.lock().unwrap();
@@ -164,26 +212,46 @@ impl ShmRail {
                 ),
             ));
         }
+        let out = self
+            .outgoing
+            .get(to as usize)
+            .map(|slot| slot.load(Ordering::Acquire))
+            .filter(|p| !p.is_null())
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::NotConnected,
+                    format!("no shm endpoint to process {to}"),
+                )
+            })?;
+        // SAFETY: rings are freed only by `close_all`, which runs while nothing
+        // is sent (the caller holds the network still), or with the rail.
+        let out = unsafe { &*out };
         loop {
-            {
-                let out = self.outgoing.lock().unwrap();
-                let ring = out
-                    .get(to as usize)
-                    .and_then(|r| r.as_ref())
-                    .ok_or_else(|| {
-                        io::Error::new(
-                            io::ErrorKind::NotConnected,
-                            format!("no shm endpoint to process {to}"),
-                        )
-                    })?;
-                if ring.push_parts(parts) {
-                    return Ok(());
-                }
+            out.lock();
+            let pushed = out.ring.push_parts(parts);
+            out.unlock();
+            if pushed {
+                return Ok(());
             }
             if !self.progress() {
                 std::thread::yield_now();
             }
         }
+    }
+
+    /// Every outgoing ring, removed from the rail.
+    #[allow(clippy::vec_box)]
+    fn take_outgoing(&self) -> Vec<Box<Outgoing>> {
+        let mut all: Vec<Box<Outgoing>> = std::mem::take(&mut *self.replaced.lock().unwrap());
+        for slot in self.outgoing.iter() {
+            let p = slot.swap(std::ptr::null_mut(), Ordering::AcqRel);
+            if !p.is_null() {
+                // SAFETY: made by `Box::into_raw` in `create_outgoing`, unpublished
+                // just now; the caller guarantees no sender holds it.
+                all.push(unsafe { Box::from_raw(p) });
+            }
+        }
+        all
     }
 
     /// Hands every frame that arrived to the sink, in order; returns whether any
@@ -240,6 +308,13 @@ impl ShmRail {
                 .unwrap()
                 .push(unsafe { Box::from_raw(old) });
         }
+    }
+}
+
+impl Drop for ShmRail {
+    fn drop(&mut self) {
+        drop(self.take_outgoing());
+        self.retire_watch();
     }
 }
 

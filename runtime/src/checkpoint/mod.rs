@@ -44,6 +44,12 @@ struct Settings {
     keep: usize,
 }
 
+/// Whether this job may take checkpoints (it was given a checkpoint directory).
+pub(crate) fn enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os(env::CHECKPOINT_DIR).is_some())
+}
+
 fn settings() -> Option<&'static Result<Settings, String>> {
     static S: OnceLock<Option<Result<Settings, String>>> = OnceLock::new();
     S.get_or_init(|| {

@@ -30,7 +30,8 @@ pub(crate) struct Gate {
     workers: Box<[Mark]>,
     /// Whether closing issues a barrier on every thread of the process
     /// (membarrier), which spares workers entering any fence of their own.
-    asymmetric: bool,
+    /// Registered per process: a process restored from an image registers again.
+    asymmetric: AtomicBool,
 }
 
 /// Being inside a [`Gate`]; leaves it when dropped.
@@ -83,7 +84,7 @@ impl Gate {
             closed: AtomicBool::new(false),
             inside: AtomicUsize::new(0),
             workers: (0..workers).map(|_| Mark::default()).collect(),
-            asymmetric: register_membarrier(),
+            asymmetric: AtomicBool::new(register_membarrier()),
         }
     }
 
@@ -104,7 +105,7 @@ impl Gate {
             return self.try_enter();
         };
         mark.add(1);
-        if self.asymmetric {
+        if self.asymmetric.load(Ordering::Relaxed) {
             // Only the compiler must keep the mark before the look at `closed`;
             // the closer's membarrier orders them for the CPU.
             std::sync::atomic::compiler_fence(Ordering::SeqCst);
@@ -115,12 +116,21 @@ impl Gate {
         (!self.closed.load(Ordering::Relaxed)).then_some(pass)
     }
 
+    /// Enters through the mark of the worker the caller runs on (a ULT never
+    /// leaves its worker), or counted from any other thread.
+    pub(crate) fn try_enter_here(&self) -> Option<Pass<'_>> {
+        match mpcrs_scheduler::current_worker() {
+            Some(worker) => self.try_enter_worker(worker),
+            None => self.try_enter(),
+        }
+    }
+
     /// Closes the gate and waits until nobody is inside. Not from inside.
     pub(crate) fn close(&self) {
         self.close_now();
         // Every worker now either has its mark visible here or sees the gate
         // closed (the barrier separates its mark from its look at `closed`).
-        if !(self.asymmetric && barrier_on_every_thread()) {
+        if !(self.asymmetric.load(Ordering::Relaxed) && barrier_on_every_thread()) {
             fence(Ordering::SeqCst);
         }
         while self.inside.load(Ordering::SeqCst) != 0
@@ -131,6 +141,14 @@ impl Gate {
         {
             std::thread::yield_now();
         }
+    }
+
+    /// In a process restored from an image: registers for membarrier again (the
+    /// image's registration belonged to the process that took it). Called while
+    /// the gate is closed, so no worker is entering meanwhile.
+    pub(crate) fn renew(&self) {
+        self.asymmetric
+            .store(register_membarrier(), Ordering::Relaxed);
     }
 
     /// Closes the gate without waiting (from inside, for good).

@@ -168,6 +168,7 @@ impl Links {
                     Instance::Shm(ShmRail::new(
                         job,
                         me,
+                        nodes.len() as u32,
                         Box::new(move |from, frame| sink(from, frame, 0)),
                     ))
                 }
@@ -486,6 +487,19 @@ impl Links {
         signaling: &Signaling,
     ) -> io::Result<()> {
         let size: usize = parts.iter().map(|p| p.len()).sum();
+        // Counted before the frame goes: a locked instruction right after its
+        // stores to shared memory would wait for them to reach the other core.
+        let k = &self.counters[route.rail];
+        k.messages.fetch_add(1, Ordering::Relaxed);
+        k.bytes.fetch_add(size as u64, Ordering::Relaxed);
+        // Read first: after the first frames, sizes seldom set a new bound, and a
+        // fetch_min/max is a locked instruction on every send.
+        if (size as u64) < k.smallest.load(Ordering::Relaxed) {
+            k.smallest.fetch_min(size as u64, Ordering::Relaxed);
+        }
+        if (size as u64) > k.largest.load(Ordering::Relaxed) {
+            k.largest.fetch_max(size as u64, Ordering::Relaxed);
+        }
         match (route.conn, &self.instances[route.rail]) {
             (Conn::Ring, _) => signaling.send_data(process, parts)?,
             (Conn::Tcp(ep), Instance::Tcp { rail: tcp, .. }) => {
@@ -499,17 +513,6 @@ impl Links {
                 verbs.send_parts(process, parts).map_err(verbs_error)?
             }
             _ => unreachable!("endpoint of another driver on rail {}", route.rail),
-        }
-        let k = &self.counters[route.rail];
-        k.messages.fetch_add(1, Ordering::Relaxed);
-        k.bytes.fetch_add(size as u64, Ordering::Relaxed);
-        // Read first: after the first frames, sizes seldom set a new bound, and a
-        // fetch_min/max is a locked instruction on every send.
-        if (size as u64) < k.smallest.load(Ordering::Relaxed) {
-            k.smallest.fetch_min(size as u64, Ordering::Relaxed);
-        }
-        if (size as u64) > k.largest.load(Ordering::Relaxed) {
-            k.largest.fetch_max(size as u64, Ordering::Relaxed);
         }
         Ok(())
     }

@@ -246,7 +246,7 @@ impl Fabric {
             checkpoint_sent: AtomicU64::new(0),
             checkpoint_inbox: Mutex::new(Vec::new()),
             progress_gate: gate::Gate::with_workers(sched.workers()),
-            send_gate: gate::Gate::default(),
+            send_gate: gate::Gate::with_workers(sched.workers()),
             finishing: AtomicBool::new(false),
         };
         if FABRIC.set(fabric).is_err() {
@@ -279,7 +279,9 @@ impl Fabric {
 
     /// Name of the shared-memory area of the collectives of communicator
     /// `context` among `processes`, where they all run on this node, in this run,
-    /// with a shared-memory rail among the rails.
+    /// with a shared-memory rail among the rails, in a job without checkpoints: a
+    /// snapshot may stop a rank in the middle of a round of the area, whose
+    /// other half (the other processes' slots) is in no image.
     pub(crate) fn node_area_name(
         &self,
         context: u64,
@@ -287,8 +289,10 @@ impl Fabric {
     ) -> Option<String> {
         let net = self.net();
         let here = net.node;
-        (net.links.has_shared_memory() && processes.all(|p| net.nodes[p as usize] == here))
-            .then(|| format!("mpcrs-{}-coll-{}-{context:x}", net.job, self.run()))
+        (!crate::checkpoint::enabled()
+            && net.links.has_shared_memory()
+            && processes.all(|p| net.nodes[p as usize] == here))
+        .then(|| format!("mpcrs-{}-coll-{}-{context:x}", net.job, self.run()))
     }
 
     /// Process of world rank `rank`.
@@ -349,7 +353,7 @@ impl Fabric {
         // While a checkpoint holds the network the rank waits here, inside its
         // MPI call.
         let _pass = loop {
-            match self.send_gate.try_enter() {
+            match self.send_gate.try_enter_here() {
                 Some(p) => break p,
                 None => mpcrs_scheduler::yield_now(),
             }

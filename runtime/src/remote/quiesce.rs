@@ -224,6 +224,8 @@ impl Fabric {
         self.control_handled.store(0, Ordering::Release);
         self.replace_net(net);
         self.generation.fetch_add(1, Ordering::AcqRel);
+        self.progress_gate.renew();
+        self.send_gate.renew();
         self.checkpoint_inbox.lock().unwrap().clear();
         self.finishing.store(false, Ordering::Release);
         self.net().open_data_path();

@@ -103,6 +103,7 @@ fn main() {
     let shm = Arc::new(ShmRail::new(
         &job,
         me,
+        2,
         Box::new(move |_, f| sink.lock().unwrap().push_back(f)),
     ));
     let tcp_inbox: Inbox = Arc::default();

@@ -50,6 +50,7 @@ fn main() {
     let rail = Arc::new(ShmRail::new(
         &job,
         me,
+        count,
         Box::new(move |_from, f| sink_inbox.lock().unwrap().push_back(f)),
     ));
     // Offer our ring, accept the peer's.
