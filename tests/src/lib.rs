@@ -400,8 +400,8 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
 /// The `--net-stats` line of `process` about `what` (a rail's name, or
 /// "signaling") in a job's stderr.
 pub fn net_stats_line<'a>(err: &'a str, process: u32, what: &str) -> &'a str {
-    let prefix = if what == "signaling" {
-        format!("mpcrs: net-stats process {process}: signaling:")
+    let prefix = if what == "signaling" || what == "collectives" {
+        format!("mpcrs: net-stats process {process}: {what}:")
     } else {
         format!("mpcrs: net-stats process {process}: rail {what}:")
     };

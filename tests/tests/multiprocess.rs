@@ -172,7 +172,38 @@ fn multirail_tcp_carries_large_frames_on_tcp_large_and_small_ones_on_the_ring() 
             "tcp_mpi carried a frame of 32KB or more:\n{err}"
         );
         assert_eq!(large[1], 0, "tcp_large has no start-up endpoints:\n{err}");
+        // No shared-memory rail: collectives go by messages.
+        let node = numbers(net_stats_line(&err, p, "collectives"));
+        assert_eq!(node[1], 0, "node area used without shm:\n{err}");
     }
+}
+
+/// Collectives among processes of one node meet in the node's shared area,
+/// except in jobs that take checkpoints.
+#[test]
+fn collectives_use_the_node_area_unless_the_job_takes_checkpoints() {
+    let prog = program("semantics");
+    let dir = std::env::temp_dir().join(format!("mpcrs-node-area-ckpt-{}", std::process::id()));
+    for checkpoints in [false, true] {
+        let mut args = vec!["-n", "6", "-p", "3", "--net-stats"];
+        let dir_arg = dir.to_str().unwrap();
+        if checkpoints {
+            args.extend(["--checkpoint", dir_arg]);
+        }
+        args.push(prog.to_str().unwrap());
+        let o = run_job(&args, LIMIT);
+        expect_success(&o, &format!("semantics, checkpoints {checkpoints}"));
+        let err = String::from_utf8_lossy(&o.stderr);
+        for p in 0..3 {
+            let rounds = numbers(net_stats_line(&err, p, "collectives"))[1];
+            if checkpoints {
+                assert_eq!(rounds, 0, "node area in a job with checkpoints:\n{err}");
+            } else {
+                assert!(rounds > 10, "only {rounds} node-area rounds:\n{err}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

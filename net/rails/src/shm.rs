@@ -67,6 +67,58 @@ fn shm_name(name: &str) -> io::Result<CString> {
     })
 }
 
+/// Maps `len` bytes of the object behind `fd`, shared, and closes `fd`.
+fn map_fd(fd: libc::c_int, len: usize) -> io::Result<*mut u8> {
+    // SAFETY: mapping `len` bytes of the object behind `fd`, shared.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        )
+    };
+    // SAFETY: the mapping keeps the object alive; the fd is no longer needed.
+    unsafe { libc::close(fd) };
+    if p == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(p.cast())
+}
+
+/// Maps the POSIX shared-memory object `name`, creating it if need be, sized to
+/// `len` bytes, shared. Every process that opens one object gives the same
+/// length: resizing to the same length keeps the contents, so who comes first
+/// does not matter. A new object reads zero.
+pub fn map_shared(name: &str, len: usize) -> io::Result<*mut u8> {
+    let cname = shm_name(name)?;
+    // SAFETY: shm_open with a valid name; the fd is closed by `map_fd` or below.
+    let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_CREAT | libc::O_RDWR, 0o600) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: sizing our descriptor's object.
+    if unsafe { libc::ftruncate(fd, len as libc::off_t) } != 0 {
+        let e = io::Error::last_os_error();
+        // SAFETY: closing our fd.
+        unsafe { libc::close(fd) };
+        return Err(e);
+    }
+    map_fd(fd, len)
+}
+
+/// Removes the name of a shared-memory object; its mappings stay valid.
+pub fn unlink_shared(name: &str) -> io::Result<()> {
+    let cname = shm_name(name)?;
+    // SAFETY: unlinking a name; no memory is touched.
+    if unsafe { libc::shm_unlink(cname.as_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 impl ShmRing {
     /// Creates the ring `name` with `capacity` bytes of data (a power of two).
     pub fn create(name: &str, capacity: usize) -> io::Result<ShmRing> {
@@ -121,31 +173,18 @@ impl ShmRing {
     }
 
     fn map(fd: libc::c_int, len: usize, name: &str) -> io::Result<ShmRing> {
-        // SAFETY: mapping `len` bytes of the object behind `fd`, shared.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            )
-        };
-        // SAFETY: the mapping keeps the object alive; the fd is no longer needed.
-        unsafe { libc::close(fd) };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let cap = (len - HEADER) as u64;
+        let p = map_fd(fd, len)?;
+        let cap = len.saturating_sub(HEADER) as u64;
         if !cap.is_power_of_two() {
+            // SAFETY: unmapping what was just mapped.
+            unsafe { libc::munmap(p.cast(), len) };
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!("shared-memory ring {name} has a bad size"),
+                format!("shared-memory ring {name} has a bad size ({len} bytes)"),
             ));
         }
         Ok(ShmRing {
-            map: p.cast(),
+            map: p,
             map_len: len,
             cap,
             name: name.to_string(),
@@ -157,12 +196,7 @@ impl ShmRing {
 
     /// Removes the name; mappings stay valid. Call once both sides have opened it.
     pub fn unlink(&self) -> io::Result<()> {
-        let cname = shm_name(&self.name)?;
-        // SAFETY: unlinking a name; no memory is touched.
-        if unsafe { libc::shm_unlink(cname.as_ptr()) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        unlink_shared(&self.name)
     }
 
     fn head(&self) -> &AtomicU64 {

@@ -30,6 +30,15 @@ const SPINS: u32 = 4096;
 const PATIENCE: Duration = Duration::from_millis(2);
 const NAP: Duration = Duration::from_micros(50);
 
+/// Rounds this process went through in node areas (`--net-stats`). A load and
+/// a store: a count lost when two areas count at once does not matter there.
+static ROUNDS_HERE: AtomicU64 = AtomicU64::new(0);
+
+/// Rounds this process went through in node areas.
+pub(crate) fn rounds() -> u64 {
+    ROUNDS_HERE.load(Ordering::Relaxed)
+}
+
 /// A process's announcement of a round, one line per parity: a reader may still
 /// look at round r's while the process arrives at r + 1, never at r + 2 (no one
 /// writes round r + 2 before everyone arrived at r + 1).
@@ -97,39 +106,9 @@ impl NodeArea {
         run: u64,
     ) -> std::io::Result<Arc<NodeArea>> {
         let bytes = processes * SLOT_BYTES;
-        let cname = std::ffi::CString::new(format!("/{name}"))
-            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL in name"))?;
-        // SAFETY: shm_open with a valid name; the fd is closed below.
-        let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_CREAT | libc::O_RDWR, 0o600) };
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // Every process sizes it alike: resizing to the same length keeps the
-        // contents, so the order does not matter.
-        // SAFETY: sizing our descriptor's object.
-        let sized = unsafe { libc::ftruncate(fd, bytes as libc::off_t) } == 0;
-        let err = std::io::Error::last_os_error();
-        // SAFETY: mapping `bytes` of the object, shared.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            )
-        };
-        // SAFETY: the mapping keeps the object; the descriptor is ours.
-        unsafe { libc::close(fd) };
-        if !sized {
-            return Err(err);
-        }
-        if base == libc::MAP_FAILED {
-            return Err(std::io::Error::last_os_error());
-        }
+        let base = mpcrs_rails::shm::map_shared(name, bytes)?;
         let area = Arc::new(NodeArea {
-            base: base.cast(),
+            base,
             bytes,
             processes,
             mine,
@@ -138,9 +117,9 @@ impl NodeArea {
         });
         area.head(mine).opened.store(1, Ordering::Release);
         area.wait(|| (0..processes).all(|k| area.head(k).opened.load(Ordering::Acquire) != 0));
-        // Everyone has it mapped: the name is no longer needed.
-        // SAFETY: valid name; failing because another process unlinked it first is fine.
-        unsafe { libc::shm_unlink(cname.as_ptr()) };
+        // Everyone has it mapped: the name is no longer needed (another process
+        // may have removed it first).
+        let _ = mpcrs_rails::shm::unlink_shared(name);
         Ok(area)
     }
 
@@ -195,6 +174,7 @@ impl NodeArea {
     /// Starts the next round: returns it once this process may write its data.
     fn begin(&self) -> u64 {
         let round = self.round.fetch_add(1, Ordering::Relaxed) + 1;
+        ROUNDS_HERE.store(ROUNDS_HERE.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
         // Whoever is not yet past the round before may still read this parity's
         // line and buffer as of two rounds ago.
         if round > 1 && !self.all_arrived(round - 1) {

@@ -596,6 +596,11 @@ impl Fabric {
             s.hops_max,
             self.cross_memory_bytes.load(Ordering::Relaxed),
         ));
+        out.push_str(&format!(
+            "mpcrs: net-stats process {}: collectives: {} rounds in the node's shared areas\n",
+            self.me,
+            crate::coll::node::rounds(),
+        ));
         out
     }
 }
