@@ -51,30 +51,20 @@ impl Drop for Pass<'_> {
     }
 }
 
+/// Runs membarrier command `cmd`; whether it succeeded.
+fn membarrier(cmd: libc::c_int) -> bool {
+    // SAFETY: the membarrier syscall with a command and no pointers.
+    unsafe { libc::syscall(libc::SYS_membarrier, cmd, 0, 0) == 0 }
+}
+
 /// Registers this process for expedited membarriers; whether it may use them.
 fn register_membarrier() -> bool {
-    // SAFETY: the membarrier syscall with a command and no pointers.
-    unsafe {
-        libc::syscall(
-            libc::SYS_membarrier,
-            libc::MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
-            0,
-            0,
-        ) == 0
-    }
+    membarrier(libc::MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)
 }
 
 /// Makes every thread of this process run a full barrier.
 fn barrier_on_every_thread() -> bool {
-    // SAFETY: as above.
-    unsafe {
-        libc::syscall(
-            libc::SYS_membarrier,
-            libc::MEMBARRIER_CMD_PRIVATE_EXPEDITED,
-            0,
-            0,
-        ) == 0
-    }
+    membarrier(libc::MEMBARRIER_CMD_PRIVATE_EXPEDITED)
 }
 
 impl Gate {

@@ -111,6 +111,18 @@ pub(crate) struct Links {
     pub(crate) counters: Vec<RailCounters>,
 }
 
+/// Asks process `to`, over signaling, to connect on rail `rail` at `address`
+/// (or answers such a request).
+fn connect_request(signaling: &Signaling, to: u32, rail: usize, address: String) -> io::Result<()> {
+    signaling.send(
+        to,
+        ControlKind::ConnectRequest {
+            rail: wire_rail(rail),
+            address,
+        },
+    )
+}
+
 fn verbs_error(e: mpcrs_rails::verbs::VerbsError) -> io::Error {
     io::Error::other(e)
 }
@@ -348,13 +360,7 @@ impl Links {
                 self.add_endpoint(process, rail, Conn::Ring);
             }
             Instance::Tcp { rail: tcp, .. } => {
-                signaling.send(
-                    process,
-                    ControlKind::ConnectRequest {
-                        rail: wire_rail(rail),
-                        address: tcp.address().to_string(),
-                    },
-                )?;
+                connect_request(signaling, process, rail, tcp.address().to_string())?;
                 wait(progress, has, || {
                     format!("process {process} never connected back on rail {name}")
                 })?;
@@ -364,13 +370,7 @@ impl Links {
             }
             Instance::Verbs(verbs) => {
                 if let Some(address) = verbs.offer(process).map_err(verbs_error)? {
-                    signaling.send(
-                        process,
-                        ControlKind::ConnectRequest {
-                            rail: wire_rail(rail),
-                            address,
-                        },
-                    )?;
+                    connect_request(signaling, process, rail, address)?;
                 }
                 wait(
                     progress,
@@ -398,13 +398,7 @@ impl Links {
             return Ok(());
         }
         let name = shm.create_outgoing(process)?;
-        signaling.send(
-            process,
-            ControlKind::ConnectRequest {
-                rail: wire_rail(rail),
-                address: name,
-            },
-        )?;
+        connect_request(signaling, process, rail, name)?;
         // The ring exists: frames may be queued before the other side opens it.
         routes.add(process, rail, Conn::Shm);
         self.counters[rail]
@@ -454,13 +448,7 @@ impl Links {
             Instance::Verbs(verbs) => {
                 // Our address goes back unless this answers our own request.
                 if let Some(address) = verbs.accept(from, address).map_err(verbs_error)? {
-                    signaling.send(
-                        from,
-                        ControlKind::ConnectRequest {
-                            rail: wire_rail(rail),
-                            address,
-                        },
-                    )?;
+                    connect_request(signaling, from, rail, address)?;
                 }
                 self.add_endpoint(from, rail, Conn::Verbs);
             }
