@@ -202,32 +202,39 @@ impl NodeArea {
         self.wait(|| self.all_arrived(round));
     }
 
-    /// Broadcast of `len` (at most [`DATA_MAX`]) bytes from the process in slot
-    /// `root`. Returns whether the root's data did not fit in `len`.
+    /// Broadcast of `len` bytes from the process in slot `root`. Returns whether
+    /// the root's data did not fit in `len`, or None when the root's data is
+    /// larger than [`DATA_MAX`]: the root's length decides, so every process then
+    /// goes by messages alike, whatever its own length.
     ///
     /// # Safety
     /// `buf` valid for `len` bytes.
-    pub(crate) unsafe fn bcast(&self, root: usize, buf: *mut u8, len: usize) -> bool {
-        debug_assert!(len <= DATA_MAX);
+    pub(crate) unsafe fn bcast(&self, root: usize, buf: *mut u8, len: usize) -> Option<bool> {
         let round = self.begin();
         if self.mine == root {
-            // SAFETY: our place for this round's data holds `len` bytes.
-            unsafe { std::ptr::copy_nonoverlapping(buf, self.data(root, round, len), len) };
+            if len <= DATA_MAX {
+                // SAFETY: our place for this round's data holds `len` bytes.
+                unsafe { std::ptr::copy_nonoverlapping(buf, self.data(root, round, len), len) };
+            }
             self.arrive(round, len);
-            return false;
+            return (len <= DATA_MAX).then_some(false);
         }
         self.arrive(round, len);
         self.wait(|| self.arrived(root, round));
         let sent = self.len(root, round);
+        if sent > DATA_MAX {
+            return None;
+        }
         // SAFETY: the root wrote `sent` bytes there before publishing its arrival;
         // it rewrites them only after everyone is past this round.
         unsafe { std::ptr::copy_nonoverlapping(self.data(root, round, sent), buf, sent.min(len)) };
-        sent != len
+        Some(sent != len)
     }
 
-    /// Reduction of every process's `len` bytes (at most [`DATA_MAX`]), folded in
-    /// slot order into `out` where `wants` is true. `send` and `out` may be the
-    /// same. Returns whether lengths differed.
+    /// Reduction of every process's `len` bytes, folded in slot order into `out`
+    /// where `wants` is true. `send` and `out` may be the same. Returns whether
+    /// lengths differed, or None when one is larger than [`DATA_MAX`]: every
+    /// process sees every length, so all then go by messages alike.
     ///
     /// # Safety
     /// `send` valid for `len` bytes; `out` too where `wants`.
@@ -238,16 +245,20 @@ impl NodeArea {
         len: usize,
         red: Reduction<'_>,
         wants: bool,
-    ) -> bool {
-        debug_assert!(len <= DATA_MAX);
+    ) -> Option<bool> {
         let round = self.begin();
-        // SAFETY: our place for this round's data holds `len` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(send, self.data(self.mine, round, len), len) };
+        if len <= DATA_MAX {
+            // SAFETY: our place for this round's data holds `len` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(send, self.data(self.mine, round, len), len) };
+        }
         self.arrive(round, len);
         self.wait(|| self.all_arrived(round));
+        if (0..self.processes).any(|k| self.len(k, round) > DATA_MAX) {
+            return None;
+        }
         let differs = (0..self.processes).any(|k| self.len(k, round) != len);
         if differs || !wants {
-            return differs;
+            return Some(differs);
         }
         let last = self.processes - 1;
         // An aligned accumulator: on the stack for the usual few elements.
@@ -275,7 +286,7 @@ impl NodeArea {
             }
             std::ptr::copy_nonoverlapping(acc, out, len);
         }
-        false
+        Some(false)
     }
 }
 
@@ -329,7 +340,7 @@ mod tests {
                                     true,
                                 )
                             };
-                            assert!(!differs);
+                            assert_eq!(differs, Some(false));
                             assert_eq!(out, expect, "round {r}, {n} values, process {mine}");
                         }
                         let root = r as usize % PROCESSES;
@@ -340,7 +351,7 @@ mod tests {
                         };
                         // SAFETY: `b` holds 10 values.
                         let short = unsafe { area.bcast(root, b.as_mut_ptr().cast(), 80) };
-                        assert!(!short);
+                        assert_eq!(short, Some(false));
                         assert_eq!(b, values(root, r, 10), "broadcast of round {r}");
                         area.barrier();
                     }
@@ -348,7 +359,7 @@ mod tests {
                     let send = values(mine, 0, 1 + mine);
                     let mut out = vec![0i64; 1 + mine];
                     // SAFETY: both hold 1 + mine values.
-                    unsafe {
+                    let differing = unsafe {
                         area.reduce(
                             send.as_ptr().cast(),
                             out.as_mut_ptr().cast(),
@@ -356,15 +367,29 @@ mod tests {
                             red,
                             true,
                         )
-                    }
+                    };
+                    // Too large for the area at the root only (a truncating
+                    // broadcast) or at one process only: all are sent away alike.
+                    let mut big = vec![0u8; 2 * DATA_MAX];
+                    let len = if mine == 0 { big.len() } else { 8 };
+                    // SAFETY: `big` holds at least `len` bytes.
+                    let bcast = unsafe { area.bcast(0, big.as_mut_ptr(), len) };
+                    let len = if mine == 1 { big.len() } else { 8 };
+                    // SAFETY: as above, for `send` and `out` alike.
+                    let reduce =
+                        unsafe { area.reduce(big.as_ptr(), big.as_mut_ptr(), len, red, true) };
+                    (differing, bcast, reduce)
                 })
             })
             .collect();
         for t in threads {
-            assert!(
-                t.join().unwrap(),
-                "a length differing from the others' is reported"
+            let (differing, bcast, reduce) = t.join().unwrap();
+            assert_eq!(differing, Some(true), "a differing length is reported");
+            assert_eq!(
+                bcast, None,
+                "a root's data over DATA_MAX sends everyone away"
             );
+            assert_eq!(reduce, None, "one length over DATA_MAX sends everyone away");
         }
         // Every process mapped it: the name is gone from /dev/shm.
         assert!(!std::path::Path::new(&format!("/dev/shm/{name}")).exists());

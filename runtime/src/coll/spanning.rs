@@ -9,7 +9,6 @@
 //! through one binomial tree over all members in rank order.
 
 use super::messages::{self, irecv, isend, mismatch, wait_all, Members, TAG_EXCHANGE, TAG_SCAN};
-use super::node;
 use super::tiers::Tiers;
 use super::{displacements, temp, Layout, Pattern, Reduction};
 use crate::comm::CommShared;
@@ -54,8 +53,9 @@ pub(crate) unsafe fn bcast(
     if me == speaker {
         // SAFETY: by contract.
         truncated = unsafe {
-            match t.node_area(c.context).filter(|_| len <= node::DATA_MAX) {
-                Some(area) => area.bcast(t.process_slot(root), buf, len),
+            let area = t.node_area(c.context);
+            match area.and_then(|a| a.bcast(t.process_slot(root), buf, len)) {
+                Some(truncated) => truncated,
                 None => {
                     let speakers = t.speakers(root);
                     let m = Members::new(&speakers, me);
@@ -129,22 +129,25 @@ pub(crate) unsafe fn reduce(
         (send, gather)
     };
     if me == speaker {
-        let area = t.node_area(c.context).filter(|_| len <= node::DATA_MAX);
+        let area = t.node_area(c.context);
         // SAFETY: `from` holds `len` bytes, `at` (the root's `recv` or a temporary)
         // as many.
         truncated |= unsafe {
-            match (root, area) {
-                (None, Some(area)) => area.reduce(from, at, len, red, true),
-                (Some(r), Some(area)) => area.reduce(from, at, len, red, me == r),
-                (None, None) => {
-                    super::copy(from, at, len);
-                    messages::allreduce(c, &Members::new(&t.leaders, me), at, len, red)
-                }
-                (Some(r), None) => {
-                    let speakers = t.speakers(r);
-                    let m = Members::new(&speakers, me);
-                    messages::reduce(c, &m, m.position(r), from, at, len, red)
-                }
+            // The area says when the data is too large for it, to every process.
+            let wants = root.is_none_or(|r| r == me);
+            match area.and_then(|a| a.reduce(from, at, len, red, wants)) {
+                Some(differs) => differs,
+                None => match root {
+                    None => {
+                        super::copy(from, at, len);
+                        messages::allreduce(c, &Members::new(&t.leaders, me), at, len, red)
+                    }
+                    Some(r) => {
+                        let speakers = t.speakers(r);
+                        let m = Members::new(&speakers, me);
+                        messages::reduce(c, &m, m.position(r), from, at, len, red)
+                    }
+                },
             }
         };
     }
