@@ -6,12 +6,12 @@
 //! exchange.
 //!
 //! Used for communicators all of whose processes are on this node and whose
-//! network has a shared-memory rail; the area belongs to one run of the job (a
-//! restored process opens a new one), is named after the job, the run and the
-//! communicator's context, and leaves /dev/shm once every process mapped it.
+//! network has a shared-memory rail, in jobs that take no checkpoints (a snapshot
+//! could stop a rank in the middle of a round whose other slots are in no image);
+//! the area is named after the job and the communicator's context, and leaves
+//! /dev/shm once every process mapped it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mpcrs_scheduler::sync::{poll_until, spin_until, DEFAULT_POLL};
@@ -52,11 +52,11 @@ struct RoundLine {
     inline: [u8; INLINE_MAX],
 }
 
-/// The head of a slot: when the process mapped the area, then its round lines.
+/// The head of a slot: when the process mapped the area, then its round lines
+/// (each on a line of its own: `RoundLine` is 64-byte aligned).
 #[repr(C, align(64))]
 struct SlotHead {
     opened: AtomicU64,
-    _line: [u8; 56],
     rounds: [RoundLine; 2],
 }
 
@@ -73,9 +73,6 @@ pub(crate) struct NodeArea {
     /// Rounds this process went through (the same count in every process: every
     /// operation involves all of them).
     round: AtomicU64,
-    /// The run of the job the mapping belongs to: a restored process has no
-    /// mapping at `base` (images leave areas out) and must not unmap it.
-    pub(crate) run: u64,
 }
 
 // SAFETY: the mapping is shared memory, accessed through atomics (words) and by
@@ -87,11 +84,8 @@ unsafe impl Sync for NodeArea {}
 
 impl Drop for NodeArea {
     fn drop(&mut self) {
-        let current = crate::remote::Fabric::get().map(|f| f.run());
-        if current.is_none_or(|run| run == self.run) {
-            // SAFETY: our own mapping of `bytes` at `base`, used by nobody now.
-            unsafe { libc::munmap(self.base.cast(), self.bytes) };
-        }
+        // SAFETY: our own mapping of `bytes` at `base`, used by nobody now.
+        unsafe { libc::munmap(self.base.cast(), self.bytes) };
     }
 }
 
@@ -99,22 +93,16 @@ impl NodeArea {
     /// Maps the area `name` for `processes` processes, this one in slot `mine`,
     /// creating it if this process is the first. Every process gives the same
     /// name and count.
-    pub(crate) fn open(
-        name: &str,
-        processes: usize,
-        mine: usize,
-        run: u64,
-    ) -> std::io::Result<Arc<NodeArea>> {
+    pub(crate) fn open(name: &str, processes: usize, mine: usize) -> std::io::Result<NodeArea> {
         let bytes = processes * SLOT_BYTES;
         let base = mpcrs_rails::shm::map_shared(name, bytes)?;
-        let area = Arc::new(NodeArea {
+        let area = NodeArea {
             base,
             bytes,
             processes,
             mine,
             round: AtomicU64::new(0),
-            run,
-        });
+        };
         area.head(mine).opened.store(1, Ordering::Release);
         area.wait(|| (0..processes).all(|k| area.head(k).opened.load(Ordering::Acquire) != 0));
         // Everyone has it mapped: the name is no longer needed (another process
@@ -317,7 +305,7 @@ mod tests {
             .map(|mine| {
                 let name = name.clone();
                 std::thread::spawn(move || {
-                    let area = NodeArea::open(&name, PROCESSES, mine, 1).unwrap();
+                    let area = NodeArea::open(&name, PROCESSES, mine).unwrap();
                     let red = Reduction {
                         op: &Op::Sum,
                         kind: Kind::I64,

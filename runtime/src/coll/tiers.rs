@@ -3,7 +3,7 @@
 //! one member per process that speaks for it over the network.
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
+use std::sync::OnceLock;
 
 use super::node::NodeArea;
 use crate::remote::Fabric;
@@ -21,9 +21,10 @@ pub(crate) struct Tiers {
     /// Whether the members of each process are consecutive ranks: folding each
     /// process's members, then the processes in leader order, is then rank order.
     pub(crate) blocks: bool,
-    /// The run of the job `area` was decided for (0: not yet), and the
-    /// shared-memory area of the processes if they are all on this node.
-    node: Mutex<(u64, Option<Arc<NodeArea>>)>,
+    /// The shared-memory area of the processes if they are all on this node
+    /// (decided at the first collective; never in a job that takes checkpoints,
+    /// so it belongs to the only run the job has).
+    node: OnceLock<Option<NodeArea>>,
 }
 
 impl Tiers {
@@ -39,7 +40,7 @@ impl Tiers {
         // Consecutive blocks: the process changes exactly once per leader.
         let changes = (1..n).filter(|&r| processes[r] != processes[r - 1]).count();
         Tiers {
-            node: Mutex::new((0, None)),
+            node: OnceLock::new(),
             blocks: changes + 1 == leaders.len(),
             processes,
             here,
@@ -80,16 +81,14 @@ impl Tiers {
 
     /// The shared-memory area where the speakers of a communicator (context
     /// `context`) whose processes all run on this node meet; opened by the
-    /// first call of each run, which every process makes in the same collective.
-    pub(crate) fn node_area(&self, context: u64) -> Option<Arc<NodeArea>> {
+    /// first call, which every process makes in the same collective.
+    pub(crate) fn node_area(&self, context: u64) -> Option<&NodeArea> {
         let fabric = Fabric::get()?;
-        let run = fabric.run();
-        let mut node = self.node.lock().unwrap();
-        if node.0 != run {
+        let area = self.node.get_or_init(|| {
             let processes = self.leaders.iter().map(|&l| self.processes[l]);
-            let area = fabric.node_area_name(context, processes).map(|name| {
+            fabric.node_area_name(context, processes).map(|name| {
                 let mine = self.leaders.binary_search(&self.here[0]).expect("a leader");
-                NodeArea::open(&name, self.leaders.len(), mine, run).unwrap_or_else(|e| {
+                NodeArea::open(&name, self.leaders.len(), mine).unwrap_or_else(|e| {
                     // The other processes wait for this one in the area: the job
                     // cannot go on without it.
                     eprintln!(
@@ -98,10 +97,9 @@ impl Tiers {
                     );
                     crate::universe::abort_job(1)
                 })
-            });
-            *node = (run, area);
-        }
-        node.1.clone()
+            })
+        });
+        area.as_ref()
     }
 
     /// The speakers of every process for an operation rooted at `root` (the

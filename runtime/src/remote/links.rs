@@ -108,6 +108,8 @@ pub(crate) struct Links {
     set: RailSet,
     routes: Mutex<Routes<Conn>>,
     instances: Vec<Instance>,
+    /// Whether one of them is shared memory (asked every progress round).
+    shared_memory: bool,
     pub(crate) counters: Vec<RailCounters>,
 }
 
@@ -202,6 +204,7 @@ impl Links {
             counters: set.rails.iter().map(|_| RailCounters::new()).collect(),
             routes: Mutex::new(Routes::new(set.clone())),
             set,
+            shared_memory: instances.iter().any(|i| matches!(i, Instance::Shm(_))),
             instances,
         })
     }
@@ -213,7 +216,7 @@ impl Links {
     /// Whether the rails include shared memory (which copies large messages
     /// straight between processes of a node).
     pub(crate) fn has_shared_memory(&self) -> bool {
-        self.instances.iter().any(|i| matches!(i, Instance::Shm(_)))
+        self.shared_memory
     }
 
     /// Index of the ring rail (the signaling network's), if the set has one.

@@ -272,16 +272,12 @@ impl Fabric {
             .store(Box::into_raw(Box::new(net)), Ordering::Release);
     }
 
-    /// The run of the job this process is in (1, then one more per restart).
-    pub(crate) fn run(&self) -> u64 {
-        self.generation.load(Ordering::Acquire)
-    }
-
     /// Name of the shared-memory area of the collectives of communicator
-    /// `context` among `processes`, where they all run on this node, in this run,
-    /// with a shared-memory rail among the rails, in a job without checkpoints: a
-    /// snapshot may stop a rank in the middle of a round of the area, whose
-    /// other half (the other processes' slots) is in no image.
+    /// `context` among `processes`, where they all run on this node, with a
+    /// shared-memory rail among the rails, in a job without checkpoints (so in
+    /// its one and only run): a snapshot may stop a rank in the middle of a
+    /// round of the area, whose other half (the other processes' slots) is in
+    /// no image.
     pub(crate) fn node_area_name(
         &self,
         context: u64,
@@ -292,7 +288,7 @@ impl Fabric {
         (!crate::checkpoint::enabled()
             && net.links.has_shared_memory()
             && processes.all(|p| net.nodes[p as usize] == here))
-        .then(|| format!("mpcrs-{}-coll-{}-{context:x}", net.job, self.run()))
+        .then(|| format!("mpcrs-{}-coll-{context:x}", net.job))
     }
 
     /// Process of world rank `rank`.
@@ -434,19 +430,17 @@ impl Fabric {
 
     /// One round: drivers, signaling, connect requests, deferred answers.
     pub(crate) fn progress(&self) -> bool {
-        match self.progress_gate.try_enter() {
-            Some(_round) => self.round(),
-            None => false,
-        }
+        self.progress_gate
+            .try_enter()
+            .is_some_and(|_round| self.round())
     }
 
     /// [`Fabric::progress`] from scheduler worker `worker`: its way through
     /// the gate costs no atomic read-modify-write.
     fn progress_as(&self, worker: usize) -> bool {
-        match self.progress_gate.try_enter_worker(worker) {
-            Some(_round) => self.round(),
-            None => false,
-        }
+        self.progress_gate
+            .try_enter_worker(worker)
+            .is_some_and(|_round| self.round())
     }
 
     fn round(&self) -> bool {
