@@ -223,7 +223,7 @@ unsafe fn stage_v(
 unsafe fn exchange_uniform(
     call: &'static str,
     pattern: Pattern,
-    comm: &Arc<Communicator>,
+    comm: &Communicator,
     send: (*const c_void, c_int, MPI_Datatype),
     send_blocks: usize,
     recv: (*mut c_void, c_int, MPI_Datatype),
@@ -627,7 +627,7 @@ unsafe fn gather_v(
 /// Reduce_scatter and Reduce_scatter_block: counts in elements, one per rank.
 unsafe fn reduce_scatter(
     call: &'static str,
-    c: &Arc<Communicator>,
+    c: &Communicator,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     counts: &[c_int],

@@ -1,9 +1,8 @@
 //! Environment management: init, finalize, abort, queries, timers, errors.
 
 use std::os::raw::{c_char, c_int, c_void};
-use std::sync::Arc;
 
-use mpcrs::{Communicator, ErrorClass, ErrorHandler};
+use mpcrs::{ErrorClass, ErrorHandler};
 
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
@@ -43,6 +42,7 @@ fn init(call: &'static str) -> c_int {
         );
     }
     st.initialized = true;
+    crate::handles::set_live(&st, true);
     MPI_SUCCESS
 }
 
@@ -87,7 +87,7 @@ pub(crate) fn class_of(code: c_int) -> Option<ErrorClass> {
     .find(|c| *c as c_int == code)
 }
 
-fn world_of_caller(call: &'static str) -> Result<Arc<Communicator>, c_int> {
+fn world_of_caller(call: &'static str) -> Result<CommRef, c_int> {
     comm_for(call, MPI_COMM_WORLD)
 }
 
@@ -124,7 +124,10 @@ mpi_fn! {
         let world = tri!(world_of_caller("MPI_Finalize"));
         // Collective: no rank leaves while others may still talk to it.
         mpcrs::raw::barrier(&world);
-        with_state(|st| st.finalized = true);
+        with_state(|st| {
+            st.finalized = true;
+            crate::handles::set_live(st, false);
+        });
         // A rank that is the program's own thread: its process waits for the others.
         mpcrs::release_calling_thread();
         MPI_SUCCESS

@@ -7,6 +7,7 @@
 
 use mpcrs_scheduler::sync::{Mutex, MutexGuard};
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use mpcrs::raw::RawRequest;
@@ -136,17 +137,24 @@ pub(crate) struct RankState {
     infos: Vec<Option<std::collections::BTreeMap<String, String>>>,
 }
 
-/// One rank's tables. Only that rank's ULT touches them (the lookup goes through
-/// the calling ULT's own rank), so a `RefCell` suffices; borrows are never held
-/// across a call that may switch ULTs.
-/// Padded to its own cache lines: neighbouring ranks run on different workers, and
-/// every call writes the borrow flag.
-#[repr(align(128))]
-/// A rank's tables behind a lock that parks a ULT rather than blocking its
+/// One rank's tables behind a lock that parks a ULT rather than blocking its
 /// worker. The rank and its non-blocking collective helpers take it for the
 /// length of a lookup or an update; the helpers of a rank that is the program's
 /// own thread run on a worker thread, at the same time as the rank.
-struct RankCell(Mutex<RankState>);
+///
+/// The predefined communicators are also found without the lock between
+/// MPI_Init and MPI_Finalize: the hot calls (a send, a receive) then take no
+/// lock and count no reference, whose locked instructions would wait for the
+/// stores of the message just sent to leave this core.
+/// Padded to its own cache lines: neighbouring ranks run on different workers.
+#[repr(align(128))]
+struct RankCell {
+    state: Mutex<RankState>,
+    /// MPI_COMM_WORLD and MPI_COMM_SELF, installed once before main.
+    predefined: OnceLock<[Arc<Communicator>; 2]>,
+    /// Set by MPI_Init, cleared by MPI_Finalize.
+    live: AtomicBool,
+}
 
 // SAFETY: the raw pointers inside (attribute values, buffers) are the program's,
 // used only by the rank that stored them and its helpers, under the lock.
@@ -162,7 +170,11 @@ static JOB: OnceLock<Job> = OnceLock::new();
 pub(crate) fn create_job(n: usize) {
     let job = Job {
         ranks: (0..n)
-            .map(|_| RankCell(Mutex::new(RankState::default())))
+            .map(|_| RankCell {
+                state: Mutex::new(RankState::default()),
+                predefined: OnceLock::new(),
+                live: AtomicBool::new(false),
+            })
             .collect(),
     };
     if JOB.set(job).is_err() {
@@ -175,18 +187,61 @@ pub(crate) fn job_exists() -> bool {
     JOB.get().is_some()
 }
 
-/// The calling rank's tables; `None` outside a rank of a C job.
-pub(crate) fn rank_state() -> Option<MutexGuard<'static, RankState>> {
+fn rank_cell() -> Option<&'static RankCell> {
     let job = JOB.get()?;
     let r = mpcrs::current_rank()?;
-    Some(job.ranks.get(r as usize)?.0.lock())
+    job.ranks.get(r as usize)
+}
+
+/// The calling rank's tables; `None` outside a rank of a C job.
+pub(crate) fn rank_state() -> Option<MutexGuard<'static, RankState>> {
+    Some(rank_cell()?.state.lock())
 }
 
 /// Installs the rank's MPI_COMM_WORLD and MPI_COMM_SELF (by the loader, before main).
 pub(crate) fn install_world(world: Communicator) {
     let selfc = world.self_comm();
-    let mut st = rank_state().expect("installing a world outside a rank");
-    st.comms = vec![Some(Arc::new(world)), Some(Arc::new(selfc))];
+    let cell = rank_cell().expect("installing a world outside a rank");
+    let (world, selfc) = (Arc::new(world), Arc::new(selfc));
+    if cell.predefined.set([world.clone(), selfc.clone()]).is_err() {
+        panic!("MPI_COMM_WORLD installed twice for one rank");
+    }
+    cell.state.lock().comms = vec![Some(world), Some(selfc)];
+}
+
+/// Marks the calling rank's MPI as initialized (`true`) or finalized, under
+/// the lock of `_st`, its tables.
+pub(crate) fn set_live(_st: &RankState, live: bool) {
+    if let Some(cell) = rank_cell() {
+        cell.live.store(live, Ordering::Release);
+    }
+}
+
+/// A communicator as a call found it: a predefined one, borrowed, or a
+/// counted reference to one the program created.
+pub(crate) enum CommRef {
+    Predefined(&'static Arc<Communicator>),
+    Created(Arc<Communicator>),
+}
+
+impl std::ops::Deref for CommRef {
+    type Target = Communicator;
+    fn deref(&self) -> &Communicator {
+        match self {
+            CommRef::Predefined(c) => c,
+            CommRef::Created(c) => c,
+        }
+    }
+}
+
+/// A counted reference, for what outlives the call (a request).
+impl From<CommRef> for Arc<Communicator> {
+    fn from(c: CommRef) -> Arc<Communicator> {
+        match c {
+            CommRef::Predefined(c) => c.clone(),
+            CommRef::Created(c) => c,
+        }
+    }
 }
 
 impl RankState {
@@ -414,7 +469,14 @@ pub(crate) fn code(e: &mpcrs::Error) -> c_int {
 
 /// Looks up a communicator for `call`; errors (no MPI_Init yet, invalid handle) go
 /// through MPI_COMM_WORLD's handler, which ends the job unless it is ERRORS_RETURN.
-pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<Arc<Communicator>, c_int> {
+pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<CommRef, c_int> {
+    if let (MPI_COMM_WORLD | MPI_COMM_SELF, Some(cell)) = (h, rank_cell()) {
+        if cell.live.load(Ordering::Acquire) {
+            if let Some(p) = cell.predefined.get() {
+                return Ok(CommRef::Predefined(&p[(h == MPI_COMM_SELF) as usize]));
+            }
+        }
+    }
     let Some(st) = rank_state() else {
         if !job_exists() {
             // A program started directly (its MPI_Init makes the job): too early.
@@ -433,7 +495,7 @@ pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<Arc<Communicat
     };
     if st.initialized && !st.finalized {
         if let Some(c) = st.comm(h) {
-            return Ok(c);
+            return Ok(CommRef::Created(c));
         }
     }
     // Errors: through MPI_COMM_WORLD's handler.

@@ -16,7 +16,7 @@ pub(crate) fn resolve(
     comm: MPI_Comm,
     count: c_int,
     t: MPI_Datatype,
-) -> Result<(Arc<Communicator>, usize, TypeInfo), c_int> {
+) -> Result<(CommRef, usize, TypeInfo), c_int> {
     let c = comm_for(call, comm)?;
     match datatype::describe(count, t) {
         Ok((len, ti)) => Ok((c, len, ti)),
@@ -37,7 +37,7 @@ pub(crate) fn resolve_fast(
     comm: MPI_Comm,
     count: c_int,
     t: MPI_Datatype,
-) -> Result<(Arc<Communicator>, Resolved), c_int> {
+) -> Result<(CommRef, Resolved), c_int> {
     if let Some(el) = datatype::predefined(t) {
         if count >= 0 {
             return Ok((
@@ -105,7 +105,7 @@ pub(crate) unsafe fn finish(
 
 pub(crate) fn start(
     call: &'static str,
-    comm: Arc<Communicator>,
+    comm: impl Into<Arc<Communicator>>,
     r: mpcrs::Result<raw::RawRequest>,
     staging: Option<Staging>,
     request: *mut MPI_Request,
@@ -116,7 +116,7 @@ pub(crate) fn start(
                 .expect("inside a rank")
                 .add_request(RequestEntry {
                     request: req,
-                    comm,
+                    comm: comm.into(),
                     call,
                     staging,
                     persistent: None,

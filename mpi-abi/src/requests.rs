@@ -496,7 +496,7 @@ unsafe fn init_request(call: &'static str, p: Persistent, request: *mut MPI_Requ
         .expect("inside a rank")
         .add_request(RequestEntry {
             request: RawRequest::completed(mpcrs::Status::empty()),
-            comm: c,
+            comm: c.into(),
             call,
             staging: None,
             persistent: Some(p),

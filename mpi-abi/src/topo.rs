@@ -88,7 +88,7 @@ fn cart_of(
         .get(&comm)
         .cloned();
     match cart {
-        Some(t) => Ok((c, t)),
+        Some(t) => Ok((c.into(), t)),
         None => Err(fail(
             &c,
             call,

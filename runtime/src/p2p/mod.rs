@@ -71,15 +71,14 @@ pub(crate) unsafe fn send(to: &Mailbox, msg: Outgoing) -> Pending {
         mode,
     } = msg;
     let mut q = to.lock();
-    if let Some(fast) = q.fast.as_ref() {
-        if fast.takes(source, tag) {
-            // Small by construction (FastRecv capacity <= EAGER_LIMIT): copy under the
-            // lock, so the receiver's whole hand-off stays in the mailbox's cache line.
-            // SAFETY: the receiver keeps its buffer valid until the status is published.
-            let st = unsafe { deliver(buf, len, fast.buf, fast.capacity, source, tag) };
-            to.hand_off(q, st);
-            return Pending::Done(Status::empty());
-        }
+    if let Some(fast) = to.claim_fast(&q, source, tag) {
+        // Small by construction (inline receives hold at most EAGER_LIMIT bytes):
+        // copied under the lock, so the receiver's whole hand-off stays in the
+        // mailbox's cache line.
+        // SAFETY: the receiver keeps its buffer valid until the status is published.
+        let st = unsafe { deliver(buf, len, fast.buf, fast.capacity, source, tag) };
+        to.hand_off(q, st);
+        return Pending::Done(Status::empty());
     }
     if let Some(recv) = q.take_posted(source, tag) {
         drop(q);
@@ -204,8 +203,9 @@ pub(crate) unsafe fn recv(
 }
 
 /// A blocking receive. Small receives posted when nothing else is pending wait in
-/// the mailbox's inline slot: the sender completes them without allocation, and
-/// the hand-off costs one round trip of one cache line.
+/// the mailbox's inline slot: posted without the lock when nothing is queued,
+/// completed by the sender without allocation, the hand-off costing one round
+/// trip of one cache line.
 ///
 /// # Safety
 /// `buf` valid for `capacity` bytes and not accessed by anyone else until return.
@@ -216,29 +216,40 @@ pub(crate) unsafe fn recv_blocking(
     buf: *mut u8,
     capacity: usize,
 ) -> Status {
-    let mut q = mine.lock();
-    if q.fast.is_some() || !q.posted.is_empty() || capacity > EAGER_LIMIT {
-        drop(q);
+    if capacity > EAGER_LIMIT {
         // SAFETY: forwarded from this function's contract.
         return unsafe { recv(mine, source, tag, buf, capacity) }.wait();
     }
-    if let Some(i) = q.find_unexpected(source, tag) {
-        let msg = q.unexpected.remove(i).expect("index from find_unexpected");
-        drop(q);
-        // SAFETY: forwarded from this function's contract.
-        return unsafe { consume(msg, buf, capacity) }.wait();
+    loop {
+        let seen = match mine.nothing_queued() {
+            Some(seen) => {
+                mine.post_fast(source, tag, buf, capacity);
+                seen
+            }
+            None => {
+                let mut q = mine.lock();
+                if !q.posted.is_empty() {
+                    drop(q);
+                    // SAFETY: forwarded from this function's contract.
+                    return unsafe { recv(mine, source, tag, buf, capacity) }.wait();
+                }
+                if let Some(i) = q.find_unexpected(source, tag) {
+                    let msg = q.unexpected.remove(i).expect("index from find_unexpected");
+                    drop(q);
+                    // SAFETY: forwarded from this function's contract.
+                    return unsafe { consume(msg, buf, capacity) }.wait();
+                }
+                // Posted under the lock: no message slips in between.
+                let seen = mine.arrived(&q);
+                mine.post_fast(source, tag, buf, capacity);
+                seen
+            }
+        };
+        match mine.wait_fast(seen) {
+            mailbox::FastWait::Done(st) => return st,
+            mailbox::FastWait::Withdrawn => continue,
+        }
     }
-    mine.arm_fast();
-    q.fast = Some(mailbox::FastRecv {
-        source,
-        tag,
-        buf,
-        capacity,
-        waiter: None,
-        matched: false,
-    });
-    drop(q);
-    mine.wait_fast()
 }
 
 /// MPI_Improbe: removes the first matching unexpected message from the caller's

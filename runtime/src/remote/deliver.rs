@@ -59,7 +59,7 @@ pub(crate) enum Finish {
     /// queued behind others).
     Request(Arc<Completion>),
     /// The inline receive of a rank blocked in its mailbox
-    /// ([`crate::p2p::mailbox::FastRecv`]).
+    /// ([`crate::p2p::mailbox::Mailbox::claim_fast`]).
     Inline(*const Mailbox),
 }
 
@@ -343,20 +343,18 @@ impl CommShared {
         };
         let fabric = Fabric::expect();
         let mut q = mailbox.lock();
-        if let Some(fast) = q.fast.as_mut().filter(|f| f.takes(h.source, h.tag)) {
-            let (buf, capacity) = (fast.buf, fast.capacity);
+        if let Some(fast) = mailbox.claim_fast(&q, h.source, h.tag) {
             if h.kind == Kind::Eager {
                 // Small: copied under the lock, as a sender of this process does.
                 // SAFETY: the receiver keeps its buffer valid until the status is
-                // published (FastRecv contract).
-                let status = unsafe { fabric.receive_eager(&msg, buf, capacity) };
+                // published (inline receive contract).
+                let status = unsafe { fabric.receive_eager(&msg, fast.buf, fast.capacity) };
                 mailbox.hand_off(q, status);
                 return;
             }
-            fast.matched = true;
             drop(q);
             // SAFETY: as above, until `finish_fast`.
-            unsafe { fabric.receive(msg, buf, capacity, Finish::Inline(mailbox)) };
+            unsafe { fabric.receive(msg, fast.buf, fast.capacity, Finish::Inline(mailbox)) };
             return;
         }
         if let Some(recv) = q.take_posted(h.source, h.tag) {
