@@ -301,6 +301,13 @@ impl ShmRing {
 
     /// Takes the oldest frame (consumer side).
     pub fn pop(&self) -> Option<Vec<u8>> {
+        self.pop_with(|f| f.to_vec())
+    }
+
+    /// Takes the oldest frame and hands it to `f` where it lies in the ring
+    /// (copied out first only if it wraps around the ring's end); its space
+    /// goes back to the producer once `f` returns.
+    pub fn pop_with<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
         let head = self.head().load(Ordering::Relaxed);
         let word = self.word(head).load(Ordering::Acquire);
         if word & MARK == 0 {
@@ -313,17 +320,25 @@ impl ShmRing {
             "shm ring {}: frame word at position {head} is not the producer's",
             self.name
         );
-        let mut frame = Vec::with_capacity(len);
-        // SAFETY: the capacity holds `len` bytes, all written before `set_len`.
-        unsafe {
-            self.read_at(head + WORD, frame.as_mut_ptr(), len);
-            frame.set_len(len);
-        }
+        let at = ((head + WORD) & (self.cap - 1)) as usize;
+        let r = if at + len <= self.cap as usize {
+            // SAFETY: published bytes of the data area, which the producer does
+            // not touch again before `head` moves past them (below, after `f`).
+            f(unsafe { std::slice::from_raw_parts(self.map.add(HEADER + at), len) })
+        } else {
+            let mut frame = Vec::with_capacity(len);
+            // SAFETY: the capacity holds `len` bytes, all written before `set_len`.
+            unsafe {
+                self.read_at(head + WORD, frame.as_mut_ptr(), len);
+                frame.set_len(len);
+            }
+            f(&frame)
+        };
         self.head().store(
             head + (WORD + len as u64).next_multiple_of(ALIGN),
             Ordering::Release,
         );
-        Some(frame)
+        Some(r)
     }
 }
 

@@ -11,8 +11,9 @@ use std::sync::Mutex;
 
 use crate::shm::ShmRing;
 
-/// Where incoming frames go: (sending process, frame).
-pub type ShmSink = Box<dyn Fn(u32, Vec<u8>) + Send + Sync>;
+/// Where incoming frames go: (sending process, frame), the frame lent where it
+/// lies in the ring until the sink returns.
+pub type ShmSink = Box<dyn Fn(u32, &[u8]) + Send + Sync>;
 
 /// Bytes of each ring.
 pub const RING_BYTES: usize = 1 << 20;
@@ -279,9 +280,8 @@ impl ShmRail {
         }
         let mut moved = false;
         for (from, ring) in incoming.iter() {
-            while let Some(f) = ring.pop() {
+            while ring.pop_with(|f| (self.sink)(*from, f)).is_some() {
                 moved = true;
-                (self.sink)(*from, f);
             }
         }
         moved

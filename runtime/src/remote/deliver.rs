@@ -13,12 +13,48 @@ use crate::comm::CommShared;
 use crate::p2p::mailbox::{Mailbox, Payload, PostedRecv, Unexpected};
 use crate::request::{Completion, Status};
 
+/// A frame as a rail hands it over: a vector of its own (the frame starting at
+/// the offset), or lent where it lies in a shared-memory ring until the
+/// delivery returns (copied only if it must wait: out of its turn, or as an
+/// unexpected message).
+pub(crate) enum FrameBuf<'a> {
+    Owned(Vec<u8>, usize),
+    Lent(&'a [u8]),
+}
+
+impl FrameBuf<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            FrameBuf::Owned(v, at) => v.get(*at..).unwrap_or(&[]),
+            FrameBuf::Lent(b) => b,
+        }
+    }
+
+    /// The frame kept: a vector and the offset it starts at.
+    fn keep(self) -> (Vec<u8>, usize) {
+        match self {
+            FrameBuf::Owned(v, at) => (v, at),
+            FrameBuf::Lent(b) => (b.to_vec(), 0),
+        }
+    }
+}
+
 /// Frames of one sending process that came before their turn, with their
-/// headers and payload offsets.
+/// headers and payload offsets; and the communicator its last message was for.
 #[derive(Default)]
 pub(crate) struct Reorder {
     expected: u64,
     early: BTreeMap<u64, (Header, Vec<u8>, usize)>,
+    last: Option<LastComm>,
+}
+
+/// The communicator a sending process's last message was for, kept while the
+/// registry is unchanged ([`Registry::version`]): the next message is most
+/// often for it too, and is then delivered without the registry's lock.
+struct LastComm {
+    context: u64,
+    version: u64,
+    comm: Arc<CommShared>,
 }
 
 impl Reorder {
@@ -43,6 +79,52 @@ pub(crate) struct Incoming {
 impl Incoming {
     pub(crate) fn len(&self) -> usize {
         self.header.len as usize
+    }
+
+    fn payload(&self) -> &[u8] {
+        self.frame.get(self.at..).unwrap_or(&[])
+    }
+}
+
+/// An eager frame or RTS in its turn, not matched yet; its payload starts `at`
+/// bytes into the frame.
+pub(crate) struct Arrival<'a> {
+    from: u32,
+    header: Header,
+    frame: FrameBuf<'a>,
+    at: usize,
+    /// The run of the job it arrived in ([`Fabric::generation`]).
+    generation: u64,
+}
+
+impl Arrival<'_> {
+    fn payload(&self) -> &[u8] {
+        self.frame.bytes().get(self.at..).unwrap_or(&[])
+    }
+
+    /// The message kept for later (unexpected, or waiting for its communicator).
+    fn keep(self) -> Incoming {
+        let (frame, start) = self.frame.keep();
+        Incoming {
+            from: self.from,
+            header: self.header,
+            frame,
+            at: start + self.at,
+            generation: self.generation,
+        }
+    }
+}
+
+impl Incoming {
+    /// A message kept for its communicator, arriving now that it exists.
+    fn into_arrival(self) -> Arrival<'static> {
+        Arrival {
+            from: self.from,
+            header: self.header,
+            frame: FrameBuf::Owned(self.frame, 0),
+            at: self.at,
+            generation: self.generation,
+        }
     }
 }
 
@@ -94,47 +176,62 @@ unsafe impl Send for PendingSend {}
 unsafe impl Send for PendingRecv {}
 
 impl Fabric {
-    /// A frame from process `from`; its header starts at `at`.
-    pub(crate) fn on_frame(&self, from: u32, frame: Vec<u8>, at: usize) {
-        let (h, header_len) = Header::decode(frame.get(at..).unwrap_or(&[])).unwrap_or_else(|| {
+    /// A frame from process `from`.
+    pub(crate) fn on_frame(&self, from: u32, frame: FrameBuf<'_>) {
+        let (h, header_len) = Header::decode(frame.bytes()).unwrap_or_else(|| {
             panic!(
                 "process {}: malformed frame of {} bytes from process {from}",
                 self.me,
-                frame.len()
+                frame.bytes().len()
             )
         });
-        let at = at + header_len;
         let mut order = self.inbound[from as usize].lock().unwrap();
         if h.seq != order.expected {
-            order.early.insert(h.seq, (h, frame, at));
+            let (v, at) = frame.keep();
+            order.early.insert(h.seq, (h, v, at + header_len));
             return;
         }
-        self.handle(from, h, frame, at);
+        self.handle(&mut order, from, h, frame, header_len);
         order.expected += 1;
         loop {
             let next = order.expected;
             let Some((h, f, a)) = order.early.remove(&next) else {
                 break;
             };
-            self.handle(from, h, f, a);
+            self.handle(&mut order, from, h, FrameBuf::Owned(f, 0), a);
             order.expected += 1;
         }
     }
 
-    /// Acts on a frame in its turn; its payload starts at `at`.
-    fn handle(&self, from: u32, h: Header, frame: Vec<u8>, at: usize) {
+    /// Acts on a frame in its turn (of its sender's `order`); its payload
+    /// starts `at` bytes into it.
+    fn handle(&self, order: &mut Reorder, from: u32, h: Header, frame: FrameBuf<'_>, at: usize) {
         match h.kind {
             Kind::Eager | Kind::Rts => {
-                let msg = Incoming {
+                let mut msg = Arrival {
                     from,
                     header: h,
                     frame,
                     at,
                     generation: self.generation.load(std::sync::atomic::Ordering::Acquire),
                 };
-                if let Some((comm, msg)) = self.registry.find_or_hold(h.context, msg) {
-                    comm.arrive(msg);
+                let version = self.registry.version();
+                let known = order
+                    .last
+                    .as_ref()
+                    .is_some_and(|l| l.context == h.context && l.version == version);
+                if !known {
+                    let Some((comm, m)) = self.registry.find_or_hold(h.context, msg) else {
+                        return;
+                    };
+                    msg = m;
+                    order.last = Some(LastComm {
+                        context: h.context,
+                        version,
+                        comm,
+                    });
                 }
+                order.last.as_ref().expect("found above").comm.arrive(msg);
             }
             Kind::Cts => {
                 let Some(send) = self.sends.lock().unwrap().remove(&h.id) else {
@@ -159,7 +256,7 @@ impl Fabric {
                         self.me, h.id
                     );
                 };
-                let chunk = &frame[at..];
+                let chunk = frame.bytes().get(at..).unwrap_or(&[]);
                 let offset = h.addr as usize;
                 assert!(offset + chunk.len() <= r.want, "data beyond the receive");
                 // SAFETY: the receive's buffer holds `want` bytes (checked range) and
@@ -186,28 +283,36 @@ impl Fabric {
         }
     }
 
-    /// Copies the eager message `msg` into `capacity` bytes at `buf` and answers a
-    /// synchronous sender; returns the receive's status.
+    /// Copies the eager message of header `h` from process `from`, whose bytes
+    /// are `payload`, into `capacity` bytes at `buf` and answers a synchronous
+    /// sender; returns the receive's status.
     ///
     /// # Safety
     /// `buf` valid for `capacity` bytes, and used by nobody else, during the call.
-    unsafe fn receive_eager(&self, msg: &Incoming, buf: *mut u8, capacity: usize) -> Status {
-        let h = msg.header;
+    unsafe fn receive_eager(
+        &self,
+        from: u32,
+        h: &Header,
+        payload: &[u8],
+        buf: *mut u8,
+        capacity: usize,
+    ) -> Status {
         let n = (h.len as usize).min(capacity);
-        // SAFETY: the frame holds the whole message; `buf` by contract.
-        unsafe { std::ptr::copy_nonoverlapping(msg.frame[msg.at..].as_ptr(), buf, n) };
-        self.answer_fin(msg);
+        assert!(n <= payload.len(), "eager frame shorter than its message");
+        // SAFETY: `payload` holds `n` bytes (checked); `buf` by contract.
+        unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), buf, n) };
+        self.answer_fin(from, h);
         Status::received(h.source, h.tag, h.len as usize, capacity)
     }
 
     /// Tells a sender waiting for its receiver (synchronous or rendezvous) that
-    /// the message was received.
-    fn answer_fin(&self, msg: &Incoming) {
-        if msg.header.id != 0 {
+    /// the message of header `h` from process `from` was received.
+    fn answer_fin(&self, from: u32, h: &Header) {
+        if h.id != 0 {
             let mut fin = Header::new(Kind::Fin);
-            fin.id = msg.header.id;
+            fin.id = h.id;
             self.defer(Deferred::Frame {
-                to: msg.from,
+                to: from,
                 header: fin,
             });
         }
@@ -232,12 +337,13 @@ impl Fabric {
         match h.kind {
             Kind::Eager => {
                 // SAFETY: forwarded from this function's contract.
-                let status = unsafe { self.receive_eager(&msg, buf, capacity) };
+                let status =
+                    unsafe { self.receive_eager(msg.from, &h, msg.payload(), buf, capacity) };
                 finish.complete(status);
             }
             Kind::Rts => {
                 if n == 0 {
-                    self.answer_fin(&msg);
+                    self.answer_fin(msg.from, &h);
                     finish.complete(status);
                     return;
                 }
@@ -251,7 +357,7 @@ impl Fabric {
                     if mpcrs_rails::shm::read_remote(h.pid as i32, h.addr as usize, dst).is_ok() {
                         self.cross_memory_bytes
                             .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
-                        self.answer_fin(&msg);
+                        self.answer_fin(msg.from, &h);
                         finish.complete(status);
                         return;
                     }
@@ -286,6 +392,7 @@ impl Fabric {
 #[derive(Default)]
 pub(crate) struct Registry {
     inner: std::sync::Mutex<RegistryInner>,
+    version: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Default)]
@@ -295,13 +402,23 @@ struct RegistryInner {
 }
 
 impl Registry {
+    /// Bumped whenever a communicator is added: a communicator found before
+    /// is still the one of its context while this is unchanged.
+    fn version(&self) -> u64 {
+        self.version.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// The communicator of `context`, or `None` after keeping `msg` for it.
-    fn find_or_hold(&self, context: u64, msg: Incoming) -> Option<(Arc<CommShared>, Incoming)> {
+    fn find_or_hold<'a>(
+        &self,
+        context: u64,
+        msg: Arrival<'a>,
+    ) -> Option<(Arc<CommShared>, Arrival<'a>)> {
         let mut r = self.inner.lock().unwrap();
         match r.comms.get(&context).and_then(|w| w.upgrade()) {
             Some(c) => Some((c, msg)),
             None => {
-                r.waiting.entry(context).or_default().push(msg);
+                r.waiting.entry(context).or_default().push(msg.keep());
                 None
             }
         }
@@ -321,9 +438,11 @@ impl Registry {
         }
         let c = make();
         r.comms.insert(context, Arc::downgrade(&c));
+        self.version
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         // Under the lock: frames arriving meanwhile wait for these, in order.
         for msg in r.waiting.remove(&context).unwrap_or_default() {
-            c.arrive(msg);
+            c.arrive(msg.into_arrival());
         }
         c
     }
@@ -332,7 +451,7 @@ impl Registry {
 impl CommShared {
     /// Matches a message from another process against the destination's posted
     /// receives, or queues it as unexpected.
-    fn arrive(&self, msg: Incoming) {
+    fn arrive(&self, msg: Arrival<'_>) {
         let h = msg.header;
         let Some(mailbox) = self.mailboxes.get(h.dest as usize) else {
             panic!(
@@ -348,13 +467,15 @@ impl CommShared {
                 // Small: copied under the lock, as a sender of this process does.
                 // SAFETY: the receiver keeps its buffer valid until the status is
                 // published (inline receive contract).
-                let status = unsafe { fabric.receive_eager(&msg, fast.buf, fast.capacity) };
+                let status = unsafe {
+                    fabric.receive_eager(msg.from, &h, msg.payload(), fast.buf, fast.capacity)
+                };
                 mailbox.hand_off(q, status);
                 return;
             }
             drop(q);
             // SAFETY: as above, until `finish_fast`.
-            unsafe { fabric.receive(msg, fast.buf, fast.capacity, Finish::Inline(mailbox)) };
+            unsafe { fabric.receive(msg.keep(), fast.buf, fast.capacity, Finish::Inline(mailbox)) };
             return;
         }
         if let Some(recv) = q.take_posted(h.source, h.tag) {
@@ -365,15 +486,22 @@ impl CommShared {
                 done,
                 ..
             } = recv;
-            // SAFETY: a posted receive's buffer is valid for `capacity` bytes until its
-            // completion is set (PostedRecv contract).
-            unsafe { fabric.receive(msg, buf, capacity, Finish::Request(done)) };
+            if h.kind == Kind::Eager {
+                // SAFETY: a posted receive's buffer is valid for `capacity` bytes
+                // until its completion is set (PostedRecv contract).
+                let status =
+                    unsafe { fabric.receive_eager(msg.from, &h, msg.payload(), buf, capacity) };
+                done.complete(status);
+                return;
+            }
+            // SAFETY: as above.
+            unsafe { fabric.receive(msg.keep(), buf, capacity, Finish::Request(done)) };
             return;
         }
         q.unexpected.push_back(Unexpected {
             source: h.source,
             tag: h.tag,
-            payload: Payload::Remote(msg),
+            payload: Payload::Remote(msg.keep()),
         });
         drop(q);
         mailbox.arrivals.notify_all();

@@ -102,6 +102,13 @@ impl RailCounters {
 /// offset).
 pub(crate) type FrameSink = Arc<dyn Fn(u32, Vec<u8>, usize) + Send + Sync>;
 
+/// Where the rails' frames go: frames of their own (tcp, ibverbs), and frames
+/// lent in place (shared-memory rings).
+pub(crate) struct FrameSinks {
+    pub(crate) owned: FrameSink,
+    pub(crate) lent: Arc<dyn Fn(u32, &[u8]) + Send + Sync>,
+}
+
 pub(crate) struct Links {
     me: u32,
     nodes: Vec<u32>,
@@ -143,8 +150,9 @@ impl Links {
         nodes: Vec<u32>,
         job: &str,
         host: IpAddr,
-        sink: FrameSink,
+        sinks: FrameSinks,
     ) -> io::Result<Links> {
+        let sink = sinks.owned;
         let mut instances = Vec::new();
         for (index, rail) in set.rails.iter().enumerate() {
             let instance = match rail.driver {
@@ -178,12 +186,12 @@ impl Links {
                     Instance::Tcp { rail: tcp, peers }
                 }
                 Driver::Shm => {
-                    let sink = sink.clone();
+                    let sink = sinks.lent.clone();
                     Instance::Shm(ShmRail::new(
                         job,
                         me,
                         nodes.len() as u32,
-                        Box::new(move |from, frame| sink(from, frame, 0)),
+                        Box::new(move |from, frame| sink(from, frame)),
                     ))
                 }
                 Driver::Ibverbs => {

@@ -28,6 +28,7 @@ use crossbeam::queue::SegQueue;
 use mpcrs_rails::{NetConfig, Topology};
 use mpcrs_signaling::{Control, ControlKind, Signaling, StaticTopology};
 
+use deliver::FrameBuf;
 use deliver::Reorder;
 pub(crate) use deliver::{Finish, Incoming, PendingSend, Registry};
 use links::Links;
@@ -134,7 +135,12 @@ pub(crate) struct Joining<'a> {
 
 /// Where every rail's frames go.
 fn frame_sink(from: u32, frame: Vec<u8>, at: usize) {
-    Fabric::expect().on_frame(from, frame, at)
+    Fabric::expect().on_frame(from, FrameBuf::Owned(frame, at))
+}
+
+/// Where the shared-memory rings' frames go, lent in place.
+fn lent_frame_sink(from: u32, frame: &[u8]) {
+    Fabric::expect().on_frame(from, FrameBuf::Lent(frame))
 }
 
 impl Net {
@@ -189,8 +195,11 @@ impl Net {
         let signaling =
             Signaling::bootstrap(me, count, host, topology, &mut kvs, BOOTSTRAP_TIMEOUT)
                 .map_err(|e| format!("signaling network: {e}"))?;
-        let sink: links::FrameSink = Arc::new(frame_sink);
-        let links = Links::new(set, me, cfg.nodes.clone(), &job, host, sink)
+        let sinks = links::FrameSinks {
+            owned: Arc::new(frame_sink),
+            lent: Arc::new(lent_frame_sink),
+        };
+        let links = Links::new(set, me, cfg.nodes.clone(), &job, host, sinks)
             .map_err(|e| format!("rails: {e}"))?;
         // The topology's links, not whatever is connected by now: a fast peer's
         // on-demand link may already be up.

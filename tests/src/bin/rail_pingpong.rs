@@ -104,7 +104,7 @@ fn main() {
         &job,
         me,
         2,
-        Box::new(move |_, f| sink.lock().unwrap().push_back(f)),
+        Box::new(move |_, f| sink.lock().unwrap().push_back(f.to_vec())),
     ));
     let tcp_inbox: Inbox = Arc::default();
     let sink = tcp_inbox.clone();

@@ -51,7 +51,7 @@ fn main() {
         &job,
         me,
         count,
-        Box::new(move |_from, f| sink_inbox.lock().unwrap().push_back(f)),
+        Box::new(move |_from, f| sink_inbox.lock().unwrap().push_back(f.to_vec())),
     ));
     // Offer our ring, accept the peer's.
     let name = rail.create_outgoing(peer).unwrap();
