@@ -3,11 +3,13 @@
 //! whose gates all accept it and that either has an endpoint to the process or
 //! can create one on demand (and reach the process); otherwise there is no route.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::config::{Rail, RailSet};
-use crate::gate::MessageInfo;
+use crate::gate::{Gate, MessageInfo};
 
 /// A connection to one remote process over one rail.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Endpoint<C> {
     /// Index of the rail in the job's [`RailSet`].
     pub rail: usize,
@@ -36,7 +38,20 @@ pub struct Routes<C> {
     rails: RailSet,
     /// Endpoint lists by process number (a send looks its destination up here).
     endpoints: Vec<Vec<Endpoint<C>>>,
-    rng: u64,
+    /// State of the draws of probabilistic gates: read and written without a
+    /// locked instruction, so elections share `&self` (concurrent draws may
+    /// repeat a number, which a probability does not mind).
+    rng: AtomicU64,
+}
+
+impl<C: Clone> Clone for Routes<C> {
+    fn clone(&self) -> Routes<C> {
+        Routes {
+            rails: self.rails.clone(),
+            endpoints: self.endpoints.clone(),
+            rng: AtomicU64::new(self.rng.load(Ordering::Relaxed)),
+        }
+    }
 }
 
 impl<C> Routes<C> {
@@ -44,7 +59,7 @@ impl<C> Routes<C> {
         Routes {
             rails,
             endpoints: Vec::new(),
-            rng: 0x9e37_79b9_7f4a_7c15,
+            rng: AtomicU64::new(0x9e37_79b9_7f4a_7c15),
         }
     }
 
@@ -52,19 +67,24 @@ impl<C> Routes<C> {
         &self.rails
     }
 
-    fn draw(&mut self) -> u8 {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        (self.rng % 100) as u8
+    fn draw(&self) -> u8 {
+        let mut x = self.rng.load(Ordering::Relaxed);
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.store(x, Ordering::Relaxed);
+        (x % 100) as u8
     }
 
-    fn accepts(&mut self, rail: usize, m: &MessageInfo) -> bool {
-        let draw = self.draw();
-        self.rails.rails[rail]
-            .gates
-            .iter()
-            .all(|g| g.accepts(m, draw))
+    fn accepts(&self, rail: usize, m: &MessageInfo) -> bool {
+        let gates = &self.rails.rails[rail].gates;
+        // Drawn only for a rail with a probabilistic gate.
+        let draw = if gates.iter().any(|g| matches!(g, Gate::Probabilistic(_))) {
+            self.draw()
+        } else {
+            0
+        };
+        gates.iter().all(|g| g.accepts(m, draw))
     }
 
     /// Chooses how to send `m` to `process`; `reachable` says whether a rail (its
@@ -75,7 +95,7 @@ impl<C> Routes<C> {
     /// higher-priority rail gets its endpoint the first time a message wants it,
     /// even while a lower one (the ring) could carry the message.
     pub fn elect(
-        &mut self,
+        &self,
         process: u32,
         m: &MessageInfo,
         reachable: impl Fn(usize, &Rail) -> bool,
@@ -195,7 +215,7 @@ mod tests {
 
     #[test]
     fn on_demand_creation_respects_reachability_and_reports_no_route() {
-        let mut r = routes("default");
+        let r = routes("default");
         assert_eq!(r.rails().rails[0].name, "shm_mpi");
         // A process on another node: shared memory cannot reach it.
         let remote = |_: usize, rail: &Rail| rail.driver != Driver::Shm;

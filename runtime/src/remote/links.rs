@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -113,11 +113,28 @@ pub(crate) struct Links {
     me: u32,
     nodes: Vec<u32>,
     set: RailSet,
+    /// The routing table, changed under its lock (seldom: on-demand
+    /// connections, a checkpoint closing the high-speed rails).
     routes: Mutex<Routes<Conn>>,
+    /// A copy of `routes` made at each change, which elections (every send)
+    /// read without a lock. Copies replaced since are kept in `replaced`, an
+    /// election may still be reading one, until `close_high_speed` (no send
+    /// runs then) or the end.
+    elected: AtomicPtr<Routes<Conn>>,
+    #[allow(clippy::vec_box)] // an election may still read a copy: it must not move
+    replaced: Mutex<Vec<Box<Routes<Conn>>>>,
     instances: Vec<Instance>,
     /// Whether one of them is shared memory (asked every progress round).
     shared_memory: bool,
     pub(crate) counters: Vec<RailCounters>,
+}
+
+impl Drop for Links {
+    fn drop(&mut self) {
+        // SAFETY: made by `Box::into_raw`; nobody elects through links being
+        // dropped.
+        drop(unsafe { Box::from_raw(*self.elected.get_mut()) });
+    }
 }
 
 /// Asks process `to`, over signaling, to connect on rail `rail` at `address`
@@ -211,6 +228,8 @@ impl Links {
             nodes,
             counters: set.rails.iter().map(|_| RailCounters::new()).collect(),
             routes: Mutex::new(Routes::new(set.clone())),
+            elected: AtomicPtr::new(Box::into_raw(Box::new(Routes::new(set.clone())))),
+            replaced: Mutex::new(Vec::new()),
             set,
             shared_memory: instances.iter().any(|i| matches!(i, Instance::Shm(_))),
             instances,
@@ -234,28 +253,53 @@ impl Links {
             .position(|i| matches!(i, Instance::Ring))
     }
 
+    /// Changes the routing table with `f`, under its lock, and publishes a copy
+    /// for elections.
+    fn edit_routes<R>(&self, f: impl FnOnce(&mut Routes<Conn>) -> R) -> R {
+        let mut routes = self.routes.lock().unwrap();
+        let r = f(&mut routes);
+        let copy = Box::into_raw(Box::new(routes.clone()));
+        let old = self.elected.swap(copy, Ordering::AcqRel);
+        // SAFETY: made by `Box::into_raw` (here or in `new`), unpublished just
+        // now; kept, not freed: an election may still be reading it.
+        self.replaced
+            .lock()
+            .unwrap()
+            .push(unsafe { Box::from_raw(old) });
+        r
+    }
+
+    /// The routing table as elections read it.
+    fn routes_now(&self) -> &Routes<Conn> {
+        // SAFETY: published copies are freed only by `close_high_speed`, when no
+        // send runs (the checkpoint holds the send gate), or with the links.
+        unsafe { &*self.elected.load(Ordering::Acquire) }
+    }
+
     /// Records the start-up links of the signaling network as ring endpoints.
     pub(crate) fn add_static(&self, processes: &[u32]) {
         if let Some(ring) = self.ring_rail() {
-            let mut routes = self.routes.lock().unwrap();
-            for &p in processes {
-                routes.add(p, ring, Conn::Ring);
-                self.counters[ring]
-                    .static_endpoints
-                    .fetch_add(1, Ordering::Relaxed);
-            }
+            self.edit_routes(|routes| {
+                for &p in processes {
+                    routes.add(p, ring, Conn::Ring);
+                    self.counters[ring]
+                        .static_endpoints
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+            })
         }
     }
 
     fn add_endpoint(&self, process: u32, rail: usize, conn: Conn) {
-        let mut routes = self.routes.lock().unwrap();
-        if routes.endpoints(process).iter().any(|e| e.rail == rail) {
-            return;
-        }
-        routes.add(process, rail, conn);
-        self.counters[rail]
-            .ondemand_endpoints
-            .fetch_add(1, Ordering::Relaxed);
+        self.edit_routes(|routes| {
+            if routes.endpoints(process).iter().any(|e| e.rail == rail) {
+                return;
+            }
+            routes.add(process, rail, conn);
+            self.counters[rail]
+                .ondemand_endpoints
+                .fetch_add(1, Ordering::Relaxed);
+        })
     }
 
     fn reachable(&self, process: u32, rail: usize) -> bool {
@@ -273,7 +317,7 @@ impl Links {
             size: size as u64,
             kind: MessageKind::Process,
         };
-        let mut routes = self.routes.lock().unwrap();
+        let routes = self.routes_now();
         routes
             .elect(process, &info, |index, _| self.reachable(process, index))
             .map(|e| match e {
@@ -329,13 +373,16 @@ impl Links {
         if let Ok(Elected::Route(r)) = self.elect(process, size) {
             return Ok(r);
         }
-        let routes = self.routes.lock().unwrap();
-        let e = routes.endpoints(process).first().ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::NotConnected,
-                format!("process {}: no endpoint to process {process}", self.me),
-            )
-        })?;
+        let e = self
+            .routes_now()
+            .endpoints(process)
+            .first()
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::NotConnected,
+                    format!("process {}: no endpoint to process {process}", self.me),
+                )
+            })?;
         Ok(Route {
             rail: e.rail,
             conn: e.conn,
@@ -351,9 +398,7 @@ impl Links {
     ) -> io::Result<()> {
         let name = &self.set.rails[rail].name;
         let has = || {
-            self.routes
-                .lock()
-                .unwrap()
+            self.routes_now()
                 .endpoints(process)
                 .iter()
                 .any(|e| e.rail == rail)
@@ -404,18 +449,19 @@ impl Links {
         shm: &ShmRail,
         signaling: &Signaling,
     ) -> io::Result<()> {
-        let mut routes = self.routes.lock().unwrap();
-        if routes.endpoints(process).iter().any(|e| e.rail == rail) {
-            return Ok(());
-        }
-        let name = shm.create_outgoing(process)?;
-        connect_request(signaling, process, rail, name)?;
-        // The ring exists: frames may be queued before the other side opens it.
-        routes.add(process, rail, Conn::Shm);
-        self.counters[rail]
-            .ondemand_endpoints
-            .fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        self.edit_routes(|routes| {
+            if routes.endpoints(process).iter().any(|e| e.rail == rail) {
+                return Ok(());
+            }
+            let name = shm.create_outgoing(process)?;
+            connect_request(signaling, process, rail, name)?;
+            // The ring exists: frames may be queued before the other side opens it.
+            routes.add(process, rail, Conn::Shm);
+            self.counters[rail]
+                .ondemand_endpoints
+                .fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        })
     }
 
     /// Answers a connect request of `from` for rail `wire` (from any thread: it
@@ -520,8 +566,11 @@ impl Links {
     /// and queue pairs (a checkpoint: images hold no shared memory or device
     /// state); they are made again on demand. Returns how many were closed.
     pub(crate) fn close_high_speed(&self) -> usize {
-        let mut routes = self.routes.lock().unwrap();
-        routes.remove_rails(|r| matches!(r.driver, Driver::Shm | Driver::Ibverbs));
+        self.edit_routes(|routes| {
+            routes.remove_rails(|r| matches!(r.driver, Driver::Shm | Driver::Ibverbs))
+        });
+        // No send runs now: the copies elections read before are free.
+        self.replaced.lock().unwrap().clear();
         self.instances
             .iter()
             .map(|i| match i {
