@@ -3,10 +3,11 @@
 //! whose gates all accept it and that either has an endpoint to the process or
 //! can create one on demand (and reach the process); otherwise there is no route.
 
+use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::config::{Rail, RailSet};
-use crate::gate::{Gate, MessageInfo};
+use crate::gate::{self, Gate, MessageInfo};
 
 /// A connection to one remote process over one rail.
 #[derive(Debug, Clone)]
@@ -100,17 +101,59 @@ impl<C> Routes<C> {
         m: &MessageInfo,
         reachable: impl Fn(usize, &Rail) -> bool,
     ) -> Result<Election, NoRoute> {
-        for r in 0..self.rails.rails.len() {
+        self.elect_alike(process, m, reachable).map(|(e, _)| e)
+    }
+
+    /// [`Routes::elect`], and the sizes for which messages of the same kind to
+    /// the same process are elected alike while this table is unchanged: its
+    /// rail's gates let them through, and every rail before it that could carry
+    /// them turns them away by size. `None` where a probabilistic gate draws on
+    /// the way.
+    pub fn elect_alike(
+        &self,
+        process: u32,
+        m: &MessageInfo,
+        reachable: impl Fn(usize, &Rail) -> bool,
+    ) -> Result<(Election, Option<RangeInclusive<u64>>), NoRoute> {
+        let mut alike = Some((0u64, u64::MAX));
+        for (r, rail) in self.rails.rails.iter().enumerate() {
             let existing = self.endpoints(process).iter().position(|e| e.rail == r);
-            let usable = existing.is_some()
-                || (self.rails.rails[r].ondemand && reachable(r, &self.rails.rails[r]));
-            if !usable || !self.accepts(r, m) {
+            let usable = existing.is_some() || (rail.ondemand && reachable(r, rail));
+            if !usable {
                 continue;
             }
-            return Ok(match existing {
+            let accepted = self.accepts(r, m);
+            let bounds = gate::size_bounds(&rail.gates);
+            let by_size = |bounds: (u64, u64)| {
+                let other = MessageInfo {
+                    size: bounds.0,
+                    ..*m
+                };
+                bounds.0 <= bounds.1 && self.accepts(r, &other)
+            };
+            match (alike, bounds) {
+                (Some((lo, hi)), Some((min, max))) if accepted => {
+                    alike = Some((lo.max(min), hi.min(max)));
+                }
+                // Turned away whatever the size: no bound.
+                (Some(_), Some(b)) if !by_size(b) => {}
+                (Some((lo, hi)), Some((min, max))) => {
+                    alike = Some(if max < m.size {
+                        (lo.max(max + 1), hi)
+                    } else {
+                        (lo, hi.min(min - 1))
+                    });
+                }
+                _ => alike = None,
+            }
+            if !accepted {
+                continue;
+            }
+            let e = match existing {
                 Some(i) => Election::Existing(i),
                 None => Election::Create(r),
-            });
+            };
+            return Ok((e, alike.map(|(lo, hi)| lo..=hi)));
         }
         Err(NoRoute {
             process,
@@ -240,5 +283,88 @@ mod tests {
             r.endpoints(1).iter().map(|e| e.conn).collect::<Vec<_>>(),
             ["tcp"]
         );
+    }
+
+    /// Three tcp rails by priority: small (at most 1 KB), large (at least
+    /// 64 KB), ring; and a fourth variant whose first rail draws.
+    fn gated(first_gate: &str) -> Routes<&'static str> {
+        let text = format!(
+            r#"<mpcrs><networks>
+  <configs><config><name>t</name><driver><tcp/></driver></config></configs>
+  <rails>
+    <rail><name>small</name><priority>30</priority><topology>none</topology><config>t</config>
+      <gates><gate>{first_gate}</gate></gates></rail>
+    <rail><name>large</name><priority>20</priority><topology>none</topology><config>t</config>
+      <gates><gate><minsize><value>64KB</value></minsize></gate></gates></rail>
+    <rail><name>ring</name><priority>1</priority><topology>ring</topology><config>t</config></rail>
+  </rails>
+  <cli_options><cli_option><name>x</name>
+    <rails><rail>small</rail><rail>large</rail><rail>ring</rail></rails></cli_option></cli_options>
+</networks></mpcrs>"#
+        );
+        let cfg = NetConfig::parse(std::path::Path::new("test.xml"), &text).unwrap();
+        let mut r = Routes::new(cfg.select("x").unwrap());
+        for rail in 0..3 {
+            r.add(2, rail, ["small", "large", "ring"][rail]);
+        }
+        r
+    }
+
+    #[test]
+    fn sizes_elected_alike_are_those_between_the_gates_of_the_rails_before() {
+        let r = gated("<maxsize><value>1KB</value></maxsize>");
+        let alike = |size| r.elect_alike(2, &msg(size), |_, _| true).unwrap();
+        assert_eq!(alike(8), (Election::Existing(0), Some(0..=1024)));
+        assert_eq!(
+            alike(4096),
+            (Election::Existing(2), Some(1025..=(64 << 10) - 1))
+        );
+        assert_eq!(
+            alike(1 << 20),
+            (Election::Existing(1), Some((64 << 10)..=u64::MAX))
+        );
+        // Every size of a span is elected as the span says.
+        for size in [0, 1024, 1025, 5000, (64 << 10) - 1, 64 << 10, 1 << 30] {
+            let (e, span) = alike(size);
+            let span = span.unwrap();
+            for other in [
+                *span.start(),
+                *span.end(),
+                (span.start() / 2 + span.end() / 2),
+            ] {
+                assert_eq!(
+                    r.elect(2, &msg(other), |_, _| true).unwrap(),
+                    e,
+                    "size {other}"
+                );
+            }
+        }
+        // A rail turned away whatever the size bounds nothing.
+        let r = gated("<boolean>false</boolean>");
+        let all = r.elect_alike(2, &msg(8), |_, _| true).unwrap();
+        assert_eq!(all, (Election::Existing(2), Some(0..=(64 << 10) - 1)));
+    }
+
+    #[test]
+    fn nothing_is_elected_alike_past_a_drawing_gate() {
+        let r = gated("<probabilistic><value>50</value></probabilistic>");
+        let mut rails = std::collections::BTreeSet::new();
+        for _ in 0..200 {
+            let (e, span) = r.elect_alike(2, &msg(8), |_, _| true).unwrap();
+            assert_eq!(span, None);
+            rails.insert(match e {
+                Election::Existing(i) => i,
+                Election::Create(i) => i,
+            });
+        }
+        assert_eq!(
+            rails.into_iter().collect::<Vec<_>>(),
+            [0, 2],
+            "both ways drawn"
+        );
+        // A large message meets the drawing rail first too (no size gate turns
+        // it away there): its election is a draw as well.
+        let (_, span) = r.elect_alike(2, &msg(1 << 20), |_, _| true).unwrap();
+        assert_eq!(span, None);
     }
 }

@@ -55,6 +55,22 @@ impl Gate {
     }
 }
 
+/// The sizes a rail's gates let through, given that its other gates (those that
+/// do not look at the size) accept the message: `None` if a gate draws (the
+/// outcome is not a function of the size).
+pub fn size_bounds(gates: &[Gate]) -> Option<(u64, u64)> {
+    let mut bounds = (0, u64::MAX);
+    for g in gates {
+        match *g {
+            Gate::MinSize(n) => bounds.0 = bounds.0.max(n),
+            Gate::MaxSize(n) => bounds.1 = bounds.1.min(n),
+            Gate::Probabilistic(_) => return None,
+            Gate::Boolean(_) | Gate::MsgType { .. } => {}
+        }
+    }
+    Some(bounds)
+}
+
 /// Parses a size like `32KB`, `4 MB`, `1GB`, `512` (bytes); binary units.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();

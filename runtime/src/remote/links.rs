@@ -51,6 +51,82 @@ pub(crate) struct Route {
     conn: Conn,
 }
 
+/// A copy of the routing table for elections, numbered.
+struct Published {
+    version: u64,
+    routes: Routes<Conn>,
+}
+
+impl Route {
+    /// In one word: rail, driver's endpoint kind, tcp endpoint id.
+    fn pack(self) -> u64 {
+        let (kind, ep) = match self.conn {
+            Conn::Ring => (0, 0),
+            Conn::Tcp(ep) => (1, ep as u64),
+            Conn::Shm => (2, 0),
+            Conn::Verbs => (3, 0),
+        };
+        (self.rail as u64) << 48 | kind << 40 | (ep & ((1 << 40) - 1))
+    }
+
+    fn unpack(w: u64) -> Route {
+        let ep = (w & ((1 << 40) - 1)) as usize;
+        let conn = match (w >> 40) & 0xff {
+            0 => Conn::Ring,
+            1 => Conn::Tcp(ep),
+            2 => Conn::Shm,
+            _ => Conn::Verbs,
+        };
+        Route {
+            rail: (w >> 48) as usize,
+            conn,
+        }
+    }
+}
+
+/// The last election of an endpoint towards one process, for the sizes that
+/// are elected alike with the table of `version`: a send whose size falls
+/// there takes the same endpoint after a few loads. A sequence lock (odd
+/// `seq`: being written), since any sender may write it.
+#[derive(Default)]
+struct LastElected {
+    seq: AtomicU64,
+    version: AtomicU64,
+    sizes: [AtomicU64; 2],
+    route: AtomicU64,
+}
+
+impl LastElected {
+    fn get(&self, version: u64, size: u64) -> Option<Route> {
+        let seq = self.seq.load(Ordering::Acquire);
+        let found = self.version.load(Ordering::Acquire) == version
+            && (self.sizes[0].load(Ordering::Acquire)..=self.sizes[1].load(Ordering::Acquire))
+                .contains(&size);
+        let route = self.route.load(Ordering::Acquire);
+        // Loads are not reordered with each other here (acquire): an unchanged
+        // even `seq` means the fields read belong together.
+        (found && seq & 1 == 0 && self.seq.load(Ordering::Acquire) == seq)
+            .then(|| Route::unpack(route))
+    }
+
+    fn set(&self, version: u64, sizes: std::ops::RangeInclusive<u64>, route: Route) {
+        let seq = self.seq.load(Ordering::Relaxed);
+        if seq & 1 == 1
+            || self
+                .seq
+                .compare_exchange(seq, seq + 1, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+        {
+            return; // another sender is writing it
+        }
+        self.version.store(version, Ordering::Release);
+        self.sizes[0].store(*sizes.start(), Ordering::Release);
+        self.sizes[1].store(*sizes.end(), Ordering::Release);
+        self.route.store(route.pack(), Ordering::Release);
+        self.seq.store(seq + 2, Ordering::Release);
+    }
+}
+
 /// What an election found: an endpoint, or a rail to create one on.
 enum Elected {
     Route(Route),
@@ -120,9 +196,11 @@ pub(crate) struct Links {
     /// read without a lock. Copies replaced since are kept in `replaced`, an
     /// election may still be reading one, until `close_high_speed` (no send
     /// runs then) or the end.
-    elected: AtomicPtr<Routes<Conn>>,
+    elected: AtomicPtr<Published>,
     #[allow(clippy::vec_box)] // an election may still read a copy: it must not move
-    replaced: Mutex<Vec<Box<Routes<Conn>>>>,
+    replaced: Mutex<Vec<Box<Published>>>,
+    /// The last election towards each process, and the sizes it holds for.
+    last_elected: Box<[LastElected]>,
     instances: Vec<Instance>,
     /// Whether one of them is shared memory (asked every progress round).
     shared_memory: bool,
@@ -225,10 +303,14 @@ impl Links {
         }
         Ok(Links {
             me,
+            last_elected: nodes.iter().map(|_| LastElected::default()).collect(),
             nodes,
             counters: set.rails.iter().map(|_| RailCounters::new()).collect(),
             routes: Mutex::new(Routes::new(set.clone())),
-            elected: AtomicPtr::new(Box::into_raw(Box::new(Routes::new(set.clone())))),
+            elected: AtomicPtr::new(Box::into_raw(Box::new(Published {
+                version: 0,
+                routes: Routes::new(set.clone()),
+            }))),
             replaced: Mutex::new(Vec::new()),
             set,
             shared_memory: instances.iter().any(|i| matches!(i, Instance::Shm(_))),
@@ -258,7 +340,11 @@ impl Links {
     fn edit_routes<R>(&self, f: impl FnOnce(&mut Routes<Conn>) -> R) -> R {
         let mut routes = self.routes.lock().unwrap();
         let r = f(&mut routes);
-        let copy = Box::into_raw(Box::new(routes.clone()));
+        let version = self.routes_now().version + 1;
+        let copy = Box::into_raw(Box::new(Published {
+            version,
+            routes: routes.clone(),
+        }));
         let old = self.elected.swap(copy, Ordering::AcqRel);
         // SAFETY: made by `Box::into_raw` (here or in `new`), unpublished just
         // now; kept, not freed: an election may still be reading it.
@@ -270,7 +356,7 @@ impl Links {
     }
 
     /// The routing table as elections read it.
-    fn routes_now(&self) -> &Routes<Conn> {
+    fn routes_now(&self) -> &Published {
         // SAFETY: published copies are freed only by `close_high_speed`, when no
         // send runs (the checkpoint holds the send gate), or with the links.
         unsafe { &*self.elected.load(Ordering::Acquire) }
@@ -311,22 +397,32 @@ impl Links {
     }
 
     /// The endpoint elected for a `size`-byte message to `process`, or the rail
-    /// to create one on (one look at the table, under one lock).
+    /// to create one on: the last election's endpoint if it holds for this size
+    /// and the table is unchanged, else one look at the table.
     fn elect(&self, process: u32, size: usize) -> Result<Elected, io::Error> {
         let info = MessageInfo {
             size: size as u64,
             kind: MessageKind::Process,
         };
-        let routes = self.routes_now();
+        let table = self.routes_now();
+        let last = &self.last_elected[process as usize];
+        if let Some(route) = last.get(table.version, info.size) {
+            return Ok(Elected::Route(route));
+        }
+        let routes = &table.routes;
         routes
-            .elect(process, &info, |index, _| self.reachable(process, index))
-            .map(|e| match e {
+            .elect_alike(process, &info, |index, _| self.reachable(process, index))
+            .map(|(e, alike)| match e {
                 Election::Existing(i) => {
                     let e = &routes.endpoints(process)[i];
-                    Elected::Route(Route {
+                    let route = Route {
                         rail: e.rail,
                         conn: e.conn,
-                    })
+                    };
+                    if let Some(sizes) = alike {
+                        last.set(table.version, sizes, route);
+                    }
+                    Elected::Route(route)
                 }
                 Election::Create(rail) => Elected::Create(rail),
             })
@@ -375,6 +471,7 @@ impl Links {
         }
         let e = self
             .routes_now()
+            .routes
             .endpoints(process)
             .first()
             .ok_or_else(|| {
@@ -399,6 +496,7 @@ impl Links {
         let name = &self.set.rails[rail].name;
         let has = || {
             self.routes_now()
+                .routes
                 .endpoints(process)
                 .iter()
                 .any(|e| e.rail == rail)
@@ -635,4 +733,62 @@ fn wait(
         mpcrs_scheduler::yield_now();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_pack_into_a_word_and_back() {
+        for conn in [
+            Conn::Ring,
+            Conn::Tcp(0),
+            Conn::Tcp(77_000),
+            Conn::Shm,
+            Conn::Verbs,
+        ] {
+            let r = Route { rail: 3, conn };
+            let back = Route::unpack(r.pack());
+            assert_eq!(back.rail, 3);
+            assert_eq!(format!("{:?}", back.conn), format!("{conn:?}"));
+        }
+    }
+
+    #[test]
+    fn a_last_election_holds_for_its_sizes_and_table_only() {
+        let last = LastElected::default();
+        assert!(last.get(0, 8).is_none(), "nothing elected yet");
+        let tcp = Route {
+            rail: 1,
+            conn: Conn::Tcp(5),
+        };
+        last.set(4, 0..=1024, tcp);
+        assert!(matches!(
+            last.get(4, 8),
+            Some(Route {
+                rail: 1,
+                conn: Conn::Tcp(5)
+            })
+        ));
+        assert!(last.get(4, 1024).is_some());
+        assert!(last.get(4, 1025).is_none(), "another size span");
+        assert!(last.get(5, 8).is_none(), "the table changed since");
+        // A writer in the middle of its update: readers look elsewhere.
+        last.seq.fetch_add(1, Ordering::AcqRel);
+        assert!(last.get(4, 8).is_none());
+        last.set(
+            4,
+            0..=8,
+            Route {
+                rail: 0,
+                conn: Conn::Shm,
+            },
+        );
+        last.seq.fetch_add(1, Ordering::AcqRel);
+        assert!(
+            matches!(last.get(4, 8), Some(Route { rail: 1, .. })),
+            "left to the writer"
+        );
+    }
 }
