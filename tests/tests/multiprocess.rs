@@ -255,6 +255,61 @@ fn only_the_ring_at_start_and_one_on_demand_link_for_two_distant_talkers() {
     }
 }
 
+/// Processes 0 and 7 of 8 are neighbours on the ring (it closes from the last
+/// process to the first): under the default network their one on-demand
+/// endpoint is the shared-memory one, asked for over their direct ring link
+/// (one hop), and nobody forwards anything.
+#[test]
+fn the_first_and_last_processes_are_ring_neighbours() {
+    let prog = program("pair_talk");
+    let o = run_job(
+        &[
+            "-n",
+            "8",
+            "--process-mode",
+            "--net-stats",
+            prog.to_str().unwrap(),
+            "0",
+            "7",
+        ],
+        LIMIT,
+    );
+    let out = expect_success(&o, "pair_talk 0 7");
+    assert_eq!(out.trim(), "ranks 0 and 7 exchanged 10 rounds");
+    let err = String::from_utf8_lossy(&o.stderr);
+    for p in [0, 7] {
+        let shm = numbers(net_stats_line(&err, p, "shm_mpi"));
+        assert_eq!(
+            &shm[1..3],
+            &[0, 1],
+            "process {p}: one on-demand shm endpoint:\n{err}"
+        );
+        assert!(
+            shm[3] >= 10,
+            "process {p} sent its 10 messages over shm:\n{err}"
+        );
+        let ring = numbers(net_stats_line(&err, p, "tcp_mpi"));
+        assert_eq!(
+            &ring[1..4],
+            &[2, 0, 0],
+            "process {p}: its ring endpoints only, no data on them:\n{err}"
+        );
+        let signaling = numbers(net_stats_line(&err, p, "signaling"));
+        assert!(
+            signaling[5] >= 1,
+            "process {p} got a connect request:\n{err}"
+        );
+        assert_eq!(
+            signaling[7], 1,
+            "process {p}: requests came in one hop:\n{err}"
+        );
+    }
+    for p in 1..7 {
+        let signaling = numbers(net_stats_line(&err, p, "signaling"));
+        assert_eq!(signaling[4], 0, "process {p} forwarded a request:\n{err}");
+    }
+}
+
 /// A program that is not position-independent cannot share a process with
 /// other ranks (one copy of its image per process): under --process-mode it
 /// runs directly, its MPI_Init making the program's thread its process's rank.
