@@ -206,26 +206,34 @@ fn collectives_use_the_node_area_unless_the_job_takes_checkpoints() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn only_the_ring_at_start_and_one_on_demand_link_for_two_distant_talkers() {
+/// Runs pair_talk between the ranks of processes `a` and `b` of 8 (one rank
+/// per process) on network `net` with --net-stats; returns what it printed on
+/// stderr.
+fn pair_talk(a: u32, b: u32, net: &str) -> String {
     let prog = program("pair_talk");
+    let (a, b) = (a.to_string(), b.to_string());
     let o = run_job(
         &[
             "-n",
             "8",
             "--process-mode",
             "--net",
-            "tcp",
+            net,
             "--net-stats",
             prog.to_str().unwrap(),
-            "0",
-            "4",
+            &a,
+            &b,
         ],
         LIMIT,
     );
-    let out = expect_success(&o, "pair_talk 0 4");
-    assert_eq!(out.trim(), "ranks 0 and 4 exchanged 10 rounds");
-    let err = String::from_utf8_lossy(&o.stderr);
+    let out = expect_success(&o, &format!("pair_talk {a} {b}"));
+    assert_eq!(out.trim(), format!("ranks {a} and {b} exchanged 10 rounds"));
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn only_the_ring_at_start_and_one_on_demand_link_for_two_distant_talkers() {
+    let err = pair_talk(0, 4, "tcp");
     for p in [0, 4] {
         let ring = numbers(net_stats_line(&err, p, "tcp_mpi"));
         assert_eq!(
@@ -261,22 +269,7 @@ fn only_the_ring_at_start_and_one_on_demand_link_for_two_distant_talkers() {
 /// (one hop), and nobody forwards anything.
 #[test]
 fn the_first_and_last_processes_are_ring_neighbours() {
-    let prog = program("pair_talk");
-    let o = run_job(
-        &[
-            "-n",
-            "8",
-            "--process-mode",
-            "--net-stats",
-            prog.to_str().unwrap(),
-            "0",
-            "7",
-        ],
-        LIMIT,
-    );
-    let out = expect_success(&o, "pair_talk 0 7");
-    assert_eq!(out.trim(), "ranks 0 and 7 exchanged 10 rounds");
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = pair_talk(0, 7, "default");
     for p in [0, 7] {
         let shm = numbers(net_stats_line(&err, p, "shm_mpi"));
         assert_eq!(
