@@ -51,6 +51,40 @@ fn stress_100000_messages_64_ranks() {
     println!("{out}");
 }
 
+/// Senders racing to fill one rank's blocking receives, which wait in its
+/// mailbox: in one process (two workers) and across processes, every message
+/// comes in order, none lost (see the program). One rank per process, the
+/// receiver meets each sender's first synchronous message right after the
+/// sender's ring was offered: its answer must find the way back already open
+/// (it did not, about one run in two, while rings were read before the ring
+/// back was made).
+#[test]
+fn fan_in_to_blocking_receives_keeps_every_senders_order() {
+    let prog = program("fan_in");
+    for (procs, count) in [
+        ("1", 5000),
+        ("4", 5000),
+        ("8", 20000),
+        ("8", 20000),
+        ("8", 20000),
+    ] {
+        let o = run_job(
+            &[
+                "-n",
+                "8",
+                "-p",
+                procs,
+                prog.to_str().unwrap(),
+                &count.to_string(),
+            ],
+            Duration::from_secs(120),
+        );
+        let out = expect_success(&o, &format!("fan_in -p {procs}"));
+        let all = format!("fan_in ok: {} messages from 7 ranks in order", 7 * count);
+        assert!(out.contains(&all), "-p {procs}: {out}");
+    }
+}
+
 #[test]
 fn blocked_ranks_leave_the_cpu_idle() {
     let prog = program("idle_wait");

@@ -588,24 +588,28 @@ impl Links {
                         format!("process {from} sent the tcp address {address:?}"),
                     )
                 })?;
+                // Every way back exists before the other side can send: a
+                // message from it may want an answer (a FIN, a CTS) at once, from
+                // a progress round that cannot wait for a connection.
                 let ep = tcp.connect(addr)?;
                 peers.lock().unwrap().process_of.insert(ep, from);
+                self.add_endpoint(from, rail, Conn::Tcp(ep));
                 let mut hello = vec![HELLO];
                 hello.extend_from_slice(&self.me.to_le_bytes());
                 tcp.send(ep, &hello)?;
-                self.add_endpoint(from, rail, Conn::Tcp(ep));
             }
             Instance::Shm(shm) => {
-                shm.accept_incoming(from, address)?;
-                // Open our ring back now, so answers never wait for a connection.
+                // Our ring back first (as above), then theirs is read.
                 self.offer_shm(from, rail, shm, signaling)?;
+                shm.accept_incoming(from, address)?;
             }
             Instance::Verbs(verbs) => {
                 // Our address goes back unless this answers our own request.
-                if let Some(address) = verbs.accept(from, address).map_err(verbs_error)? {
+                let address = verbs.accept(from, address).map_err(verbs_error)?;
+                self.add_endpoint(from, rail, Conn::Verbs);
+                if let Some(address) = address {
                     connect_request(signaling, from, rail, address)?;
                 }
-                self.add_endpoint(from, rail, Conn::Verbs);
             }
             Instance::Ring | Instance::Unavailable(_) => {
                 return Err(io::Error::new(
