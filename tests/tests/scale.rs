@@ -85,6 +85,24 @@ fn fan_in_to_blocking_receives_keeps_every_senders_order() {
     }
 }
 
+/// The stress program between processes: over shared memory with one rank
+/// per process pair, and over tcp (messages up to 256 KiB: eager, cross-memory
+/// copies and data frames, every byte and the order per (source, tag) checked).
+#[test]
+fn stress_5000_messages_across_processes() {
+    let prog = program("stress");
+    for net in [
+        &["-n", "16", "-p", "8"][..],
+        &["-n", "8", "-p", "4", "--net", "tcp"],
+    ] {
+        let mut args = net.to_vec();
+        args.extend([prog.to_str().unwrap(), "5000", "262144", "11"]);
+        let o = run_job(&args, Duration::from_secs(120));
+        let out = expect_success(&o, &format!("stress {net:?}"));
+        assert!(out.contains("stress ok: 5000 messages"), "{net:?}: {out}");
+    }
+}
+
 #[test]
 fn blocked_ranks_leave_the_cpu_idle() {
     let prog = program("idle_wait");
