@@ -131,10 +131,14 @@ impl Builder {
             next_worker: AtomicUsize::new(0),
         });
         let mut threads = Vec::with_capacity(places.len());
+        // Workers that yield when idle share their CPUs with other threads or
+        // processes (more workers than CPUs, or processes that outnumber them):
+        // the kernel places them. Pinned, every process's worker 0 would sit on
+        // the first CPU, leaving the others idle.
+        let pin = self.pin && !yield_when_idle;
         for (index, place) in places.iter().enumerate() {
             let shared = shared.clone();
             let cpu = place.cpu;
-            let pin = self.pin;
             let t = std::thread::Builder::new()
                 .name(format!("mpcrs-worker-{index}"))
                 .spawn(move || {
@@ -305,5 +309,40 @@ mod tests {
                 .yield_when_idle(false),
         );
         assert!(!told.shared.config.yield_when_idle);
+    }
+
+    /// CPUs the calling thread may run on.
+    fn allowed_cpus() -> usize {
+        // SAFETY: a zeroed cpu_set_t is a valid out-parameter of the size given.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            assert_eq!(
+                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set),
+                0
+            );
+            libc::CPU_COUNT(&set) as usize
+        }
+    }
+
+    #[test]
+    fn workers_that_share_their_cpus_are_not_pinned() {
+        let cpus = crate::Topology::detect().cpus.len();
+        let on_worker = |s: Scheduler| s.handle().spawn(allowed_cpus).join().unwrap();
+        let pinned = Scheduler::builder()
+            .workers(1)
+            .yield_when_idle(false)
+            .build()
+            .unwrap();
+        assert_eq!(on_worker(pinned), 1, "a worker of its own is pinned");
+        let sharing = Scheduler::builder()
+            .workers(1)
+            .yield_when_idle(true)
+            .build()
+            .unwrap();
+        assert_eq!(
+            on_worker(sharing),
+            cpus,
+            "a worker yielding when idle goes anywhere"
+        );
     }
 }

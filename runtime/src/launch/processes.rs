@@ -126,11 +126,12 @@ pub fn with_key_value_store(
             None => {
                 // More processes than CPUs: one worker each, unless -c said
                 // otherwise, and waiting threads give their CPU to the others.
-                if base.get_envs().all(|(k, _)| k != env::WORKERS) {
+                // (A variable the launcher removed is listed with no value.)
+                let given = |name: &str| base.get_envs().any(|(k, v)| k == name && v.is_some());
+                if !given(env::WORKERS) {
                     command.env(env::WORKERS, "1");
                 }
-                if base.get_envs().all(|(k, _)| k != env::YIELD_WHEN_IDLE)
-                    && std::env::var_os(env::YIELD_WHEN_IDLE).is_none()
+                if !given(env::YIELD_WHEN_IDLE) && std::env::var_os(env::YIELD_WHEN_IDLE).is_none()
                 {
                     command.env(env::YIELD_WHEN_IDLE, "1");
                 }
@@ -405,7 +406,9 @@ mod tests {
     #[test]
     fn processes_that_outnumber_the_cpus_yield_when_idle_with_one_worker_each() {
         let cpus = mpcrs_scheduler::Topology::detect().cpus.len();
-        let base = std::process::Command::new("true");
+        let mut base = std::process::Command::new("true");
+        // As mpcrs-run without -c: the variable removed from the environment.
+        base.env_remove(env::WORKERS);
         let many = with_key_value_store(&base, cpus + 1, cpus + 1, "localhost").unwrap();
         for spec in &many {
             assert_eq!(
@@ -417,6 +420,10 @@ mod tests {
         // One process per share of the CPUs: they spin.
         let few = with_key_value_store(&base, 1, 1, "localhost").unwrap();
         assert_eq!(var_of(&few[0].command, env::YIELD_WHEN_IDLE), None);
+        // -c is kept.
+        base.env(env::WORKERS, "3");
+        let many = with_key_value_store(&base, cpus + 1, cpus + 1, "localhost").unwrap();
+        assert_eq!(var_of(&many[0].command, env::WORKERS).as_deref(), Some("3"));
     }
 
     #[test]

@@ -31,6 +31,11 @@ pub fn poll_until(mut cond: impl FnMut() -> bool, budget: Duration) -> bool {
         if ready {
             crate::yield_now();
             rounds += 1;
+            // The ULTs that ran may be polling too: where threads share CPUs,
+            // the one that would end this wait may be waiting for this CPU.
+            if rounds.is_multiple_of(8) && probe.is_some_and(|p| p.yields_when_idle()) {
+                std::thread::yield_now();
+            }
         } else if let Some(p) = probe.filter(|p| p.has_progress_hooks()) {
             // What a poller waits for may come from the network: its worker is
             // busy with it, so it drives the progress hooks itself, without a
