@@ -5,6 +5,7 @@
 //! the sender's buffer, which the receiver copies once with [`read_remote`]
 //! (crate::shm), then acknowledges.
 
+use std::cell::UnsafeCell;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::Mutex;
@@ -48,29 +49,71 @@ unsafe impl Send for Watched {}
 // SAFETY: as above.
 unsafe impl Sync for Watched {}
 
-/// A ring this process writes to, and the flag that keeps its writer single.
-/// Released by a plain store: a locked instruction right after the frame's
-/// stores would wait until the consumer's core gave their cache lines up.
-struct Outgoing {
-    ring: ShmRing,
-    writing: AtomicBool,
+/// A lock released by a plain store: a locked instruction right after a
+/// frame's stores to shared memory would wait until the other core gave their
+/// cache lines up. Held for a push or a pass over the rings only, so a
+/// contender spins.
+struct Exclusive<T> {
+    held: AtomicBool,
+    value: UnsafeCell<T>,
 }
 
-impl Outgoing {
-    fn lock(&self) {
-        while self
-            .writing
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            std::hint::spin_loop();
+// SAFETY: `value` is reached only through a guard, which one thread at a time
+// holds (`held`).
+unsafe impl<T: Send> Sync for Exclusive<T> {}
+
+struct ExclusiveGuard<'a, T> {
+    lock: &'a Exclusive<T>,
+}
+
+impl<T> Exclusive<T> {
+    fn new(value: T) -> Exclusive<T> {
+        Exclusive {
+            held: AtomicBool::new(false),
+            value: UnsafeCell::new(value),
         }
     }
 
-    fn unlock(&self) {
-        self.writing.store(false, Ordering::Release);
+    fn try_lock(&self) -> Option<ExclusiveGuard<'_, T>> {
+        self.held
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .ok()
+            .map(|_| ExclusiveGuard { lock: self })
+    }
+
+    fn lock(&self) -> ExclusiveGuard<'_, T> {
+        loop {
+            if let Some(g) = self.try_lock() {
+                return g;
+            }
+            std::hint::spin_loop();
+        }
     }
 }
+
+impl<T> std::ops::Deref for ExclusiveGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: this guard holds the lock.
+        unsafe { &*self.lock.value.get() }
+    }
+}
+
+impl<T> std::ops::DerefMut for ExclusiveGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: this guard holds the lock.
+        unsafe { &mut *self.lock.value.get() }
+    }
+}
+
+impl<T> Drop for ExclusiveGuard<'_, T> {
+    fn drop(&mut self) {
+        self.lock.held.store(false, Ordering::Release);
+    }
+}
+
+/// A ring this process writes to, kept to one writer at a time.
+type Outgoing = Exclusive<ShmRing>;
 
 pub struct ShmRail {
     job: String,
@@ -86,7 +129,7 @@ pub struct ShmRail {
     /// Rings being read; held by the one thread progressing, across popping and
     /// delivering, so that frames reach the sink in the order they were sent.
     /// Boxed: `watch` points at them.
-    incoming: Mutex<Vec<(u32, Box<ShmRing>)>>,
+    incoming: Exclusive<Vec<(u32, Box<ShmRing>)>>,
     /// The rings of `incoming`, looked at without the lock by every poll: most
     /// polls find nothing, and need not take it then. Replaced (under the lock)
     /// when rings join; replaced lists are kept in `retired` until `close_all`,
@@ -111,7 +154,7 @@ impl ShmRail {
                 .map(|_| AtomicPtr::new(std::ptr::null_mut()))
                 .collect(),
             replaced: Mutex::new(Vec::new()),
-            incoming: Mutex::new(Vec::new()),
+            incoming: Exclusive::new(Vec::new()),
             watch: AtomicPtr::new(std::ptr::null_mut()),
             retired: Mutex::new(Vec::new()),
             accepted: Mutex::new(Vec::new()),
@@ -132,10 +175,7 @@ impl ShmRail {
         })?;
         let ring = ShmRing::create(&name, RING_BYTES)
             .map_err(|e| io::Error::new(e.kind(), format!("shm ring {name}: {e}")))?;
-        let new = Box::into_raw(Box::new(Outgoing {
-            ring,
-            writing: AtomicBool::new(false),
-        }));
+        let new = Box::into_raw(Box::new(Outgoing::new(ring)));
         let old = slot.swap(new, Ordering::AcqRel);
         if !old.is_null() {
             // SAFETY: made by `Box::into_raw` here; a sender may still hold it,
@@ -173,10 +213,10 @@ impl ShmRail {
         let mut closed = 0;
         for out in self.take_outgoing() {
             // Already gone when the other side opened it.
-            let _ = out.ring.unlink();
+            let _ = out.lock().unlink();
             closed += 1;
         }
-        let mut incoming = self.incoming.lock().unwrap();
+        let mut incoming = self.incoming.lock();
         closed += incoming.len();
         // No poll runs now (the caller holds the network still): the lists and
         // the rings they point at can go.
@@ -228,9 +268,7 @@ impl ShmRail {
         // is sent (the caller holds the network still), or with the rail.
         let out = unsafe { &*out };
         loop {
-            out.lock();
-            let pushed = out.ring.push_parts(parts);
-            out.unlock();
+            let pushed = out.lock().push_parts(parts);
             if pushed {
                 return Ok(());
             }
@@ -263,7 +301,7 @@ impl ShmRail {
         if !joining && !self.any_frame() {
             return false;
         }
-        let Ok(mut incoming) = self.incoming.try_lock() else {
+        let Some(mut incoming) = self.incoming.try_lock() else {
             return false;
         };
         if joining && self.any_accepted.swap(false, Ordering::AcqRel) {
