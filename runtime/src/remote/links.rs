@@ -588,28 +588,29 @@ impl Links {
                         format!("process {from} sent the tcp address {address:?}"),
                     )
                 })?;
-                // Every way back exists before the other side can send: a
-                // message from it may want an answer (a FIN, a CTS) at once, from
-                // a progress round that cannot wait for a connection.
+                // The hello goes first: nothing of ours may precede it on the
+                // connection. The other side sends only once it has the hello,
+                // a round trip after the endpoint is ours.
                 let ep = tcp.connect(addr)?;
                 peers.lock().unwrap().process_of.insert(ep, from);
-                self.add_endpoint(from, rail, Conn::Tcp(ep));
                 let mut hello = vec![HELLO];
                 hello.extend_from_slice(&self.me.to_le_bytes());
                 tcp.send(ep, &hello)?;
+                self.add_endpoint(from, rail, Conn::Tcp(ep));
             }
             Instance::Shm(shm) => {
-                // Our ring back first (as above), then theirs is read.
+                // Our ring back before theirs is read: frames may wait in theirs
+                // already, and one may want an answer (a FIN, a CTS) at once,
+                // from a progress round that cannot wait for a connection.
                 self.offer_shm(from, rail, shm, signaling)?;
                 shm.accept_incoming(from, address)?;
             }
             Instance::Verbs(verbs) => {
                 // Our address goes back unless this answers our own request.
-                let address = verbs.accept(from, address).map_err(verbs_error)?;
-                self.add_endpoint(from, rail, Conn::Verbs);
-                if let Some(address) = address {
+                if let Some(address) = verbs.accept(from, address).map_err(verbs_error)? {
                     connect_request(signaling, from, rail, address)?;
                 }
+                self.add_endpoint(from, rail, Conn::Verbs);
             }
             Instance::Ring | Instance::Unavailable(_) => {
                 return Err(io::Error::new(
