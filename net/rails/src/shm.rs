@@ -28,10 +28,49 @@ const WORD: u64 = 8;
 /// Set in every published word: a cleared word (zero) is never a frame.
 const MARK: u64 = 1 << 63;
 
-/// One direction of a shared-memory channel.
+/// A shared mapping of a shared-memory object, unmapped when dropped: the
+/// memory of a ring, or of a node area of the collectives.
+pub struct SharedMapping {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: owning a mapping is not tied to a thread; how its bytes are shared
+// is up to the protocol of its owner (a ring, a node area).
+unsafe impl Send for SharedMapping {}
+// SAFETY: as above: this type gives out the address only.
+unsafe impl Sync for SharedMapping {}
+
+impl SharedMapping {
+    /// The first byte of the mapping, page-aligned.
+    #[inline]
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Drop for SharedMapping {
+    fn drop(&mut self) {
+        // SAFETY: our own mapping of `len` bytes; its owner is gone.
+        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
+/// One direction of a shared-memory channel. Its memory is reached through
+/// atomics (frame words, head) and through byte ranges that the single-producer
+/// single-consumer protocol gives to one side at a time: `push` must be called
+/// by one producer and `pop` by one consumer, which the driver guarantees by
+/// owning each ring on one side.
 pub struct ShmRing {
-    map: *mut u8,
-    map_len: usize,
+    map: SharedMapping,
     cap: u64,
     name: String,
     /// The producer's position (only the producer uses it).
@@ -42,14 +81,6 @@ pub struct ShmRing {
     /// is zero (a fresh ring is all zero).
     cleared: AtomicU64,
 }
-
-// SAFETY: the mapping is shared memory accessed through atomics (frame words,
-// head) and through byte ranges owned, by the SPSC protocol, by exactly one side
-// at a time.
-unsafe impl Send for ShmRing {}
-// SAFETY: see `Send`; `push` must be called by one producer and `pop` by one
-// consumer, which the driver guarantees by owning each ring on one side.
-unsafe impl Sync for ShmRing {}
 
 /// The word published in front of a frame of `len` bytes at position `pos`: the
 /// position makes a word left from an earlier lap (or any stale bytes) never
@@ -70,7 +101,7 @@ fn shm_name(name: &str) -> io::Result<CString> {
 /// Maps `len` bytes of the object behind `fd`, shared, and closes `fd`. The
 /// pages are mapped in now (MAP_POPULATE): otherwise the first lap of a ring
 /// takes a page fault every 64 small frames, on both sides.
-fn map_fd(fd: libc::c_int, len: usize) -> io::Result<*mut u8> {
+fn map_fd(fd: libc::c_int, len: usize) -> io::Result<SharedMapping> {
     // SAFETY: mapping `len` bytes of the object behind `fd`, shared.
     let p = unsafe {
         libc::mmap(
@@ -87,14 +118,14 @@ fn map_fd(fd: libc::c_int, len: usize) -> io::Result<*mut u8> {
     if p == libc::MAP_FAILED {
         return Err(io::Error::last_os_error());
     }
-    Ok(p.cast())
+    Ok(SharedMapping { ptr: p.cast(), len })
 }
 
 /// Maps the POSIX shared-memory object `name`, creating it if need be, sized to
 /// `len` bytes, shared. Every process that opens one object gives the same
 /// length: resizing to the same length keeps the contents, so who comes first
 /// does not matter. A new object reads zero.
-pub fn map_shared(name: &str, len: usize) -> io::Result<*mut u8> {
+pub fn map_shared(name: &str, len: usize) -> io::Result<SharedMapping> {
     let cname = shm_name(name)?;
     // SAFETY: shm_open with a valid name; the fd is closed by `map_fd` or below.
     let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_CREAT | libc::O_RDWR, 0o600) };
@@ -175,19 +206,17 @@ impl ShmRing {
     }
 
     fn map(fd: libc::c_int, len: usize, name: &str) -> io::Result<ShmRing> {
-        let p = map_fd(fd, len)?;
+        let map = map_fd(fd, len)?;
         let cap = len.saturating_sub(HEADER) as u64;
         if !cap.is_power_of_two() {
-            // SAFETY: unmapping what was just mapped.
-            unsafe { libc::munmap(p.cast(), len) };
+            // The mapping goes with `map`.
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!("shared-memory ring {name} has a bad size ({len} bytes)"),
             ));
         }
         Ok(ShmRing {
-            map: p,
-            map_len: len,
+            map,
             cap,
             name: name.to_string(),
             tail: AtomicU64::new(0),
@@ -203,7 +232,7 @@ impl ShmRing {
 
     fn head(&self) -> &AtomicU64 {
         // SAFETY: the header's first 8 bytes, 8-aligned (page-aligned mapping).
-        unsafe { &*(self.map as *const AtomicU64) }
+        unsafe { &*(self.map.as_ptr() as *const AtomicU64) }
     }
 
     /// The frame word at position `pos` (line-aligned; never split by the wrap,
@@ -212,7 +241,7 @@ impl ShmRing {
         let at = (pos & (self.cap - 1)) as usize;
         // SAFETY: `at` is 8-aligned and at least 8 bytes before the end of the
         // data area, which starts page-aligned + HEADER.
-        unsafe { &*(self.map.add(HEADER + at) as *const AtomicU64) }
+        unsafe { &*(self.map.as_ptr().add(HEADER + at) as *const AtomicU64) }
     }
 
     /// Copies `src` into the data area at position `pos`, wrapping around.
@@ -222,7 +251,7 @@ impl ShmRing {
         // SAFETY: both ranges lie in the data area, which this side owns between
         // the positions it has not yet published.
         unsafe {
-            let data = self.map.add(HEADER);
+            let data = self.map.as_ptr().add(HEADER);
             std::ptr::copy_nonoverlapping(src.as_ptr(), data.add(at), first);
             std::ptr::copy_nonoverlapping(src.as_ptr().add(first), data, src.len() - first);
         }
@@ -238,7 +267,7 @@ impl ShmRing {
         // SAFETY: as `write_at`, for bytes the producer has published; `dst` by
         // contract.
         unsafe {
-            let data = self.map.add(HEADER);
+            let data = self.map.as_ptr().add(HEADER);
             std::ptr::copy_nonoverlapping(data.add(at), dst, first);
             std::ptr::copy_nonoverlapping(data, dst.add(first), len - first);
         }
@@ -326,7 +355,7 @@ impl ShmRing {
         let r = if at + len <= self.cap as usize {
             // SAFETY: published bytes of the data area, which the producer does
             // not touch again before `head` moves past them (below, after `f`).
-            f(unsafe { std::slice::from_raw_parts(self.map.add(HEADER + at), len) })
+            f(unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(HEADER + at), len) })
         } else {
             let mut frame = Vec::with_capacity(len);
             // SAFETY: the capacity holds `len` bytes, all written before `set_len`.
@@ -341,13 +370,6 @@ impl ShmRing {
             Ordering::Release,
         );
         Some(r)
-    }
-}
-
-impl Drop for ShmRing {
-    fn drop(&mut self) {
-        // SAFETY: unmapping our own mapping.
-        unsafe { libc::munmap(self.map.cast(), self.map_len) };
     }
 }
 

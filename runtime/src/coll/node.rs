@@ -63,10 +63,11 @@ struct SlotHead {
 /// Bytes of one process's slot: its head, then data for two rounds, by parity.
 const SLOT_BYTES: usize = std::mem::size_of::<SlotHead>() + 2 * DATA_MAX;
 
-/// One communicator's area, mapped in this process.
+/// One communicator's area, mapped in this process. Its memory is reached
+/// through atomics (round lines) and by the round protocol (data: one writer per
+/// slot and round, readers after its arrival is published).
 pub(crate) struct NodeArea {
-    base: *mut u8,
-    bytes: usize,
+    map: mpcrs_rails::shm::SharedMapping,
     /// Processes meeting here, and this one's slot.
     processes: usize,
     mine: usize,
@@ -75,30 +76,14 @@ pub(crate) struct NodeArea {
     round: AtomicU64,
 }
 
-// SAFETY: the mapping is shared memory, accessed through atomics (words) and by
-// the round protocol (data: one writer per slot and round, readers after its
-// arrival is published).
-unsafe impl Send for NodeArea {}
-// SAFETY: as above; `round` is atomic and only the speaker of the moment uses it.
-unsafe impl Sync for NodeArea {}
-
-impl Drop for NodeArea {
-    fn drop(&mut self) {
-        // SAFETY: our own mapping of `bytes` at `base`, used by nobody now.
-        unsafe { libc::munmap(self.base.cast(), self.bytes) };
-    }
-}
-
 impl NodeArea {
     /// Maps the area `name` for `processes` processes, this one in slot `mine`,
     /// creating it if this process is the first. Every process gives the same
     /// name and count.
     pub(crate) fn open(name: &str, processes: usize, mine: usize) -> std::io::Result<NodeArea> {
-        let bytes = processes * SLOT_BYTES;
-        let base = mpcrs_rails::shm::map_shared(name, bytes)?;
+        let map = mpcrs_rails::shm::map_shared(name, processes * SLOT_BYTES)?;
         let area = NodeArea {
-            base,
-            bytes,
+            map,
             processes,
             mine,
             round: AtomicU64::new(0),
@@ -115,7 +100,7 @@ impl NodeArea {
         debug_assert!(k < self.processes);
         // SAFETY: slot k lies inside the mapping and starts with its head, 64-byte
         // aligned (the mapping is page-aligned, slots a multiple of 64 bytes).
-        unsafe { &*self.base.add(k * SLOT_BYTES).cast::<SlotHead>() }
+        unsafe { &*self.map.as_ptr().add(k * SLOT_BYTES).cast::<SlotHead>() }
     }
 
     fn line(&self, k: usize, round: u64) -> &RoundLine {
@@ -131,7 +116,8 @@ impl NodeArea {
         let parity = (round % 2) as usize;
         // SAFETY: inside slot k of the mapping.
         unsafe {
-            self.base
+            self.map
+                .as_ptr()
                 .add(k * SLOT_BYTES + std::mem::size_of::<SlotHead>() + parity * DATA_MAX)
         }
     }

@@ -179,10 +179,11 @@ impl RailCounters {
 pub(crate) type FrameSink = Arc<dyn Fn(u32, Vec<u8>, usize) + Send + Sync>;
 
 /// Where the rails' frames go: frames of their own (tcp, ibverbs), and frames
-/// lent in place (shared-memory rings).
+/// lent in place (shared-memory rings: handed to the rail as it is, one call
+/// per frame).
 pub(crate) struct FrameSinks {
     pub(crate) owned: FrameSink,
-    pub(crate) lent: Arc<dyn Fn(u32, &[u8]) + Send + Sync>,
+    pub(crate) lent: fn(u32, &[u8]),
 }
 
 pub(crate) struct Links {
@@ -280,15 +281,12 @@ impl Links {
                     )?;
                     Instance::Tcp { rail: tcp, peers }
                 }
-                Driver::Shm => {
-                    let sink = sinks.lent.clone();
-                    Instance::Shm(ShmRail::new(
-                        job,
-                        me,
-                        nodes.len() as u32,
-                        Box::new(move |from, frame| sink(from, frame)),
-                    ))
-                }
+                Driver::Shm => Instance::Shm(ShmRail::new(
+                    job,
+                    me,
+                    nodes.len() as u32,
+                    Box::new(sinks.lent),
+                )),
                 Driver::Ibverbs => {
                     let sink = sink.clone();
                     match VerbsPeers::new(Box::new(move |from, frame| sink(from, frame, 0))) {

@@ -197,7 +197,7 @@ impl Net {
                 .map_err(|e| format!("signaling network: {e}"))?;
         let sinks = links::FrameSinks {
             owned: Arc::new(frame_sink),
-            lent: Arc::new(lent_frame_sink),
+            lent: lent_frame_sink,
         };
         let links = Links::new(set, me, cfg.nodes.clone(), &job, host, sinks)
             .map_err(|e| format!("rails: {e}"))?;
