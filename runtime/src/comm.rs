@@ -527,9 +527,14 @@ impl Communicator {
             .expect("member of the group it joins") as i32;
         let universe = self.shared.universe.clone();
         let fabric = crate::remote::Fabric::expect();
+        let here = group
+            .members()
+            .iter()
+            .filter(|&&w| fabric.process_of(w as usize) == fabric.me)
+            .count();
         let shared = fabric
             .registry
-            .get_or_make(context, || CommShared::new(universe, context, group));
+            .get_or_make(context, here, || CommShared::new(universe, context, group));
         Communicator::from_shared(shared, rank, self.world_rank, "")
     }
 }

@@ -246,7 +246,7 @@ fn start(cfg: &JobConfig) -> Option<Started> {
         )
     };
     let world = match fabric {
-        Some(f) => f.registry.get_or_make(0, make_world),
+        Some(f) => f.registry.get_or_make(0, 1, make_world),
         None => make_world(),
     };
     Some(Started {

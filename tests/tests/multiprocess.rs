@@ -385,3 +385,26 @@ fn programs_that_are_not_position_independent_run_one_rank_per_process() {
         "{err}"
     );
 }
+
+/// Communicators made from MPI_COMM_WORLD, used at once beside it and freed,
+/// 2,000 times: a member of one process could join, use and free the new
+/// communicator before another member of its process had joined, dropping the
+/// late member's mailbox with the messages already in it (the job hung in
+/// MPI_Waitall). `split` orders by key = -rank; `interleave` puts the even
+/// ranks first, so neighbours in the new communicator live in other processes.
+#[test]
+fn communicators_made_and_freed_in_a_loop_keep_every_message() {
+    let bin = build_c(&c_source("comm_churn.c"), "comm_churn", None, &[]);
+    for (n, p) in [("8", "1"), ("8", "2"), ("8", "4"), ("16", "4")] {
+        for mode in ["dup", "split", "interleave"] {
+            let out = expect_success(
+                &run_job(
+                    &["-n", n, "-p", p, bin.to_str().unwrap(), "2000", mode],
+                    Duration::from_secs(60),
+                ),
+                &format!("comm_churn {mode} at -n {n} -p {p}"),
+            );
+            assert_eq!(out.trim(), format!("{mode} ok 2000"), "-n {n} -p {p}");
+        }
+    }
+}

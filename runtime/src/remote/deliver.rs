@@ -389,6 +389,12 @@ impl Fabric {
 
 /// Communicators spanning processes by context id, so arriving frames find their
 /// mailboxes; frames for a communicator this process has not created yet wait.
+///
+/// A new communicator is held here by a strong reference until every member of
+/// this process has joined it: a member can join, use and free it before
+/// another has joined (a creation is an allgather, not a barrier), and a
+/// communicator dropped in between would take the late member's mailbox, and
+/// the messages already delivered to it, along.
 #[derive(Default)]
 pub(crate) struct Registry {
     inner: std::sync::Mutex<RegistryInner>,
@@ -398,7 +404,12 @@ pub(crate) struct Registry {
 #[derive(Default)]
 struct RegistryInner {
     comms: rustc_hash::FxHashMap<u64, std::sync::Weak<CommShared>>,
+    /// Communicators some members of this process have still to join, with
+    /// how many.
+    joining: rustc_hash::FxHashMap<u64, (Arc<CommShared>, usize)>,
     waiting: rustc_hash::FxHashMap<u64, Vec<Incoming>>,
+    /// Size of `comms` at which entries of freed communicators are dropped.
+    prune_at: usize,
 }
 
 impl Registry {
@@ -424,20 +435,37 @@ impl Registry {
         }
     }
 
-    /// This process's object of the communicator `context` with `group`: the one
-    /// another local member already made, or a new one made by `make`, which then
-    /// receives what arrived for it early.
+    /// This process's object of the communicator `context`, which `joins`
+    /// calls of this process ask for (one per local member): the one an
+    /// earlier call made, or a new one made by `make`, which then receives
+    /// what arrived for it early.
     pub(crate) fn get_or_make(
         &self,
         context: u64,
+        joins: usize,
         make: impl FnOnce() -> Arc<CommShared>,
     ) -> Arc<CommShared> {
         let mut r = self.inner.lock().unwrap();
+        if let Some((c, left)) = r.joining.get_mut(&context) {
+            let c = c.clone();
+            *left -= 1;
+            if *left == 0 {
+                r.joining.remove(&context);
+            }
+            return c;
+        }
         if let Some(c) = r.comms.get(&context).and_then(|w| w.upgrade()) {
             return c;
         }
         let c = make();
+        if r.comms.len() >= r.prune_at {
+            r.comms.retain(|_, w| w.strong_count() > 0);
+            r.prune_at = (2 * r.comms.len()).max(64);
+        }
         r.comms.insert(context, Arc::downgrade(&c));
+        if joins > 1 {
+            r.joining.insert(context, (c.clone(), joins - 1));
+        }
         self.version
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         // Under the lock: frames arriving meanwhile wait for these, in order.
