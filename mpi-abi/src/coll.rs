@@ -108,7 +108,7 @@ unsafe fn reduction(
     };
     let n = count as usize;
     let receives = match kind {
-        Reduction::Reduce { root } => c.rank() == root,
+        Reduction::Reduce { root } => c.is_root(root),
         _ => true,
     };
     let in_place = is_in_place(sendbuf);
@@ -311,8 +311,9 @@ mpi_fn! {
 
     fn Bcast(buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
         let (c, len, ti) = tri!(resolve("MPI_Bcast", comm, count, datatype));
-        // The root's data goes out packed; everyone unpacks what arrives.
-        let is_root = c.rank() == root;
+        // The root's data goes out packed; everyone unpacks what arrives (on an
+        // intercommunicator, the root's group but the root receives nothing).
+        let is_root = c.is_root(root) || (c.is_inter() && root == mpcrs::PROC_NULL);
         // SAFETY: buffer lent for the call, `count` elements.
         let (p, stage) = unsafe { Staging::recv(buffer.cast(), count.max(0) as usize, &ti, is_root) };
         // SAFETY: `p` holds `len` bytes until we return.
@@ -362,8 +363,8 @@ mpi_fn! {
 
     fn Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
         let c = tri!(comm_for("MPI_Gather", comm));
-        let root_blocks = if c.rank() == root { c.size() as usize } else { 0 };
-        let in_place = is_in_place(sendbuf) && c.rank() == root;
+        let root_blocks = if c.is_root(root) { c.peer_count() } else { 0 };
+        let in_place = is_in_place(sendbuf) && c.is_root(root);
         // SAFETY: forwarded from the C caller.
         unsafe {
             exchange_uniform("MPI_Gather", Pattern::Gather { root: root as usize }, &c,
@@ -373,7 +374,7 @@ mpi_fn! {
 
     fn Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
         let c = tri!(comm_for("MPI_Scatter", comm));
-        let is_root = c.rank() == root;
+        let is_root = c.is_root(root);
         if is_root && is_in_place(recvbuf) {
             // The root keeps its block in place: receive it into a scratch copy.
             let (len, _) = match datatype::describe(sendcount, sendtype) {
@@ -384,11 +385,11 @@ mpi_fn! {
             // SAFETY: forwarded; the scratch holds one block.
             return unsafe {
                 exchange_uniform("MPI_Scatter", Pattern::Scatter { root: root as usize }, &c,
-                    (sendbuf, sendcount, sendtype), c.size() as usize,
+                    (sendbuf, sendcount, sendtype), c.peer_count(),
                     (scratch.as_mut_ptr().cast(), len as c_int, 0x4c00_010d), 1, false)
             };
         }
-        let send_blocks = if is_root { c.size() as usize } else { 0 };
+        let send_blocks = if is_root { c.peer_count() } else { 0 };
         // SAFETY: forwarded from the C caller.
         unsafe {
             exchange_uniform("MPI_Scatter", Pattern::Scatter { root: root as usize }, &c,
@@ -398,7 +399,7 @@ mpi_fn! {
 
     fn Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
         let c = tri!(comm_for("MPI_Allgather", comm));
-        let n = c.size() as usize;
+        let n = c.peer_count();
         // SAFETY: forwarded from the C caller.
         unsafe {
             exchange_uniform("MPI_Allgather", Pattern::AllGather, &c, (sendbuf, sendcount, sendtype), 1,
@@ -408,7 +409,7 @@ mpi_fn! {
 
     fn Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
         let c = tri!(comm_for("MPI_Alltoall", comm));
-        let n = c.size() as usize;
+        let n = c.peer_count();
         if is_in_place(sendbuf) {
             // Every rank reads others' blocks while they are overwritten: send from
             // a packed copy of the receive buffer.
@@ -446,8 +447,8 @@ mpi_fn! {
     fn Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
         let call = "MPI_Scatterv";
         let c = tri!(comm_for(call, comm));
-        let n = c.size() as usize;
-        let is_root = c.rank() == root;
+        let n = c.peer_count();
+        let is_root = c.is_root(root);
         let sti = match datatype::describe(0, sendtype) {
             Ok((_, t)) => t,
             Err(_) if !is_root => TypeInfo::basic(Elements { kind: mpcrs::Kind::U8, size: 1 }),
@@ -491,7 +492,7 @@ mpi_fn! {
     fn Alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
         let call = "MPI_Alltoallv";
         let c = tri!(comm_for(call, comm));
-        let n = c.size() as usize;
+        let n = c.peer_count();
         let (sti, rti) = match (datatype::describe(0, sendtype), datatype::describe(0, recvtype)) {
             (Ok((_, s)), Ok((_, r))) => (s, r),
             (Err((class, detail)), _) | (_, Err((class, detail))) => return fail(&c, call, class, detail),
@@ -559,9 +560,9 @@ unsafe fn gather_v(
     comm: MPI_Comm,
 ) -> c_int {
     let c = tri!(comm_for(call, comm));
-    let n = c.size() as usize;
+    let n = c.peer_count();
     let me = c.rank() as usize;
-    let receives = !rooted || c.rank() == root;
+    let receives = !rooted || c.is_root(root);
     let in_place = is_in_place(sendbuf);
     let recv = if receives {
         let rti = match datatype::describe(0, recvtype) {
@@ -696,7 +697,7 @@ mpi_fn! {
     fn Alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int {
         let call = "MPI_Alltoallw";
         let c = tri!(comm_for(call, comm));
-        let n = c.size() as usize;
+        let n = c.peer_count();
         // Every block has its own type and a displacement in bytes: pack each send
         // block into one buffer, exchange packed blocks, unpack each received one.
         // SAFETY: one entry per rank in every array, by contract.

@@ -8,7 +8,7 @@ use mpcrs::{Comparison, ErrorClass};
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 
-fn store_new(c: Option<mpcrs::Communicator>, out: *mut MPI_Comm) {
+pub(crate) fn store_new(c: Option<mpcrs::Communicator>, out: *mut MPI_Comm) {
     let h = match c {
         Some(c) => rank_state().expect("inside a rank").add_comm(c),
         None => MPI_COMM_NULL,
@@ -238,7 +238,7 @@ fn group_arg(call: &'static str, h: c_int) -> Result<mpcrs::Group, c_int> {
     }
 }
 
-fn store_group(g: mpcrs::Group, out: *mut c_int) -> c_int {
+pub(crate) fn store_group(g: mpcrs::Group, out: *mut c_int) -> c_int {
     let h = rank_state().expect("inside a rank").add_group(g);
     // SAFETY: writable by the callers' contract.
     unsafe { *out = h };

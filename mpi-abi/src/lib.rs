@@ -16,6 +16,7 @@ mod env;
 mod export;
 mod handles;
 mod info;
+mod intercomm;
 mod loader;
 mod nbc;
 mod p2p;
@@ -40,6 +41,7 @@ pub mod abi {
     pub use crate::comm::*;
     pub use crate::env::*;
     pub use crate::info::*;
+    pub use crate::intercomm::*;
     pub use crate::nbc::*;
     pub use crate::p2p::*;
     pub use crate::requests::*;

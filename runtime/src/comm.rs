@@ -116,8 +116,10 @@ pub struct Communicator {
     /// create) and by create_group with this rank leading: numbers that name
     /// the children's contexts the same way in every process.
     creations: std::sync::atomic::AtomicU64,
-    group_creations: std::sync::atomic::AtomicU64,
+    pub(crate) group_creations: std::sync::atomic::AtomicU64,
     name: Mutex<String>,
+    /// The remote group and the local intracommunicator of an intercommunicator.
+    pub(crate) inter: Option<Box<crate::intercomm::Inter>>,
 }
 
 impl std::fmt::Debug for Communicator {
@@ -148,6 +150,7 @@ impl Communicator {
             creations: Default::default(),
             group_creations: Default::default(),
             name: Mutex::new(name.to_string()),
+            inter: None,
         }
     }
 
@@ -156,8 +159,12 @@ impl Communicator {
         self.rank
     }
 
+    /// Size of the communicator (of the local group for an intercommunicator).
     pub fn size(&self) -> i32 {
-        self.shared.group.size() as i32
+        match &self.inter {
+            Some(i) => i.local.size(),
+            None => self.shared.group.size() as i32,
+        }
     }
 
     /// Rank of the caller in MPI_COMM_WORLD.
@@ -167,7 +174,16 @@ impl Communicator {
 
     /// MPI_Comm_group.
     pub fn group(&self) -> Group {
-        self.shared.group.clone()
+        match &self.inter {
+            Some(i) => i.local.group(),
+            None => self.shared.group.clone(),
+        }
+    }
+
+    /// A number every member gives its next collective creation from this
+    /// communicator alike (members create in the same order).
+    pub(crate) fn next_creation(&self) -> u64 {
+        self.creations.fetch_add(1, Ordering::Relaxed)
     }
 
     /// The context id separating this communicator's traffic from others'.
@@ -225,7 +241,19 @@ impl Communicator {
     }
 
     pub(crate) fn my_mailbox(&self) -> &Mailbox {
-        &self.shared.mailboxes[self.rank as usize]
+        match &self.inter {
+            Some(i) => &self.shared.mailboxes[i.me_at()],
+            None => &self.shared.mailboxes[self.rank as usize],
+        }
+    }
+
+    /// The member of the shared object that point-to-point rank `peer` names
+    /// (on an intercommunicator, a remote rank is a member of the bridge).
+    pub(crate) fn member_of_peer(&self, peer: usize) -> usize {
+        match &self.inter {
+            Some(i) => i.remote_at[peer],
+            None => peer,
+        }
     }
 
     /// Validates the peer rank and tag of a point-to-point call (through the error
@@ -245,19 +273,15 @@ impl Communicator {
                 String::new()
             }
         };
-        if !(peer == PROC_NULL
-            || (receiving && peer == ANY_SOURCE)
-            || (0..self.size()).contains(&peer))
-        {
+        let peers = self.peer_count() as i32;
+        if !(peer == PROC_NULL || (receiving && peer == ANY_SOURCE) || (0..peers).contains(&peer)) {
             let role = if receiving { "source" } else { "destination" };
             let also = any("MPI_ANY_SOURCE");
+            let remote = if self.is_inter() { "remote " } else { "" };
             return self.fail(
                 call,
                 ErrorClass::Rank,
-                format!(
-                    "{role} rank {peer} is not in 0..{} (or MPI_PROC_NULL){also}",
-                    self.size()
-                ),
+                format!("{role} rank {peer} is not in {remote}0..{peers} (or MPI_PROC_NULL){also}"),
             );
         }
         if !((0..=TAG_UB).contains(&tag) || (receiving && tag == ANY_TAG)) {
@@ -287,6 +311,9 @@ impl Communicator {
         if Arc::ptr_eq(&self.shared, &other.shared) {
             return Comparison::Identical;
         }
+        if self.is_inter() || other.is_inter() {
+            return self.inter_compare(other);
+        }
         match self.shared.group.compare(&other.shared.group) {
             Comparison::Identical => Comparison::Congruent,
             c => c,
@@ -295,6 +322,10 @@ impl Communicator {
 
     /// MPI_Comm_dup: same group, new context. Collective.
     pub fn dup(&self) -> Result<Communicator> {
+        if self.is_inter() {
+            let r = self.inter_dup();
+            return self.check(r);
+        }
         let mut out = self.split_impl("MPI_Comm_dup", 0, self.rank)?;
         let c = out.take().expect("dup gives every rank a communicator");
         c.set_error_handler(self.error_handler());
@@ -312,13 +343,21 @@ impl Communicator {
                 format!("color {color} is negative"),
             );
         }
-        let r = self.split_impl("MPI_Comm_split", color, key);
+        let r = if self.is_inter() {
+            self.inter_split(color, key)
+        } else {
+            self.split_impl("MPI_Comm_split", color, key)
+        };
         self.check(r)
     }
 
     /// MPI_Comm_create: the members of `group` (a subset of this communicator's)
     /// get a communicator in the group's order; others get `None`. Collective.
     pub fn create(&self, group: &Group) -> Result<Option<Communicator>> {
+        if self.is_inter() {
+            let r = self.inter_create(group);
+            return self.check(r);
+        }
         let me_in = group.rank_of_world(self.world_rank);
         let color = if me_in.is_some() { 0 } else { UNDEFINED };
         let members: std::collections::HashSet<i32> =
@@ -525,24 +564,46 @@ impl Communicator {
         let rank = group
             .rank_of_world(self.world_rank)
             .expect("member of the group it joins") as i32;
-        let universe = self.shared.universe.clone();
-        let fabric = crate::remote::Fabric::expect();
+        let shared = meet(&self.shared.universe, context, group);
+        Communicator::from_shared(shared, rank, self.world_rank, "")
+    }
+}
+
+/// The object of the communicator `context` of `group` that every member of
+/// this process gets, each calling this once: the first call makes it, the
+/// others find it, however far apart they come (a member may use and free it
+/// before another has asked).
+pub(crate) fn meet(universe: &Arc<Universe>, context: u64, group: Group) -> Arc<CommShared> {
+    let make = |g: Group| CommShared::new(universe.clone(), context, g);
+    if let Some(fabric) = crate::remote::Fabric::get() {
         let here = group
             .members()
             .iter()
             .filter(|&&w| fabric.process_of(w as usize) == fabric.me)
             .count();
-        let shared = fabric
-            .registry
-            .get_or_make(context, here, || CommShared::new(universe, context, group));
-        Communicator::from_shared(shared, rank, self.world_rank, "")
+        return fabric.registry.get_or_make(context, here, || make(group));
     }
+    let mut m = universe.meetings.lock().unwrap();
+    if let Some((c, left)) = m.get_mut(&context) {
+        let c = c.clone();
+        *left -= 1;
+        if *left == 0 {
+            m.remove(&context);
+        }
+        return c;
+    }
+    let joins = group.size();
+    let c = make(group);
+    if joins > 1 {
+        m.insert(context, (c.clone(), joins - 1));
+    }
+    c
 }
 
 /// A context id from numbers every member of a collective creation knows alike
 /// (splitmix64 over them). The top bit keeps it apart from the ids one process
 /// hands out for its own communicators.
-fn derived_context(parts: &[u64]) -> u64 {
+pub(crate) fn derived_context(parts: &[u64]) -> u64 {
     let mut h: u64 = 0x243f_6a88_85a3_08d3;
     for &p in parts {
         h = h.wrapping_add(p).wrapping_add(0x9e37_79b9_7f4a_7c15);

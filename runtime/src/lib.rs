@@ -31,6 +31,7 @@ mod datatype;
 pub mod elf;
 mod error;
 mod group;
+mod intercomm;
 pub mod launch;
 pub mod manifest;
 mod op;
@@ -49,6 +50,7 @@ pub use consts::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED};
 pub use datatype::{bytes_of, bytes_of_mut, Equivalence, Kind, ValueIndex};
 pub use error::{Error, ErrorClass, ErrorHandler, Result, FATAL_EXIT_CODE};
 pub use group::{Comparison, Group};
+pub use intercomm::ROOT;
 /// Restores the process from `MPCRS_RESTORE` if set (before any thread starts).
 pub use mpcrs_cr::restore::restore_if_asked;
 pub use op::Op;

@@ -234,6 +234,9 @@ pub fn status_error(comm: &Communicator, call: &'static str, st: &Status) -> Res
 /// MPI_Barrier.
 pub fn barrier(comm: &Communicator) {
     let _turn = comm.lane.enter();
+    if comm.is_inter() {
+        return coll::inter::barrier(comm);
+    }
     coll::barrier(&comm.shared, comm.rank as usize)
 }
 
@@ -242,6 +245,13 @@ pub fn barrier(comm: &Communicator) {
 /// # Safety
 /// `buf` valid for `len` bytes until return.
 pub unsafe fn bcast(comm: &Communicator, buf: *mut u8, len: usize, root: i32) -> Result<()> {
+    if comm.is_inter() {
+        let root = comm.check_inter_root("MPI_Bcast", root)?;
+        let _turn = comm.lane.enter();
+        // SAFETY: forwarded.
+        let t = unsafe { coll::inter::bcast(comm, root, buf, len) };
+        return comm.truncated("MPI_Bcast", t);
+    }
     let root = comm.check(comm.check_root("MPI_Bcast", root))?;
     let _turn = comm.lane.enter();
     // SAFETY: forwarded.
@@ -273,6 +283,17 @@ pub unsafe fn reduce(
     op: &Op,
     root: Option<i32>,
 ) -> Result<()> {
+    if comm.is_inter() {
+        let root = match root {
+            Some(r) => Some(comm.check_inter_root(call, r)?),
+            None => None,
+        };
+        let red = comm.reduction_of(call, op, el.kind, el.size)?;
+        let _turn = comm.lane.enter();
+        // SAFETY: forwarded.
+        let t = unsafe { coll::inter::reduce(comm, root, send, recv, len, red) };
+        return comm.truncated(call, t);
+    }
     let root = match root {
         Some(r) => Some(comm.check(comm.check_root(call, r))?),
         None => None,
@@ -299,6 +320,11 @@ pub unsafe fn reduce_scatter(
 ) -> Result<()> {
     let red = comm.reduction_of(call, op, el.kind, el.size)?;
     let _turn = comm.lane.enter();
+    if comm.is_inter() {
+        // SAFETY: forwarded.
+        let t = unsafe { coll::inter::reduce_scatter(comm, send, recv, counts, red) };
+        return comm.truncated(call, t);
+    }
     // SAFETY: forwarded.
     let t =
         unsafe { coll::reduce_scatter(&comm.shared, comm.rank as usize, send, recv, counts, red) };
@@ -320,6 +346,13 @@ pub unsafe fn scan(
     op: &Op,
     exclusive: bool,
 ) -> Result<()> {
+    if comm.is_inter() {
+        return comm.fail(
+            call,
+            ErrorClass::Comm,
+            "scans are not defined on intercommunicators",
+        );
+    }
     let red = comm.reduction_of(call, op, el.kind, el.size)?;
     let _turn = comm.lane.enter();
     // SAFETY: forwarded.
@@ -350,6 +383,22 @@ pub unsafe fn exchange(
     recv: *mut u8,
     recv_layout: Layout<'_>,
 ) -> Result<()> {
+    if comm.is_inter() {
+        // The C ABI passes an intercommunicator's root (MPI_ROOT, MPI_PROC_NULL
+        // or a remote rank) through the pattern's usize; it is an i32 again.
+        let root = match pattern {
+            Pattern::Gather { root } | Pattern::Scatter { root } => {
+                comm.check_inter_root(call, root as i32)?
+            }
+            _ => 0,
+        };
+        let _turn = comm.lane.enter();
+        // SAFETY: forwarded.
+        let t = unsafe {
+            coll::inter::exchange(comm, pattern, root, send, send_layout, recv, recv_layout)
+        };
+        return comm.truncated(call, t);
+    }
     let pattern = match pattern {
         Pattern::Gather { root } => Pattern::Gather {
             root: comm.check(comm.check_root(call, root as i32))?,
@@ -373,4 +422,23 @@ pub unsafe fn exchange(
         )
     };
     comm.truncated(call, t)
+}
+
+/// MPI_Intercomm_create: collective over `local`; `peer` and `remote_leader`
+/// matter at the local leader only.
+pub fn intercomm_create(
+    local: &Communicator,
+    local_leader: i32,
+    peer: Option<&Communicator>,
+    remote_leader: i32,
+    tag: i32,
+) -> Result<Communicator> {
+    let r = local.intercomm_create(local_leader, peer, remote_leader, tag);
+    local.check(r)
+}
+
+/// MPI_Intercomm_merge.
+pub fn intercomm_merge(inter: &Communicator, high: bool) -> Result<Communicator> {
+    let r = inter.intercomm_merge(high);
+    inter.check(r)
 }

@@ -7,6 +7,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Process-wide state shared by every rank of the job in this process.
 pub(crate) struct Universe {
     next_context: AtomicU64,
+    /// Communicators of a process without a fabric whose members cannot hand
+    /// each other the object (made by each member from a context they all
+    /// derive), with how many members have still to join: see `comm::meet`.
+    pub(crate) meetings: std::sync::Mutex<
+        rustc_hash::FxHashMap<u64, (std::sync::Arc<crate::comm::CommShared>, usize)>,
+    >,
 }
 
 impl Universe {
@@ -14,6 +20,7 @@ impl Universe {
         Universe {
             // Context 0 is MPI_COMM_WORLD.
             next_context: AtomicU64::new(1),
+            meetings: Default::default(),
         }
     }
 

@@ -393,6 +393,12 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
         ],
         "nbc" => &["ibarrier ok", "ireduce ok", "inonblocking ok"],
         "misc" => &["misc ok"],
+        "intercomm" => &[
+            "intercomm p2p ok",
+            "intercomm collectives ok",
+            "intercomm dup split create ok",
+            "intercomm merge ok",
+        ],
         _ => panic!("no C suite named {name}"),
     }
 }

@@ -98,6 +98,31 @@ fn info_conversions_error_handlers_and_invalid_handles() {
     }
 }
 
+/// Even and odd ranks as the two groups of an intercommunicator: point-to-point,
+/// every blocking collective both ways, dup/split/create/compare, merge; built
+/// with mpcrs-cc and with MPICH's mpicc.
+#[test]
+fn intercommunicators_in_threads() {
+    let ours = build_c(&c_source("intercomm.c"), "intercomm", None, &[]);
+    let mpich = build_c(
+        &c_source("intercomm.c"),
+        "intercomm.mpich",
+        Some("mpicc.mpich"),
+        &[],
+    );
+    for (bin, sizes) in [(&ours, &[2, 3, 7, 64][..]), (&mpich, &[4][..])] {
+        for &n in sizes {
+            let out = expect_success(&run(bin, n, &[]), &format!("intercomm at -n {n}"));
+            assert_eq!(
+                out.lines().collect::<Vec<_>>(),
+                c_suite_lines("intercomm"),
+                "{} at -n {n}",
+                bin.display()
+            );
+        }
+    }
+}
+
 #[test]
 fn calls_before_init_are_fatal_and_named() {
     let bin = build_c(&c_source("before_init.c"), "before_init", None, &[]);

@@ -55,13 +55,21 @@ fn rust_semantics_across_processes_multirail_tcp() {
 
 /// Each C suite and the lines it prints when every check passed.
 fn c_suites() -> Vec<(PathBuf, &'static [&'static str])> {
-    ["basics", "datatypes", "p2p_more", "comms", "nbc", "misc"]
-        .into_iter()
-        .map(|name| {
-            let bin = build_c(&c_source(&format!("{name}.c")), name, None, &[]);
-            (bin, c_suite_lines(name))
-        })
-        .collect()
+    [
+        "basics",
+        "datatypes",
+        "p2p_more",
+        "comms",
+        "nbc",
+        "misc",
+        "intercomm",
+    ]
+    .into_iter()
+    .map(|name| {
+        let bin = build_c(&c_source(&format!("{name}.c")), name, None, &[]);
+        (bin, c_suite_lines(name))
+    })
+    .collect()
 }
 
 fn c_semantics(net: &str) {

@@ -7,7 +7,8 @@
 //! run and for non-commutative operations.
 
 pub(crate) mod arena;
-mod messages;
+pub(crate) mod inter;
+pub(crate) mod messages;
 pub(crate) mod node;
 mod spanning;
 pub(crate) mod tiers;

@@ -76,8 +76,9 @@ impl Communicator {
             len,
             mode,
         };
+        let to = self.member_of_peer(dest as usize);
         // SAFETY: forwarded from this function's contract.
-        Ok(unsafe { super::send_to(&self.shared, dest as usize, msg) })
+        Ok(unsafe { super::send_to(&self.shared, to, msg) })
     }
 
     /// Starts a receive into `capacity` bytes at `buf` after checking `source`
