@@ -57,6 +57,21 @@ fn op_of(h: MPI_Op, t: MPI_Datatype, el: Elements) -> Option<Op> {
     })
 }
 
+/// The unit a reduction may be split at: a basic element for built-in ops,
+/// a whole element of the call's datatype for a user op, whose function is
+/// handed whole elements (a chunk starting inside a 3-double element gave
+/// the function misaligned data).
+fn reduced_unit(o: &Op, t: MPI_Datatype, el: Elements) -> Elements {
+    let size = match o {
+        Op::User { .. } => datatype::info(t).map_or(el.size, |ti| ti.size.max(1)),
+        _ => el.size,
+    };
+    Elements {
+        kind: el.kind,
+        size,
+    }
+}
+
 /// Which reduction a call performs.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Reduction {
@@ -126,10 +141,7 @@ unsafe fn reduction(
         Some(ti) => unsafe { Staging::send(sendbuf.cast(), n, ti) },
         None => (sendbuf.cast(), None),
     };
-    let el = Elements {
-        kind: el.kind,
-        size: el.size,
-    };
+    let el = reduced_unit(&o, t, el);
     // SAFETY: staged or user areas of `len` bytes, alive until we return.
     let r = unsafe {
         match kind {
@@ -493,17 +505,42 @@ mpi_fn! {
         let call = "MPI_Alltoallv";
         let c = tri!(comm_for(call, comm));
         let n = c.peer_count();
+        // MPI_IN_PLACE ignores the send type (MPI_DATATYPE_NULL is usual).
+        let sendtype = if is_in_place(sendbuf) { recvtype } else { sendtype };
         let (sti, rti) = match (datatype::describe(0, sendtype), datatype::describe(0, recvtype)) {
             (Ok((_, s)), Ok((_, r))) => (s, r),
             (Err((class, detail)), _) | (_, Err((class, detail))) => return fail(&c, call, class, detail),
         };
         // SAFETY: one count and displacement per rank on both sides.
-        let (send, recv) = unsafe {
-            (
-                stage_v(sendbuf as *mut u8, c_array(sendcounts, n), c_array(sdispls, n), &sti, true),
-                stage_v(recvbuf.cast(), c_array(recvcounts, n), c_array(rdispls, n), &rti, false),
-            )
+        let (rc, rd) = unsafe { (c_array(recvcounts, n), c_array(rdispls, n)) };
+        if rc.len() < n || rd.len() < n {
+            return fail(&c, call, ErrorClass::Arg, "the receive counts or displacements are NULL".into());
+        }
+        // MPI_IN_PLACE: the blocks go out of a copy of the receive buffer,
+        // which the exchange overwrites (non-contiguous types are packed into
+        // a copy anyway).
+        let mut copy = Vec::new();
+        // SAFETY: the receive buffer holds every block its layout names.
+        let send = unsafe {
+            if is_in_place(sendbuf) {
+                let from = if rti.is_contiguous() {
+                    let span = (0..n).map(|j| (rd[j].max(0) as usize + rc[j].max(0) as usize) * rti.size).max().unwrap_or(0);
+                    copy.extend_from_slice(std::slice::from_raw_parts(recvbuf as *const u8, span));
+                    copy.as_mut_ptr()
+                } else {
+                    recvbuf.cast()
+                };
+                stage_v(from, rc, rd, &rti, true)
+            } else {
+                let (sc, sd) = (c_array(sendcounts, n), c_array(sdispls, n));
+                if sc.len() < n || sd.len() < n {
+                    return fail(&c, call, ErrorClass::Arg, "the send counts or displacements are NULL".into());
+                }
+                stage_v(sendbuf as *mut u8, sc, sd, &sti, true)
+            }
         };
+        // SAFETY: as above.
+        let recv = unsafe { stage_v(recvbuf.cast(), rc, rd, &rti, false) };
         // SAFETY: staged or user areas sized by their layouts.
         let r = unsafe {
             raw::exchange(&c, call, Pattern::AllToAll, send.ptr,
@@ -681,6 +718,7 @@ unsafe fn reduce_scatter(
         .collect();
     let _ = len;
     // SAFETY: staged or user areas sized by the counts.
+    let el = reduced_unit(&o, t, el);
     let r = unsafe { raw::reduce_scatter(c, call, sptr, rptr, &byte_counts, el, &o) };
     if r.is_ok() {
         if in_place {
@@ -700,17 +738,28 @@ mpi_fn! {
         let n = c.peer_count();
         // Every block has its own type and a displacement in bytes: pack each send
         // block into one buffer, exchange packed blocks, unpack each received one.
-        // SAFETY: one entry per rank in every array, by contract.
+        // MPI_IN_PLACE: the send arrays are ignored; the blocks go out of the
+        // receive buffer (packed below, before the exchange overwrites it).
+        let in_place = is_in_place(sendbuf);
+        let (sendbuf, sendcounts, sdispls, sendtypes) = if in_place {
+            (recvbuf as *const c_void, recvcounts, rdispls, recvtypes)
+        } else {
+            (sendbuf, sendcounts, sdispls, sendtypes)
+        };
+        // SAFETY: one entry per rank in every array, by contract (or NULL, refused).
         let (sc, sd, st, rc, rd, rt) = unsafe {
             (
                 c_array(sendcounts, n),
                 c_array(sdispls, n),
-                std::slice::from_raw_parts(sendtypes, n),
+                c_array(sendtypes, n),
                 c_array(recvcounts, n),
                 c_array(rdispls, n),
-                std::slice::from_raw_parts(recvtypes, n),
+                c_array(recvtypes, n),
             )
         };
+        if [sc.len(), sd.len(), st.len(), rc.len(), rd.len(), rt.len()].iter().any(|&l| l < n) {
+            return fail(&c, call, ErrorClass::Arg, "a count, displacement or type array is NULL".into());
+        }
         let mut packed = Vec::new();
         let mut s_counts = Vec::with_capacity(n);
         let mut s_displs = Vec::with_capacity(n);

@@ -122,6 +122,9 @@ mpi_fn! {
 
     fn Finalize() -> c_int {
         let world = tri!(world_of_caller("MPI_Finalize"));
+        // Operations whose requests were freed complete before the rank leaves.
+        let freed = with_state(|st| std::mem::take(&mut st.freed));
+        crate::requests::finish_freed(freed, true);
         // Collective: no rank leaves while others may still talk to it.
         mpcrs::raw::barrier(&world);
         with_state(|st| {

@@ -127,6 +127,10 @@ pub(crate) struct RankState {
     pub(crate) bsend_buffer: Option<(usize, usize)>,
     /// Buffered sends in flight, with the copy each sends from.
     pub(crate) bsends: Vec<(RawRequest, Vec<u8>)>,
+    /// Requests freed by MPI_Request_free before they completed: the
+    /// operation goes on (a synchronous send may wait for a receive the rank
+    /// posts later); finished by later frees and by MPI_Finalize.
+    pub(crate) freed: Vec<RequestEntry>,
     groups: Vec<Option<mpcrs::Group>>,
     /// Cartesian topologies, by communicator handle.
     pub(crate) carts: std::collections::HashMap<MPI_Comm, crate::topo::Cart>,

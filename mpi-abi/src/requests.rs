@@ -92,7 +92,7 @@ unsafe fn idle(h: MPI_Request, status: *mut MPI_Status) -> Option<bool> {
         || rank_state()?.with_request(h, |e| e.persistent.is_some() && !e.active)?;
     if inactive {
         // SAFETY: by contract.
-        unsafe { write_status(status, &mpcrs::Status::empty()) };
+        unsafe { write_status(status, &mpcrs::Status::inactive()) };
     }
     Some(inactive)
 }
@@ -215,7 +215,7 @@ mpi_fn! {
                 // SAFETY: by contract.
                 unsafe {
                     *indx = MPI_UNDEFINED;
-                    write_status(status, &mpcrs::Status::empty());
+                    write_status(status, &mpcrs::Status::inactive());
                 }
                 MPI_SUCCESS
             }
@@ -281,7 +281,7 @@ mpi_fn! {
                 unsafe {
                     *flag = 1;
                     *indx = MPI_UNDEFINED;
-                    write_status(status, &mpcrs::Status::empty());
+                    write_status(status, &mpcrs::Status::inactive());
                 }
                 MPI_SUCCESS
             }
@@ -331,13 +331,15 @@ mpi_fn! {
         let Some(e) = rank_state().and_then(|mut st| st.take_request(h)) else {
             return invalid_request("MPI_Request_free", h);
         };
-        // The operation still completes; its buffer must not be reused before that,
-        // so wait here rather than leave it to run unobserved.
-        let st = e.request.wait();
-        if let Some(s) = e.staging {
-            s.finish(st.bytes);
-        }
-        rank_state().expect("inside a rank").release(h);
+        // The operation still completes, maybe only after this rank's next calls
+        // (a synchronous send to itself): keep it until then, not wait for it.
+        let mut st = rank_state().expect("inside a rank");
+        st.release(h);
+        st.freed.push(e);
+        let pending = std::mem::take(&mut st.freed);
+        drop(st);
+        let still = finish_freed(pending, false);
+        rank_state().expect("inside a rank").freed.extend(still);
         // SAFETY: by contract.
         unsafe { *request = MPI_REQUEST_NULL };
         MPI_SUCCESS
@@ -420,6 +422,28 @@ mpi_fn! {
         }
         MPI_SUCCESS
     }
+}
+
+/// Finishes the freed requests that completed (all of them, waiting, if
+/// `wait`), unpacking what they received; returns the others.
+pub(crate) fn finish_freed(freed: Vec<RequestEntry>, wait: bool) -> Vec<RequestEntry> {
+    let mut still = Vec::new();
+    for e in freed {
+        let done = if wait {
+            Some(e.request.wait())
+        } else {
+            e.request.test()
+        };
+        match done {
+            Some(st) => {
+                if let Some(s) = e.staging {
+                    s.finish(st.bytes);
+                }
+            }
+            None => still.push(e),
+        }
+    }
+    still
 }
 
 /// MPI_Waitall.

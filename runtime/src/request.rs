@@ -47,6 +47,12 @@ impl Status {
         Status::ok(crate::PROC_NULL, crate::ANY_TAG, 0)
     }
 
+    /// MPI's "empty" status, which waits and tests report for a null or
+    /// inactive request: MPI_ANY_SOURCE, MPI_ANY_TAG, no data.
+    pub fn inactive() -> Status {
+        Status::ok(crate::ANY_SOURCE, crate::ANY_TAG, 0)
+    }
+
     /// Number of whole `T` elements received (MPI_Get_count).
     pub fn count<T>(&self) -> usize {
         self.bytes / std::mem::size_of::<T>().max(1)

@@ -393,6 +393,11 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
         ],
         "nbc" => &["ibarrier ok", "ireduce ok", "inonblocking ok"],
         "misc" => &["misc ok"],
+        "request_edges" => &["inactive request status ok", "freed synchronous send ok"],
+        "coll_edges" => &[
+            "alltoallv alltoallw zero and in place ok",
+            "user op on long vectors ok",
+        ],
         "intercomm" => &[
             "intercomm p2p ok",
             "intercomm collectives ok",

@@ -123,6 +123,39 @@ fn intercommunicators_in_threads() {
     }
 }
 
+/// Alltoallv/Alltoallw with zero counts and MPI_IN_PLACE (NULL send arrays,
+/// MPI_DATATYPE_NULL send type: a panic before), and a user op over a
+/// 3-double type on vectors split among ranks (wrong answers before: chunks
+/// started inside an element).
+#[test]
+fn collective_edge_cases_in_place_zero_counts_and_user_ops_on_long_vectors() {
+    let bin = build_c(&c_source("coll_edges.c"), "coll_edges", None, &[]);
+    for n in [1, 4, 11, 16] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("coll_edges at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("coll_edges"),
+            "at -n {n}"
+        );
+    }
+}
+
+/// The empty status of null and inactive requests (MPI_PROC_NULL was
+/// reported as the source), and a synchronous send freed before its receive
+/// exists (MPI_Request_free waited for it: a send to itself hung).
+#[test]
+fn inactive_request_status_and_freed_synchronous_sends() {
+    let bin = build_c(&c_source("request_edges.c"), "request_edges", None, &[]);
+    for n in [1, 4, 7] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("request_edges at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("request_edges"),
+            "at -n {n}"
+        );
+    }
+}
+
 #[test]
 fn calls_before_init_are_fatal_and_named() {
     let bin = build_c(&c_source("before_init.c"), "before_init", None, &[]);

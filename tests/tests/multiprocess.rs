@@ -63,6 +63,8 @@ fn c_suites() -> Vec<(PathBuf, &'static [&'static str])> {
         "nbc",
         "misc",
         "intercomm",
+        "coll_edges",
+        "request_edges",
     ]
     .into_iter()
     .map(|name| {
