@@ -478,3 +478,26 @@ mpi_fn! {
         }
     }
 }
+
+/// MPI_DUP_FN (MPICH's symbol `MPIR_Dup_fn`): the predefined copy callback that
+/// gives the new communicator the same attribute value.
+///
+/// # Safety
+/// Called as an attribute copy callback: `attribute_val_out` is a `void **`,
+/// `flag` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPIR_Dup_fn(
+    _oldcomm: MPI_Comm,
+    _keyval: c_int,
+    _extra_state: *mut c_void,
+    attribute_val_in: *mut c_void,
+    attribute_val_out: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    // SAFETY: by the callback's contract.
+    unsafe {
+        *(attribute_val_out as *mut *mut c_void) = attribute_val_in;
+        *flag = 1;
+    }
+    MPI_SUCCESS
+}

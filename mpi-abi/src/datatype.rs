@@ -33,6 +33,24 @@ pub(crate) fn predefined(t: MPI_Datatype) -> Option<Elements> {
         0x8c00_0003 => (8, Kind::PairI16I32),                      // SHORT_INT
         0x4c00_0816 => (8, Kind::PairI32I32),                      // 2INT
         0x8c00_0004 => (32, Kind::Opaque),                         // LONG_DOUBLE_INT
+        0x4c00_0010 | 0x4c00_0011 => (0, Kind::U8),                // LB, UB (bound markers)
+        0x4c00_0133 => (1, Kind::U8),                              // CXX_BOOL
+        // Complex numbers move as bytes; no predefined op reduces them yet.
+        0x4c00_0840 | 0x4c00_0834 | 0x4c00_081e | 0x4c00_0828 => (8, Kind::Opaque),
+        0x4c00_1041 | 0x4c00_1035 | 0x4c00_1022 | 0x4c00_102a => (16, Kind::Opaque),
+        0x4c00_2042 | 0x4c00_2036 | 0x4c00_202c => (32, Kind::Opaque),
+        // Fortran types, as the C types of the same size and meaning.
+        0x4c00_011a => (1, Kind::I8),  // CHARACTER
+        0x4c00_012d => (1, Kind::I8),  // INTEGER1
+        0x4c00_022f => (2, Kind::I16), // INTEGER2
+        0x4c00_041b | 0x4c00_0430 | 0x4c00_041d => (4, Kind::I32), // INTEGER, INTEGER4, LOGICAL
+        0x4c00_0831 => (8, Kind::I64), // INTEGER8
+        0x4c00_041c | 0x4c00_0427 => (4, Kind::F32), // REAL, REAL4
+        0x4c00_081f | 0x4c00_0829 => (8, Kind::F64), // DOUBLE_PRECISION, REAL8
+        0x4c00_102b => (16, Kind::Opaque), // REAL16
+        0x4c00_0820 => (8, Kind::PairI32I32), // 2INTEGER
+        0x4c00_0821 => (8, Kind::Opaque), // 2REAL
+        0x4c00_1023 => (16, Kind::Opaque), // 2DOUBLE_PRECISION
         _ => return None,
     };
     Some(Elements { kind, size })

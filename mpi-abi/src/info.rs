@@ -1,4 +1,4 @@
-//! Info objects, error-handler odds and ends, and Fortran handle conversions.
+//! Info objects and error-handler odds and ends.
 
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
@@ -107,32 +107,4 @@ mpi_fn! {
         fail(&c, "MPI_Comm_call_errhandler", class, format!("error code {errorcode} raised by the program"));
         MPI_SUCCESS
     }
-}
-
-// Fortran handles are the same integers in the MPICH ABI: the conversions are
-// identities, exported under the C names MPICH uses.
-macro_rules! c2f {
-    ($($c2f:ident, $f2c:ident;)*) => {
-        $(
-            #[no_mangle]
-            pub extern "C" fn $c2f(h: c_int) -> c_int {
-                h
-            }
-            #[no_mangle]
-            pub extern "C" fn $f2c(h: c_int) -> c_int {
-                h
-            }
-        )*
-    };
-}
-
-c2f! {
-    MPI_Comm_c2f, MPI_Comm_f2c;
-    MPI_Type_c2f, MPI_Type_f2c;
-    MPI_Group_c2f, MPI_Group_f2c;
-    MPI_Request_c2f, MPI_Request_f2c;
-    MPI_Op_c2f, MPI_Op_f2c;
-    MPI_Info_c2f, MPI_Info_f2c;
-    MPI_Errhandler_c2f, MPI_Errhandler_f2c;
-    MPI_Message_c2f, MPI_Message_f2c;
 }

@@ -11,9 +11,11 @@
 
 mod coll;
 mod comm;
+pub mod ctypes;
 mod datatype;
 mod env;
 mod export;
+mod fortran;
 mod handles;
 mod info;
 mod loader;
@@ -22,6 +24,7 @@ mod p2p;
 mod requests;
 mod topo;
 mod types;
+mod unsupported;
 pub mod wrapper;
 
 pub use handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Status};
@@ -39,11 +42,13 @@ pub mod abi {
     pub use crate::coll::*;
     pub use crate::comm::*;
     pub use crate::env::*;
+    pub use crate::fortran::*;
     pub use crate::info::*;
     pub use crate::nbc::*;
     pub use crate::p2p::*;
     pub use crate::requests::*;
     pub use crate::topo::*;
     pub use crate::types::*;
+    pub use crate::unsupported::*;
 }
 pub use loader::mpcrs_abi_main;

@@ -45,14 +45,7 @@ fn launch(
 }
 
 fn class_of_code(code: c_int) -> mpcrs::ErrorClass {
-    use mpcrs::ErrorClass::*;
-    [
-        Buffer, Count, Type, Tag, Comm, Rank, Root, Group, Op, Topology, Dims, Arg, Unknown,
-        Truncate, Other, Intern,
-    ]
-    .into_iter()
-    .find(|c| *c as c_int == code)
-    .unwrap_or(Other)
+    crate::env::class_of(code).unwrap_or(mpcrs::ErrorClass::Other)
 }
 
 mpi_fn! {

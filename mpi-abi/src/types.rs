@@ -43,6 +43,14 @@ fn nonneg(call: &'static str, v: c_int, what: &str) -> Result<usize, c_int> {
 }
 
 mpi_fn! {
+    fn Aint_add(base: MPI_Aint, disp: MPI_Aint) -> MPI_Aint {
+        base.wrapping_add(disp)
+    }
+
+    fn Aint_diff(addr1: MPI_Aint, addr2: MPI_Aint) -> MPI_Aint {
+        addr1.wrapping_sub(addr2)
+    }
+
     fn Type_contiguous(count: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
         let old = tri!(old_type("MPI_Type_contiguous", oldtype));
         let n = tri!(nonneg("MPI_Type_contiguous", count, "count"));

@@ -393,6 +393,7 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
         ],
         "nbc" => &["ibarrier ok", "ireduce ok", "inonblocking ok"],
         "misc" => &["misc ok"],
+        "surface" => &["unsupported ok", "conversions ok"],
         _ => panic!("no C suite named {name}"),
     }
 }
