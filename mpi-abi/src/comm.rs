@@ -122,9 +122,9 @@ pub type DeleteAttrFn = unsafe extern "C" fn(
 /// duplicated or freed.
 #[derive(Clone, Copy)]
 pub(crate) struct Keyval {
-    copy: Option<CopyAttrFn>,
-    delete: Option<DeleteAttrFn>,
-    extra: *mut c_void,
+    pub(crate) copy: Option<CopyAttrFn>,
+    pub(crate) delete: Option<DeleteAttrFn>,
+    pub(crate) extra: *mut c_void,
 }
 
 const KEYVAL_USER: c_int = 0xa400_0000u32 as c_int;
@@ -145,7 +145,7 @@ static WTIME_IS_GLOBAL_VALUE: c_int = 1;
 static PROC_NULL_VALUE: c_int = mpcrs::PROC_NULL;
 static ANY_SOURCE_VALUE: c_int = mpcrs::ANY_SOURCE;
 
-fn keyval(st: &RankState, k: c_int) -> Option<Keyval> {
+pub(crate) fn keyval(st: &RankState, k: c_int) -> Option<Keyval> {
     if k & !0x03ff_ffff != KEYVAL_USER {
         return None;
     }

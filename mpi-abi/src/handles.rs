@@ -135,6 +135,10 @@ pub(crate) struct RankState {
     /// User keyvals: index -> (copy function, delete function, extra state).
     pub(crate) keyvals: Vec<Option<crate::comm::Keyval>>,
     infos: Vec<Option<std::collections::BTreeMap<String, String>>>,
+    /// Names given to datatypes (MPI_Type_set_name).
+    pub(crate) type_names: std::collections::HashMap<MPI_Datatype, String>,
+    /// Attributes set on datatypes: (datatype, keyval) -> value.
+    pub(crate) type_attrs: std::collections::HashMap<(MPI_Datatype, c_int), *mut libc::c_void>,
 }
 
 /// One rank's tables behind a lock that parks a ULT rather than blocking its

@@ -376,20 +376,6 @@ mpi_fn! {
         MPI_SUCCESS
     }
 
-    fn Get_elements(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> c_int {
-        let Some(ti) = datatype::info(datatype) else {
-            return ErrorClass::Type as c_int;
-        };
-        // Basic elements: exact for types made of one basic type.
-        let unit = ti.elem.map_or(ti.size, |e| e.size).max(1) as u64;
-        // SAFETY: `status` readable, `count` writable by contract.
-        unsafe {
-            let bytes = status_bytes(&*status);
-            *count = if bytes.is_multiple_of(unit) { (bytes / unit) as c_int } else { MPI_UNDEFINED };
-        }
-        MPI_SUCCESS
-    }
-
     fn Send_init(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
         // SAFETY: forwarded.
         unsafe { init_request("MPI_Send_init", Persistent::Send { buf, count, t: datatype, peer: dest, tag, comm, sync: false }, request) }

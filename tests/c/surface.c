@@ -62,12 +62,216 @@ static void conversions(void) {
     done("conversions");
 }
 
+static int deletes;
+static int count_delete(MPI_Datatype t, int k, void *v, void *extra) {
+    (void)t; (void)k; (void)v; (void)extra;
+    deletes++;
+    return MPI_SUCCESS;
+}
+
+static void minus(void *in, void *inout, int *len, MPI_Datatype *t) {
+    (void)t;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] -= ((int *)in)[i];
+}
+
+/* Derived datatypes: addresses, extents, MPI-1 names, envelopes and
+ * contents, darray, element counts, names, attributes, external32, local
+ * reductions. */
+static void datatypes(void) {
+    struct { int a; double b; } pair[2];
+    MPI_Aint a0, b0, p1;
+    MPI_Get_address(&pair[0].a, &a0);
+    MPI_Get_address(&pair[0].b, &b0);
+    MPI_Address(&pair[1], &p1);
+    int bl[3] = {1, 1, 1};
+    MPI_Aint disp[3] = {0, b0 - a0, p1 - a0};
+    MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_UB};
+    MPI_Datatype st;
+    MPI_Type_struct(3, bl, disp, types, &st);
+    MPI_Type_commit(&st);
+    MPI_Aint ext, lb, ub;
+    MPI_Type_extent(st, &ext);
+    MPI_Type_lb(st, &lb);
+    MPI_Type_ub(st, &ub);
+    CHECK(ext == sizeof pair[0] && lb == 0 && ub == (MPI_Aint)sizeof pair[0], "struct with MPI_UB");
+    MPI_Count csize, clb, cext;
+    MPI_Type_size_x(st, &csize);
+    MPI_Type_get_extent_x(st, &clb, &cext);
+    CHECK(csize == 12 && clb == 0 && cext == 16, "size_x extent_x");
+    MPI_Type_get_true_extent_x(st, &clb, &cext);
+    CHECK(clb == 0 && cext == 16, "true_extent_x");
+
+    /* Envelope and contents of a struct: counts, displacements, types. */
+    int ni, na, nd, comb;
+    MPI_Type_get_envelope(st, &ni, &na, &nd, &comb);
+    CHECK(comb == MPI_COMBINER_STRUCT && ni == 4 && na == 3 && nd == 3, "struct envelope");
+    int ints[4];
+    MPI_Aint addrs[3];
+    MPI_Datatype dts[3];
+    MPI_Type_get_contents(st, 4, 3, 3, ints, addrs, dts);
+    CHECK(ints[0] == 3 && addrs[1] == b0 - a0 && dts[0] == MPI_INT && dts[2] == MPI_UB, "struct contents");
+    MPI_Type_get_envelope(MPI_INT, &ni, &na, &nd, &comb);
+    CHECK(comb == MPI_COMBINER_NAMED, "named envelope");
+    MPI_Datatype vec, hb, inner;
+    MPI_Type_vector(3, 2, 5, st, &vec);
+    MPI_Type_get_envelope(vec, &ni, &na, &nd, &comb);
+    MPI_Type_get_contents(vec, 3, 0, 1, ints, addrs, &inner);
+    CHECK(comb == MPI_COMBINER_VECTOR && ints[0] == 3 && ints[1] == 2 && ints[2] == 5, "vector contents");
+    MPI_Type_get_envelope(inner, &ni, &na, &nd, &comb);
+    CHECK(comb == MPI_COMBINER_STRUCT, "contents give the inner type");
+    MPI_Type_free(&inner);
+    MPI_Type_free(&vec);
+    MPI_Aint hd[2] = {0, 24};
+    MPI_Type_create_hindexed_block(2, 2, hd, MPI_INT, &hb);
+    MPI_Type_commit(&hb);
+    int src[8] = {1, 2, 3, 4, 5, 6, 7, 8}, packed[4], pos = 0;
+    MPI_Pack(src, 1, hb, packed, sizeof packed, &pos, MPI_COMM_SELF);
+    CHECK(pos == 16 && packed[0] == 1 && packed[1] == 2 && packed[2] == 7 && packed[3] == 8, "hindexed_block");
+    MPI_Type_get_envelope(hb, &ni, &na, &nd, &comb);
+    CHECK(comb == MPI_COMBINER_HINDEXED_BLOCK && ni == 2 && na == 2, "hindexed_block envelope");
+
+    /* darray: block and cyclic distributions of 2*size ints over the ranks. */
+    int gs = 2 * size, dist = MPI_DISTRIBUTE_BLOCK, darg = MPI_DISTRIBUTE_DFLT_DARG, ps = size;
+    int global[64];
+    for (int i = 0; i < 64; i++) global[i] = i;
+    MPI_Datatype blk, cyc;
+    MPI_Type_create_darray(size, rank, 1, &gs, &dist, &darg, &ps, MPI_ORDER_C, MPI_INT, &blk);
+    dist = MPI_DISTRIBUTE_CYCLIC;
+    MPI_Type_create_darray(size, rank, 1, &gs, &dist, &darg, &ps, MPI_ORDER_C, MPI_INT, &cyc);
+    MPI_Type_commit(&blk);
+    MPI_Type_commit(&cyc);
+    int got[2];
+    pos = 0;
+    MPI_Pack(global, 1, blk, got, sizeof got, &pos, MPI_COMM_SELF);
+    CHECK(pos == 8 && got[0] == 2 * rank && got[1] == 2 * rank + 1, "darray block");
+    pos = 0;
+    MPI_Pack(global, 1, cyc, got, sizeof got, &pos, MPI_COMM_SELF);
+    CHECK(got[0] == rank && got[1] == rank + size, "darray cyclic");
+    MPI_Type_get_extent(cyc, &lb, &ext);
+    CHECK(lb == 0 && ext == gs * (MPI_Aint)sizeof(int), "darray extent");
+    /* 2-D, Fortran order, on a 1 x size grid: column block of a 3 x size array. */
+    int g2[2] = {3, size}, d2[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_BLOCK};
+    int a2[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, p2[2] = {1, size};
+    MPI_Datatype col;
+    MPI_Type_create_darray(size, rank, 2, g2, d2, a2, p2, MPI_ORDER_FORTRAN, MPI_INT, &col);
+    MPI_Type_commit(&col);
+    int three[3];
+    pos = 0;
+    MPI_Pack(global, 1, col, three, sizeof three, &pos, MPI_COMM_SELF);
+    CHECK(pos == 12 && three[0] == 3 * rank && three[2] == 3 * rank + 2, "darray fortran");
+    MPI_Type_free(&blk);
+    MPI_Type_free(&cyc);
+    MPI_Type_free(&col);
+
+    /* Element counts of derived types: basic elements, not bytes. */
+    MPI_Datatype two;
+    MPI_Type_contiguous(2, MPI_INT, &two);
+    MPI_Type_commit(&two);
+    int five[5] = {1, 2, 3, 4, 5}, six[6];
+    MPI_Status s;
+    MPI_Sendrecv(five, 5, MPI_INT, rank, 1, six, 3, two, rank, 1, MPI_COMM_WORLD, &s);
+    int n;
+    MPI_Get_count(&s, two, &n);
+    CHECK(n == MPI_UNDEFINED, "get_count of a partial element");
+    MPI_Get_elements(&s, two, &n);
+    CHECK(n == 5, "get_elements of contiguous");
+    MPI_Sendrecv(pair, 12, MPI_BYTE, rank, 2, six, 1, st, rank, 2, MPI_COMM_WORLD, &s);
+    MPI_Get_elements(&s, st, &n);
+    CHECK(n == 2, "get_elements of a struct");
+    MPI_Sendrecv(pair, 4, MPI_BYTE, rank, 3, six, 1, st, rank, 3, MPI_COMM_WORLD, &s);
+    MPI_Count nx;
+    MPI_Get_elements_x(&s, st, &nx);
+    CHECK(nx == 1, "get_elements_x of half a struct");
+    MPI_Status_set_elements(&s, st, 3);
+    MPI_Get_elements(&s, st, &n);
+    MPI_Get_count(&s, MPI_BYTE, &pos);
+    CHECK(n == 3 && pos == 16, "status_set_elements");
+    MPI_Status_set_elements_x(&s, MPI_DOUBLE, 4);
+    MPI_Get_count(&s, MPI_DOUBLE, &n);
+    CHECK(n == 4, "status_set_elements_x");
+    int flag;
+    MPI_Status_set_cancelled(&s, 1);
+    MPI_Test_cancelled(&s, &flag);
+    CHECK(flag, "status_set_cancelled");
+    MPI_Type_free(&two);
+
+    /* Names and attributes. */
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    MPI_Type_get_name(MPI_DOUBLE, name, &len);
+    CHECK(strcmp(name, "MPI_DOUBLE") == 0 && len == 10, "predefined name");
+    MPI_Type_set_name(st, "pair");
+    MPI_Type_get_name(st, name, &len);
+    CHECK(strcmp(name, "pair") == 0, "set_name");
+    int key;
+    static int value = 42;
+    MPI_Type_create_keyval(MPI_TYPE_DUP_FN, count_delete, &key, NULL);
+    MPI_Type_set_attr(st, key, &value);
+    MPI_Datatype dup;
+    MPI_Type_dup(st, &dup);
+    int *v;
+    MPI_Type_get_attr(dup, key, &v, &flag);
+    CHECK(flag && *v == 42, "attribute copied by dup");
+    MPI_Type_get_envelope(dup, &ni, &na, &nd, &comb);
+    CHECK(comb == MPI_COMBINER_DUP && nd == 1, "dup envelope");
+    MPI_Type_delete_attr(st, key);
+    MPI_Type_get_attr(st, key, &v, &flag);
+    CHECK(!flag && deletes == 1, "delete_attr");
+    MPI_Type_free(&dup);
+    CHECK(deletes == 2, "free deletes attributes");
+    MPI_Type_free_keyval(&key);
+
+    /* Sizes, F90 types, external32. */
+    MPI_Datatype m;
+    MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &m);
+    CHECK(m == MPI_DOUBLE, "match_size");
+    MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 4, &m);
+    CHECK(m == MPI_INT, "match_size int");
+    MPI_Datatype f;
+    MPI_Type_create_f90_real(6, 30, &f);
+    int fs;
+    MPI_Type_size(f, &fs);
+    MPI_Type_get_envelope(f, &ni, &na, &nd, &comb);
+    CHECK(fs == 4 && comb == MPI_COMBINER_F90_REAL && ni == 2, "f90 real");
+    MPI_Type_create_f90_integer(9, &f);
+    MPI_Type_size(f, &fs);
+    CHECK(fs == 4, "f90 integer");
+    int word = 0x01020304, back = 0;
+    unsigned char ext32[8];
+    MPI_Aint epos = 0, esize;
+    MPI_Pack_external_size("external32", 1, MPI_INT, &esize);
+    MPI_Pack_external("external32", &word, 1, MPI_INT, ext32, sizeof ext32, &epos);
+    CHECK(esize == 4 && epos == 4 && ext32[0] == 1 && ext32[3] == 4, "pack_external is big-endian");
+    epos = 0;
+    MPI_Unpack_external("external32", ext32, 4, &epos, &back, 1, MPI_INT);
+    CHECK(back == word, "unpack_external");
+
+    /* Local reductions. */
+    int in[3] = {1, 2, 3}, io[3] = {10, 20, 30};
+    MPI_Reduce_local(in, io, 3, MPI_INT, MPI_SUM);
+    CHECK(io[0] == 11 && io[2] == 33, "reduce_local sum");
+    MPI_Op op;
+    MPI_Op_create(minus, 0, &op);
+    MPI_Reduce_local(in, io, 3, MPI_INT, op);
+    CHECK(io[0] == 10 && io[2] == 30, "reduce_local user op");
+    int commute;
+    MPI_Op_commutative(op, &commute);
+    CHECK(!commute, "user op not commutative");
+    MPI_Op_commutative(MPI_MAX, &commute);
+    CHECK(commute, "max commutative");
+    MPI_Op_free(&op);
+    MPI_Type_free(&st);
+    MPI_Type_free(&hb);
+    done("datatypes");
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     unsupported();
     conversions();
+    datatypes();
     MPI_Finalize();
     return 0;
 }

@@ -18,6 +18,13 @@ int main(int argc, char **argv) {
             MPI_Comm child;
             MPI_Comm_spawn("true", MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_SELF, &child,
                            MPI_ERRCODES_IGNORE);
+        } else if (strcmp(which, "hindexed_block") == 0) {
+            MPI_Datatype t;
+            MPI_Aint d[1] = {0};
+            MPI_Type_create_hindexed_block(-2, 1, d, MPI_INT, &t);
+        } else if (strcmp(which, "reduce_local") == 0) {
+            int a = 1, b = 2;
+            MPI_Reduce_local(&a, &b, 1, MPI_INT, (MPI_Op)0x12345);
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);

@@ -393,7 +393,7 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
         ],
         "nbc" => &["ibarrier ok", "ireduce ok", "inonblocking ok"],
         "misc" => &["misc ok"],
-        "surface" => &["unsupported ok", "conversions ok"],
+        "surface" => &["unsupported ok", "conversions ok", "datatypes ok"],
         _ => panic!("no C suite named {name}"),
     }
 }

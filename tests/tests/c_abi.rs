@@ -128,6 +128,16 @@ fn surface_errors_are_fatal_and_named() {
             1,
             "mpcrs: fatal error in MPI_Comm_spawn on rank 0: MPI_ERR_UNSUPPORTED_OPERATION: dynamic process management is not built yet",
         ),
+        (
+            "hindexed_block",
+            4,
+            "mpcrs: fatal error in MPI_Type_create_hindexed_block on rank 1: MPI_ERR_COUNT: negative count -2",
+        ),
+        (
+            "reduce_local",
+            7,
+            "mpcrs: fatal error in MPI_Reduce_local on rank 1: MPI_ERR_OP: invalid op handle 0x12345",
+        ),
     ] {
         let o = run(&bin, n, &[case]);
         let (_, err) = text(&o);
