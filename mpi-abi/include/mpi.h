@@ -595,6 +595,7 @@ MPCRS_DECLARE(int, Pcontrol, (const int level, ...))
 MPCRS_DECLARE(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
 MPCRS_DECLARE(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
 /* Communicators, groups and attributes (MPI-1 names included) */
+MPCRS_DECLARE(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
 /* Datatypes, addresses, packing and local reductions */
 MPCRS_DECLARE(int, Address, (void *location, MPI_Aint *address))
 MPCRS_DECLARE(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
@@ -634,6 +635,15 @@ MPCRS_DECLARE(int, Type_struct, (int count, int array_of_blocklengths[], MPI_Ain
 MPCRS_DECLARE(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
 MPCRS_DECLARE(int, Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype))
 /* Non-blocking collectives */
+MPCRS_DECLARE(int, Iallgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+MPCRS_DECLARE(int, Ialltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+MPCRS_DECLARE(int, Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request))
+MPCRS_DECLARE(int, Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+MPCRS_DECLARE(int, Igatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+MPCRS_DECLARE(int, Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+MPCRS_DECLARE(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+MPCRS_DECLARE(int, Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+MPCRS_DECLARE(int, Iscatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
 /* Process topologies and neighbourhood collectives */
 
 /* The functions below exist so that every program links; they fail with

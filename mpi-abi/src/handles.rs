@@ -135,6 +135,9 @@ pub(crate) struct RankState {
     /// User keyvals: index -> (copy function, delete function, extra state).
     pub(crate) keyvals: Vec<Option<crate::comm::Keyval>>,
     infos: Vec<Option<std::collections::BTreeMap<String, String>>>,
+    /// Per communicator, the completion of the last non-blocking collective
+    /// issued on it: the next one starts after it (nbc.rs).
+    pub(crate) nbc_chain: std::collections::HashMap<MPI_Comm, Arc<RawRequest>>,
     /// Names given to datatypes (MPI_Type_set_name).
     pub(crate) type_names: std::collections::HashMap<MPI_Datatype, String>,
     /// Attributes set on datatypes: (datatype, keyval) -> value.

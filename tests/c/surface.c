@@ -265,6 +265,48 @@ static void datatypes(void) {
     done("datatypes");
 }
 
+/* The non-blocking v-, w-, scan and reduce-scatter collectives and
+ * MPI_Comm_idup, several in flight at once. */
+static void nonblocking(void) {
+    MPI_Request r[10];
+    int me = rank + 1, scan = 0, exscan = -1;
+    MPI_Iscan(&me, &scan, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[0]);
+    MPI_Iexscan(&me, &exscan, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[1]);
+    int ones[64], block = 0, rs = 0, counts[64], displs[64];
+    for (int i = 0; i < 64; i++) { ones[i] = i + 1; counts[i] = 1; displs[i] = i; }
+    MPI_Ireduce_scatter_block(ones, &block, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[2]);
+    MPI_Ireduce_scatter(ones, &rs, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[3]);
+    int gathered[64], all[64], scattered = -1, a2a[64], w2w[64];
+    MPI_Igatherv(&me, 1, MPI_INT, gathered, counts, displs, MPI_INT, 0, MPI_COMM_WORLD, &r[4]);
+    MPI_Iscatterv(ones, counts, displs, MPI_INT, &scattered, 1, MPI_INT, size - 1, MPI_COMM_WORLD, &r[5]);
+    MPI_Iallgatherv(&me, 1, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD, &r[6]);
+    int mine[64], bdispls[64];
+    MPI_Datatype types[64];
+    for (int i = 0; i < size; i++) { mine[i] = 100 * rank + i; bdispls[i] = i * (int)sizeof(int); types[i] = MPI_INT; }
+    MPI_Ialltoallv(mine, counts, displs, MPI_INT, a2a, counts, displs, MPI_INT, MPI_COMM_WORLD, &r[7]);
+    MPI_Ialltoallw(mine, counts, bdispls, types, w2w, counts, bdispls, types, MPI_COMM_WORLD, &r[8]);
+    MPI_Comm dup;
+    MPI_Comm_idup(MPI_COMM_WORLD, &dup, &r[9]);
+    MPI_Waitall(10, r, MPI_STATUSES_IGNORE);
+    CHECK(scan == (rank + 1) * (rank + 2) / 2, "iscan");
+    CHECK(rank == 0 || exscan == rank * (rank + 1) / 2, "iexscan");
+    CHECK(block == size * (rank + 1) && rs == size * (rank + 1), "ireduce_scatter");
+    for (int i = 0; i < size; i++) {
+        CHECK(rank != 0 || gathered[i] == i + 1, "igatherv");
+        CHECK(all[i] == i + 1, "iallgatherv");
+        CHECK(a2a[i] == 100 * i + rank && w2w[i] == 100 * i + rank, "ialltoallv/w");
+    }
+    CHECK(scattered == rank + 1, "iscatterv");
+    int result, dsize;
+    MPI_Comm_compare(dup, MPI_COMM_WORLD, &result);
+    MPI_Comm_size(dup, &dsize);
+    CHECK(result == MPI_CONGRUENT && dsize == size, "comm_idup");
+    MPI_Allreduce(MPI_IN_PLACE, &me, 1, MPI_INT, MPI_SUM, dup);
+    CHECK(me == size * (size + 1) / 2, "idup communicator works");
+    MPI_Comm_free(&dup);
+    done("nonblocking");
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -272,6 +314,7 @@ int main(int argc, char **argv) {
     unsupported();
     conversions();
     datatypes();
+    nonblocking();
     MPI_Finalize();
     return 0;
 }
