@@ -590,12 +590,31 @@ MPCRS_DECLARE(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Dat
 MPCRS_DECLARE(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 
 /* Environment, errors and info objects */
+MPCRS_DECLARE(int, Add_error_class, (int *errorclass))
+MPCRS_DECLARE(int, Add_error_code, (int errorclass, int *errorcode))
+MPCRS_DECLARE(int, Add_error_string, (int errorcode, const char *string))
+MPCRS_DECLARE(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler))
+MPCRS_DECLARE(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
+MPCRS_DECLARE(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+MPCRS_DECLARE(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+MPCRS_DECLARE(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
 /* Requests, statuses and persistent operations */
 MPCRS_DECLARE(int, Pcontrol, (const int level, ...))
+MPCRS_DECLARE(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
 MPCRS_DECLARE(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
 MPCRS_DECLARE(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
 /* Communicators, groups and attributes (MPI-1 names included) */
+MPCRS_DECLARE(int, Attr_delete, (MPI_Comm comm, int keyval))
+MPCRS_DECLARE(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+MPCRS_DECLARE(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+MPCRS_DECLARE(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
+MPCRS_DECLARE(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
 MPCRS_DECLARE(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
+MPCRS_DECLARE(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+MPCRS_DECLARE(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+MPCRS_DECLARE(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+MPCRS_DECLARE(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state))
+MPCRS_DECLARE(int, Keyval_free, (int *keyval))
 /* Datatypes, addresses, packing and local reductions */
 MPCRS_DECLARE(int, Address, (void *location, MPI_Aint *address))
 MPCRS_DECLARE(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
@@ -645,6 +664,8 @@ MPCRS_DECLARE(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, i
 MPCRS_DECLARE(int, Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
 MPCRS_DECLARE(int, Iscatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
 /* Process topologies and neighbourhood collectives */
+MPCRS_DECLARE(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
+MPCRS_DECLARE(int, Topo_test, (MPI_Comm comm, int *status))
 
 /* The functions below exist so that every program links; they fail with
  * MPI_ERR_UNSUPPORTED_OPERATION through the error handler (README: "Not yet"). */

@@ -211,20 +211,23 @@ mpi_fn! {
     }
 
     fn Error_class(errorcode: c_int, errorclass: *mut c_int) -> c_int {
-        match class_of(errorcode) {
-            Some(c) => {
-                // SAFETY: writable by contract.
-                unsafe { *errorclass = c as c_int };
-                MPI_SUCCESS
-            }
-            None => ErrorClass::Arg as c_int,
-        }
+        let class = match class_of(errorcode) {
+            Some(c) => c as c_int,
+            None => match crate::errors::user_error(errorcode) {
+                Some((class, _)) => class,
+                None => return ErrorClass::Arg as c_int,
+            },
+        };
+        // SAFETY: writable by contract.
+        unsafe { *errorclass = class };
+        MPI_SUCCESS
     }
 
     fn Error_string(errorcode: c_int, string: *mut c_char, resultlen: *mut c_int) -> c_int {
-        let text = match class_of(errorcode) {
-            Some(c) => c.name().to_string(),
-            None => return ErrorClass::Arg as c_int,
+        let text = match (class_of(errorcode), crate::errors::user_error(errorcode)) {
+            (_, Some((_, text))) => text,
+            (Some(c), None) => c.name().to_string(),
+            (None, None) => return ErrorClass::Arg as c_int,
         };
         // SAFETY: MPI specifies a buffer of MPI_MAX_ERROR_STRING bytes.
         unsafe { write_cstr(&text, string, MPI_MAX_ERROR_STRING, resultlen) };

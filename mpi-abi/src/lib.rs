@@ -14,6 +14,7 @@ mod comm;
 pub mod ctypes;
 mod datatype;
 mod env;
+mod errors;
 mod export;
 mod external;
 mod fortran;
@@ -46,6 +47,7 @@ pub mod abi {
     pub use crate::coll::*;
     pub use crate::comm::*;
     pub use crate::env::*;
+    pub use crate::errors::*;
     pub use crate::external::*;
     pub use crate::fortran::*;
     pub use crate::info::*;

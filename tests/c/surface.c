@@ -307,6 +307,101 @@ static void nonblocking(void) {
     done("nonblocking");
 }
 
+/* Communicator odds and ends: MPI-1 names, info hints, added error classes,
+ * group ranges, topology queries, request status without completion. */
+static void communicators(void) {
+    int key, flag, *v;
+    static int value = 7;
+    MPI_Keyval_create(MPI_DUP_FN, MPI_NULL_DELETE_FN, &key, NULL);
+    MPI_Attr_put(MPI_COMM_WORLD, key, &value);
+    MPI_Comm dup;
+    MPI_Info hints, used, copy;
+    MPI_Info_create(&hints);
+    MPI_Info_set(hints, "mpi_assert_no_any_tag", "true");
+    MPI_Info_set(hints, "alpha", "12345");
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, hints, &dup);
+    MPI_Attr_get(dup, key, &v, &flag);
+    CHECK(flag && *v == 7, "attribute copied by MPI_DUP_FN");
+    MPI_Attr_delete(MPI_COMM_WORLD, key);
+    MPI_Attr_get(MPI_COMM_WORLD, key, &v, &flag);
+    CHECK(!flag, "attr_delete");
+    MPI_Comm_get_info(dup, &used);
+    int nkeys, len;
+    char k[MPI_MAX_INFO_KEY + 1];
+    MPI_Info_get_nkeys(used, &nkeys);
+    MPI_Info_get_nthkey(used, 0, k);
+    MPI_Info_get_valuelen(used, "alpha", &len, &flag);
+    CHECK(nkeys == 2 && strcmp(k, "alpha") == 0 && flag && len == 5, "comm info");
+    MPI_Info_dup(used, &copy);
+    MPI_Info_delete(used, "alpha");
+    MPI_Info_get_valuelen(copy, "alpha", &len, &flag);
+    CHECK(flag && len == 5, "info_dup is a copy");
+    MPI_Comm_set_info(dup, copy);
+    MPI_Info_free(&hints);
+    MPI_Info_free(&used);
+    MPI_Info_free(&copy);
+    MPI_Keyval_free(&key);
+
+    MPI_Errhandler eh;
+    MPI_Errhandler_set(dup, MPI_ERRORS_RETURN);
+    MPI_Errhandler_get(dup, &eh);
+    CHECK(eh == MPI_ERRORS_RETURN, "errhandler_set/get");
+    int cls, code, got, last, *lastp;
+    MPI_Add_error_class(&cls);
+    MPI_Add_error_code(cls, &code);
+    MPI_Add_error_string(code, "the frobnicator jammed");
+    MPI_Error_class(code, &got);
+    char text[MPI_MAX_ERROR_STRING];
+    MPI_Error_string(code, text, &len);
+    CHECK(got == cls && strcmp(text, "the frobnicator jammed") == 0, "added error code");
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &lastp, &flag);
+    last = *lastp;
+    CHECK(flag && last >= code, "lastusedcode");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Add_error_code(12345, &code);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Error_class(rc, &got);
+    CHECK(got == MPI_ERR_ARG, "add_error_code to no class");
+
+    MPI_Group world, evens, odds;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int ranges[1][3] = {{0, size - 1, 2}};
+    MPI_Group_range_incl(world, 1, ranges, &evens);
+    MPI_Group_range_excl(world, 1, ranges, &odds);
+    int ne, no;
+    MPI_Group_size(evens, &ne);
+    MPI_Group_size(odds, &no);
+    CHECK(ne == (size + 1) / 2 && no == size / 2, "group ranges");
+    MPI_Group_free(&evens);
+    if (no > 0) MPI_Group_free(&odds);
+    MPI_Group_free(&world);
+
+    int status, newrank, dims[1] = {size}, periods[1] = {0};
+    MPI_Topo_test(MPI_COMM_WORLD, &status);
+    CHECK(status == MPI_UNDEFINED, "no topology");
+    MPI_Comm cart;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+    MPI_Topo_test(cart, &status);
+    CHECK(status == MPI_CART, "cartesian topology");
+    MPI_Cart_map(MPI_COMM_WORLD, 1, dims, periods, &newrank);
+    CHECK(newrank == rank, "cart_map");
+    MPI_Comm_free(&cart);
+
+    int x = rank, y = -1;
+    MPI_Request r;
+    MPI_Irecv(&y, 1, MPI_INT, rank, 9, dup, &r);
+    MPI_Status s;
+    MPI_Request_get_status(r, &flag, &s);
+    CHECK(!flag && r != MPI_REQUEST_NULL, "get_status of a pending receive");
+    MPI_Send(&x, 1, MPI_INT, rank, 9, dup);
+    do MPI_Request_get_status(r, &flag, &s); while (!flag);
+    CHECK(s.MPI_SOURCE == rank && s.MPI_TAG == 9 && r != MPI_REQUEST_NULL, "get_status keeps the request");
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK(y == rank && r == MPI_REQUEST_NULL, "wait after get_status");
+    MPI_Comm_free(&dup);
+    done("communicators");
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -315,6 +410,7 @@ int main(int argc, char **argv) {
     conversions();
     datatypes();
     nonblocking();
+    communicators();
     MPI_Finalize();
     return 0;
 }

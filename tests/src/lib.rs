@@ -398,6 +398,7 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
             "conversions ok",
             "datatypes ok",
             "nonblocking ok",
+            "communicators ok",
         ],
         _ => panic!("no C suite named {name}"),
     }
