@@ -219,6 +219,8 @@ unsafe fn stage_v(
         blocks: datatype::Blocks::from(pieces),
         elem: ti.elem,
         committed: true,
+        basics: ti.basics.clone(),
+        envelope: None,
     };
     // SAFETY: forwarded; one "element" of `whole` covers every block.
     let (ptr, stage) = unsafe { Staging::recv(buf, 1, &whole, contents) };
@@ -565,6 +567,53 @@ mpi_fn! {
         let h = st.add_op(UserOp { func, commute: commute != 0 });
         // SAFETY: writable by contract.
         unsafe { *op = h };
+        MPI_SUCCESS
+    }
+
+    fn Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op) -> c_int {
+        let call = "MPI_Reduce_local";
+        let w = tri!(comm_for(call, MPI_COMM_WORLD));
+        let (len, ti) = match datatype::describe(count, datatype) {
+            Ok(x) => x,
+            Err((class, detail)) => return fail(&w, call, class, detail),
+        };
+        let Some(el) = ti.elem else {
+            return fail(&w, call, ErrorClass::Type, "reductions need a datatype made of one basic type".into());
+        };
+        let Some(o) = op_of(op, datatype, el) else {
+            return fail(&w, call, ErrorClass::Op, format!("invalid op handle {op:#x}"));
+        };
+        if let Err((class, detail)) = o.check(el.kind) {
+            return fail(&w, call, class, detail);
+        }
+        let n = count as usize;
+        let mut input = Vec::new();
+        let mut inout = Vec::new();
+        // SAFETY: both buffers hold `count` elements of the type, by contract.
+        unsafe {
+            datatype::pack(inbuf.cast(), n, &ti, &mut input);
+            datatype::pack(inoutbuf as *const u8, n, &ti, &mut inout);
+        }
+        debug_assert_eq!(inout.len(), len);
+        o.apply(el.kind, &input, &mut inout);
+        // SAFETY: as above.
+        unsafe { datatype::unpack(&inout, inoutbuf.cast(), n, &ti) };
+        MPI_SUCCESS
+    }
+
+    fn Op_commutative(op: MPI_Op, commute: *mut c_int) -> c_int {
+        let c = match op {
+            0x5800_0001..=0x5800_000e => true,
+            h => match rank_state().and_then(|st| st.user_op(h)) {
+                Some(u) => u.commute,
+                None => {
+                    let w = tri!(comm_for("MPI_Op_commutative", MPI_COMM_WORLD));
+                    return fail(&w, "MPI_Op_commutative", ErrorClass::Op, format!("invalid op handle {op:#x}"));
+                }
+            },
+        };
+        // SAFETY: writable by contract.
+        unsafe { *commute = c as c_int };
         MPI_SUCCESS
     }
 

@@ -122,9 +122,9 @@ pub type DeleteAttrFn = unsafe extern "C" fn(
 /// duplicated or freed.
 #[derive(Clone, Copy)]
 pub(crate) struct Keyval {
-    copy: Option<CopyAttrFn>,
-    delete: Option<DeleteAttrFn>,
-    extra: *mut c_void,
+    pub(crate) copy: Option<CopyAttrFn>,
+    pub(crate) delete: Option<DeleteAttrFn>,
+    pub(crate) extra: *mut c_void,
 }
 
 const KEYVAL_USER: c_int = 0xa400_0000u32 as c_int;
@@ -135,6 +135,12 @@ const MPI_IO: c_int = 0x6440_0005;
 const MPI_WTIME_IS_GLOBAL: c_int = 0x6440_0007;
 const MPI_UNIVERSE_SIZE: c_int = 0x6440_0009;
 const MPI_APPNUM: c_int = 0x6440_000d;
+const MPI_LASTUSEDCODE: c_int = 0x6440_000b;
+
+thread_local! {
+    /// MPI_LASTUSEDCODE's value, read through the pointer the call hands out.
+    static LAST_USED_CODE: std::cell::Cell<c_int> = const { std::cell::Cell::new(0) };
+}
 const MPI_COMM_TYPE_SHARED: c_int = 1;
 const MPI_MAX_OBJECT_NAME: usize = 128;
 
@@ -145,7 +151,7 @@ static WTIME_IS_GLOBAL_VALUE: c_int = 1;
 static PROC_NULL_VALUE: c_int = mpcrs::PROC_NULL;
 static ANY_SOURCE_VALUE: c_int = mpcrs::ANY_SOURCE;
 
-fn keyval(st: &RankState, k: c_int) -> Option<Keyval> {
+pub(crate) fn keyval(st: &RankState, k: c_int) -> Option<Keyval> {
     if k & !0x03ff_ffff != KEYVAL_USER {
         return None;
     }
@@ -358,6 +364,10 @@ mpi_fn! {
             MPI_WTIME_IS_GLOBAL => Some(&WTIME_IS_GLOBAL_VALUE),
             MPI_HOST => Some(&PROC_NULL_VALUE),
             MPI_IO => Some(&ANY_SOURCE_VALUE),
+            MPI_LASTUSEDCODE => {
+                LAST_USED_CODE.with(|v| v.set(crate::errors::last_used_code()));
+                Some(LAST_USED_CODE.with(|v| v.as_ptr()) as *const c_int)
+            }
             MPI_UNIVERSE_SIZE | MPI_APPNUM => None,
             _ => None,
         };
@@ -477,4 +487,103 @@ mpi_fn! {
             ErrorClass::Group as c_int
         }
     }
+}
+
+/// MPI_DUP_FN (MPICH's symbol `MPIR_Dup_fn`): the predefined copy callback that
+/// gives the new communicator the same attribute value.
+///
+/// # Safety
+/// Called as an attribute copy callback: `attribute_val_out` is a `void **`,
+/// `flag` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPIR_Dup_fn(
+    _oldcomm: MPI_Comm,
+    _keyval: c_int,
+    _extra_state: *mut c_void,
+    attribute_val_in: *mut c_void,
+    attribute_val_out: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    // SAFETY: by the callback's contract.
+    unsafe {
+        *(attribute_val_out as *mut *mut c_void) = attribute_val_in;
+        *flag = 1;
+    }
+    MPI_SUCCESS
+}
+
+mpi_fn! {
+    fn Attr_put(comm: MPI_Comm, keyval_in: c_int, attribute_val: *mut c_void) -> c_int {
+        // SAFETY: forwarded (MPI-1's name).
+        unsafe { PMPI_Comm_set_attr(comm, keyval_in, attribute_val) }
+    }
+
+    fn Attr_get(comm: MPI_Comm, keyval_in: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
+        // SAFETY: forwarded (MPI-1's name).
+        unsafe { PMPI_Comm_get_attr(comm, keyval_in, attribute_val, flag) }
+    }
+
+    fn Attr_delete(comm: MPI_Comm, keyval_in: c_int) -> c_int {
+        // SAFETY: forwarded (MPI-1's name).
+        unsafe { PMPI_Comm_delete_attr(comm, keyval_in) }
+    }
+
+    fn Keyval_create(copy_fn: Option<CopyAttrFn>, delete_fn: Option<DeleteAttrFn>, keyval_out: *mut c_int, extra_state: *mut c_void) -> c_int {
+        // SAFETY: forwarded (MPI-1's name).
+        unsafe { PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval_out, extra_state) }
+    }
+
+    fn Keyval_free(keyval_inout: *mut c_int) -> c_int {
+        // SAFETY: forwarded (MPI-1's name).
+        unsafe { PMPI_Comm_free_keyval(keyval_inout) }
+    }
+
+    fn Group_range_incl(group: c_int, n: c_int, ranges: *mut [c_int; 3], newgroup: *mut c_int) -> c_int {
+        // SAFETY: `n` triplets by contract.
+        let ranks = tri!(expand_ranges("MPI_Group_range_incl", group, unsafe { c_array(ranges, n.max(0) as usize) }));
+        // SAFETY: forwarded with the expanded ranks.
+        unsafe { PMPI_Group_incl(group, ranks.len() as c_int, ranks.as_ptr(), newgroup) }
+    }
+
+    fn Group_range_excl(group: c_int, n: c_int, ranges: *mut [c_int; 3], newgroup: *mut c_int) -> c_int {
+        // SAFETY: `n` triplets by contract.
+        let ranks = tri!(expand_ranges("MPI_Group_range_excl", group, unsafe { c_array(ranges, n.max(0) as usize) }));
+        // SAFETY: forwarded with the expanded ranks.
+        unsafe { PMPI_Group_excl(group, ranks.len() as c_int, ranks.as_ptr(), newgroup) }
+    }
+}
+
+/// The ranks (first, last, stride) triplets name.
+fn expand_ranges(
+    call: &'static str,
+    group: c_int,
+    ranges: &[[c_int; 3]],
+) -> Result<Vec<c_int>, c_int> {
+    let g = group_arg(call, group)?;
+    let mut out = Vec::new();
+    for &[first, last, stride] in ranges {
+        let bad = stride == 0
+            || first < 0
+            || last < 0
+            || first as usize >= g.size()
+            || last as usize >= g.size();
+        if bad {
+            let w = comm_for(call, MPI_COMM_WORLD)?;
+            return Err(fail(
+                &w,
+                call,
+                ErrorClass::Arg,
+                format!(
+                    "invalid range ({first}, {last}, {stride}) of a group of {}",
+                    g.size()
+                ),
+            ));
+        }
+        let mut r = first;
+        while (stride > 0 && r <= last) || (stride < 0 && r >= last) {
+            out.push(r);
+            r += stride;
+        }
+    }
+    Ok(out)
 }

@@ -11,6 +11,10 @@ use mpcrs::{ErrorClass, Kind};
 
 use crate::handles::{rank_state, MPI_Datatype};
 
+/// MPI_LB and MPI_UB: markers of a structure's bounds (MPI-1).
+pub(crate) const MPI_LB: MPI_Datatype = 0x4c00_0010;
+pub(crate) const MPI_UB: MPI_Datatype = 0x4c00_0011;
+
 /// Size in bytes and element kind of a predefined datatype handle of mpi.h;
 /// `None` if the handle is not one.
 pub(crate) fn predefined(t: MPI_Datatype) -> Option<Elements> {
@@ -33,6 +37,24 @@ pub(crate) fn predefined(t: MPI_Datatype) -> Option<Elements> {
         0x8c00_0003 => (8, Kind::PairI16I32),                      // SHORT_INT
         0x4c00_0816 => (8, Kind::PairI32I32),                      // 2INT
         0x8c00_0004 => (32, Kind::Opaque),                         // LONG_DOUBLE_INT
+        0x4c00_0010 | 0x4c00_0011 => (0, Kind::U8),                // LB, UB (bound markers)
+        0x4c00_0133 => (1, Kind::U8),                              // CXX_BOOL
+        // Complex numbers move as bytes; no predefined op reduces them yet.
+        0x4c00_0840 | 0x4c00_0834 | 0x4c00_081e | 0x4c00_0828 => (8, Kind::Opaque),
+        0x4c00_1041 | 0x4c00_1035 | 0x4c00_1022 | 0x4c00_102a => (16, Kind::Opaque),
+        0x4c00_2042 | 0x4c00_2036 | 0x4c00_202c => (32, Kind::Opaque),
+        // Fortran types, as the C types of the same size and meaning.
+        0x4c00_011a => (1, Kind::I8),  // CHARACTER
+        0x4c00_012d => (1, Kind::I8),  // INTEGER1
+        0x4c00_022f => (2, Kind::I16), // INTEGER2
+        0x4c00_041b | 0x4c00_0430 | 0x4c00_041d => (4, Kind::I32), // INTEGER, INTEGER4, LOGICAL
+        0x4c00_0831 => (8, Kind::I64), // INTEGER8
+        0x4c00_041c | 0x4c00_0427 => (4, Kind::F32), // REAL, REAL4
+        0x4c00_081f | 0x4c00_0829 => (8, Kind::F64), // DOUBLE_PRECISION, REAL8
+        0x4c00_102b => (16, Kind::Opaque), // REAL16
+        0x4c00_0820 => (8, Kind::PairI32I32), // 2INTEGER
+        0x4c00_0821 => (8, Kind::Opaque), // 2REAL
+        0x4c00_1023 => (16, Kind::Opaque), // 2DOUBLE_PRECISION
         _ => return None,
     };
     Some(Elements { kind, size })
@@ -82,6 +104,93 @@ pub(crate) struct TypeInfo {
     /// The basic element kind when the type is made of one kind only (reductions).
     pub(crate) elem: Option<Elements>,
     pub(crate) committed: bool,
+    /// The basic elements of one element in packed order, as runs of
+    /// (bytes per basic element, count): MPI_Get_elements, external32.
+    pub(crate) basics: Arc<[(usize, usize)]>,
+    /// How the program built the type (MPI_Type_get_envelope); `None` for a
+    /// predefined type.
+    pub(crate) envelope: Option<Arc<Envelope>>,
+}
+
+/// A constructor call and its arguments, as MPI_Type_get_contents returns them.
+#[derive(Clone, Debug)]
+pub(crate) struct Envelope {
+    pub(crate) combiner: c_int,
+    pub(crate) ints: Vec<c_int>,
+    pub(crate) aints: Vec<isize>,
+    /// The handles the program passed, with the description of each derived
+    /// one (the program may free the handle; get_contents makes a new one).
+    pub(crate) types: Vec<(MPI_Datatype, Option<TypeInfo>)>,
+}
+
+/// Appends `reps` copies of the runs `of` to `runs`, merging equal sizes.
+fn push_basics(runs: &mut Vec<(usize, usize)>, of: &[(usize, usize)], reps: usize) {
+    if reps == 0 {
+        return;
+    }
+    if let [(size, n)] = of {
+        return push_run(runs, *size, n * reps);
+    }
+    for _ in 0..reps {
+        for &(size, n) in of {
+            push_run(runs, size, n);
+        }
+    }
+}
+
+fn push_run(runs: &mut Vec<(usize, usize)>, size: usize, n: usize) {
+    if n == 0 || size == 0 {
+        return;
+    }
+    match runs.last_mut() {
+        Some(last) if last.0 == size => last.1 += n,
+        _ => runs.push((size, n)),
+    }
+}
+
+impl TypeInfo {
+    /// Basic elements in one element.
+    pub(crate) fn basic_count(&self) -> usize {
+        self.basics.iter().map(|r| r.1).sum()
+    }
+
+    /// Basic elements in the first `bytes` packed bytes of elements of this
+    /// type; `None` if the bytes end inside a basic element.
+    pub(crate) fn elements_in(&self, bytes: usize) -> Option<usize> {
+        if self.size == 0 {
+            return Some(0);
+        }
+        let mut count = bytes / self.size * self.basic_count();
+        let mut rem = bytes % self.size;
+        for &(size, n) in self.basics.iter() {
+            if rem == 0 {
+                break;
+            }
+            let whole = (rem / size).min(n);
+            count += whole;
+            rem -= whole * size;
+            if whole < n {
+                break;
+            }
+        }
+        (rem == 0).then_some(count)
+    }
+
+    /// Packed bytes of `elements` basic elements (MPI_Status_set_elements).
+    pub(crate) fn bytes_of_elements(&self, elements: usize) -> usize {
+        let per = self.basic_count();
+        if per == 0 {
+            return 0;
+        }
+        let mut bytes = elements / per * self.size;
+        let mut rem = elements % per;
+        for &(size, n) in self.basics.iter() {
+            let k = rem.min(n);
+            bytes += k * size;
+            rem -= k;
+        }
+        bytes
+    }
 }
 
 impl TypeInfo {
@@ -95,6 +204,12 @@ impl TypeInfo {
             blocks: Blocks::One([(0, el.size)]),
             elem: Some(el),
             committed: true,
+            basics: if el.size == 0 {
+                Arc::from([])
+            } else {
+                Arc::from([(el.size, 1)])
+            },
+            envelope: None,
         }
     }
 
@@ -153,6 +268,10 @@ fn derived(
     elem: Option<Elements>,
     parts: &[(isize, &TypeInfo, usize)],
 ) -> TypeInfo {
+    let mut basics = Vec::new();
+    for &(_, t, reps) in parts {
+        push_basics(&mut basics, &t.basics, reps);
+    }
     // Bounds from each placed copy of the old types' own bounds.
     let mut lb = isize::MAX;
     let mut ub = isize::MIN;
@@ -183,6 +302,8 @@ fn derived(
         blocks: Blocks::from(blocks),
         elem,
         committed: false,
+        basics: Arc::from(basics),
+        envelope: None,
     }
 }
 
@@ -259,6 +380,7 @@ pub(crate) fn resized(old: &TypeInfo, lb: isize, extent: isize) -> TypeInfo {
         lb,
         extent,
         committed: false,
+        envelope: None,
         ..old.clone()
     }
 }
@@ -298,6 +420,68 @@ pub(crate) fn subarray(
         extent: stride,
         committed: false,
         ..shifted
+    }
+}
+
+/// How MPI_Type_create_darray spreads one dimension over the processes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Distribution {
+    /// Blocks of `darg` indices (0: as even as possible).
+    Block(usize),
+    /// Blocks of `darg` indices dealt round-robin.
+    Cyclic(usize),
+    None,
+}
+
+/// MPI_Type_create_darray: the part of a global array owned by the process at
+/// `coords` of a `psizes` grid. Dimensions are given in the array's order;
+/// `c_order` says which varies fastest.
+pub(crate) fn darray(
+    gsizes: &[usize],
+    dist: &[Distribution],
+    psizes: &[usize],
+    coords: &[usize],
+    c_order: bool,
+    old: &TypeInfo,
+) -> TypeInfo {
+    let nd = gsizes.len();
+    let dims: Vec<usize> = if c_order {
+        (0..nd).rev().collect()
+    } else {
+        (0..nd).collect()
+    };
+    let mut t = old.clone();
+    let mut stride = old.extent;
+    for &d in &dims {
+        let (g, p, c) = (gsizes[d], psizes[d], coords[d]);
+        // Index ranges (start, length) this process owns along dimension d.
+        let ranges: Vec<(usize, usize)> = match dist[d] {
+            Distribution::None => vec![(0, g)],
+            Distribution::Block(b) => {
+                let b = if b == 0 { g.div_ceil(p.max(1)) } else { b };
+                let start = (c * b).min(g);
+                vec![(start, b.min(g - start))]
+            }
+            Distribution::Cyclic(k) => {
+                let k = k.max(1);
+                (c * k..g)
+                    .step_by(p.max(1) * k)
+                    .map(|s| (s, k.min(g - s)))
+                    .collect()
+            }
+        };
+        let placements: Vec<(isize, usize)> = ranges
+            .iter()
+            .map(|&(s, n)| (s as isize * stride, n))
+            .collect();
+        t = hindexed(&placements, &resized(&t, 0, stride));
+        stride *= g as isize;
+    }
+    TypeInfo {
+        lb: 0,
+        extent: stride,
+        committed: false,
+        ..t
     }
 }
 

@@ -78,13 +78,7 @@ fn errhandler_of(h: MPI_Errhandler) -> Option<ErrorHandler> {
 }
 
 pub(crate) fn class_of(code: c_int) -> Option<ErrorClass> {
-    use ErrorClass::*;
-    [
-        Success, Buffer, Count, Type, Tag, Comm, Rank, Root, Group, Op, Topology, Dims, Arg,
-        Unknown, Truncate, Other, Intern, InStatus, Pending, Request,
-    ]
-    .into_iter()
-    .find(|c| *c as c_int == code)
+    ErrorClass::from_code(code)
 }
 
 fn world_of_caller(call: &'static str) -> Result<CommRef, c_int> {
@@ -182,6 +176,13 @@ mpi_fn! {
         MPI_SUCCESS
     }
 
+    fn Pcontrol(level: c_int) -> c_int {
+        // The profiling interface's hook: the level is for a tool that
+        // interposes on MPI_Pcontrol; the library itself collects no profile.
+        let _ = level;
+        MPI_SUCCESS
+    }
+
     fn Wtime() -> f64 {
         mpcrs::wtime()
     }
@@ -213,20 +214,23 @@ mpi_fn! {
     }
 
     fn Error_class(errorcode: c_int, errorclass: *mut c_int) -> c_int {
-        match class_of(errorcode) {
-            Some(c) => {
-                // SAFETY: writable by contract.
-                unsafe { *errorclass = c as c_int };
-                MPI_SUCCESS
-            }
-            None => ErrorClass::Arg as c_int,
-        }
+        let class = match class_of(errorcode) {
+            Some(c) => c as c_int,
+            None => match crate::errors::user_error(errorcode) {
+                Some((class, _)) => class,
+                None => return ErrorClass::Arg as c_int,
+            },
+        };
+        // SAFETY: writable by contract.
+        unsafe { *errorclass = class };
+        MPI_SUCCESS
     }
 
     fn Error_string(errorcode: c_int, string: *mut c_char, resultlen: *mut c_int) -> c_int {
-        let text = match class_of(errorcode) {
-            Some(c) => c.name().to_string(),
-            None => return ErrorClass::Arg as c_int,
+        let text = match (class_of(errorcode), crate::errors::user_error(errorcode)) {
+            (_, Some((_, text))) => text,
+            (Some(c), None) => c.name().to_string(),
+            (None, None) => return ErrorClass::Arg as c_int,
         };
         // SAFETY: MPI specifies a buffer of MPI_MAX_ERROR_STRING bytes.
         unsafe { write_cstr(&text, string, MPI_MAX_ERROR_STRING, resultlen) };

@@ -139,6 +139,19 @@ pub(crate) struct RankState {
     /// User keyvals: index -> (copy function, delete function, extra state).
     pub(crate) keyvals: Vec<Option<crate::comm::Keyval>>,
     infos: Vec<Option<std::collections::BTreeMap<String, String>>>,
+    /// Per communicator, the completion of the last non-blocking collective
+    /// issued on it: the next one starts after it (nbc.rs).
+    pub(crate) nbc_chain: std::collections::HashMap<MPI_Comm, Arc<RawRequest>>,
+    /// Error classes and codes the program added: code - FIRST_USER_CODE ->
+    /// (its class, its string).
+    pub(crate) user_errors: Vec<(c_int, String)>,
+    /// Hints given to communicators (MPI_Comm_set_info, MPI_Comm_dup_with_info).
+    pub(crate) comm_infos:
+        std::collections::HashMap<MPI_Comm, std::collections::BTreeMap<String, String>>,
+    /// Names given to datatypes (MPI_Type_set_name).
+    pub(crate) type_names: std::collections::HashMap<MPI_Datatype, String>,
+    /// Attributes set on datatypes: (datatype, keyval) -> value.
+    pub(crate) type_attrs: std::collections::HashMap<(MPI_Datatype, c_int), *mut libc::c_void>,
 }
 
 /// One rank's tables behind a lock that parks a ULT rather than blocking its

@@ -1,4 +1,4 @@
-//! Info objects, error-handler odds and ends, and Fortran handle conversions.
+//! Info objects (and the hints of communicators), error-handler odds and ends.
 
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
@@ -109,30 +109,87 @@ mpi_fn! {
     }
 }
 
-// Fortran handles are the same integers in the MPICH ABI: the conversions are
-// identities, exported under the C names MPICH uses.
-macro_rules! c2f {
-    ($($c2f:ident, $f2c:ident;)*) => {
-        $(
-            #[no_mangle]
-            pub extern "C" fn $c2f(h: c_int) -> c_int {
-                h
-            }
-            #[no_mangle]
-            pub extern "C" fn $f2c(h: c_int) -> c_int {
-                h
-            }
-        )*
-    };
+/// A new info object holding `map` (MPI_Info_dup, MPI_Comm_get_info).
+pub(crate) fn new_info(map: std::collections::BTreeMap<String, String>) -> Option<c_int> {
+    let mut st = rank_state()?;
+    let h = st.add_info();
+    *st.info_mut(h)? = map;
+    Some(h)
 }
 
-c2f! {
-    MPI_Comm_c2f, MPI_Comm_f2c;
-    MPI_Type_c2f, MPI_Type_f2c;
-    MPI_Group_c2f, MPI_Group_f2c;
-    MPI_Request_c2f, MPI_Request_f2c;
-    MPI_Op_c2f, MPI_Op_f2c;
-    MPI_Info_c2f, MPI_Info_f2c;
-    MPI_Errhandler_c2f, MPI_Errhandler_f2c;
-    MPI_Message_c2f, MPI_Message_f2c;
+/// The entries of an info handle (MPI_INFO_NULL: none); `None` if invalid.
+pub(crate) fn info_entries(h: c_int) -> Option<std::collections::BTreeMap<String, String>> {
+    if h == MPI_INFO_NULL {
+        return Some(Default::default());
+    }
+    rank_state()?.info_mut(h).map(|m| m.clone())
+}
+
+mpi_fn! {
+    fn Info_dup(info: c_int, newinfo: *mut c_int) -> c_int {
+        let Some(map) = info_entries(info) else { return ErrorClass::Info as c_int };
+        let Some(h) = new_info(map) else { return ErrorClass::Other as c_int };
+        // SAFETY: writable by contract.
+        unsafe { *newinfo = h };
+        MPI_SUCCESS
+    }
+
+    fn Info_get_nthkey(info: c_int, n: c_int, key: *mut c_char) -> c_int {
+        let Some(map) = info_entries(info) else { return ErrorClass::Info as c_int };
+        match usize::try_from(n).ok().and_then(|n| map.keys().nth(n)) {
+            Some(k) => {
+                // SAFETY: MPI specifies a buffer of MPI_MAX_INFO_KEY + 1 bytes.
+                unsafe { crate::env::write_cstr(k, key, 256, std::ptr::null_mut()) };
+                MPI_SUCCESS
+            }
+            None => ErrorClass::Arg as c_int,
+        }
+    }
+
+    fn Info_get_valuelen(info: c_int, key: *const c_char, valuelen: *mut c_int, flag: *mut c_int) -> c_int {
+        let Some(map) = info_entries(info) else { return ErrorClass::Info as c_int };
+        // SAFETY: NUL-terminated string by contract.
+        let k = unsafe { text(key) };
+        // SAFETY: writable by contract.
+        unsafe {
+            *flag = map.contains_key(&k) as c_int;
+            if let Some(v) = map.get(&k) {
+                *valuelen = v.len() as c_int;
+            }
+        }
+        MPI_SUCCESS
+    }
+
+    fn Comm_set_info(comm: MPI_Comm, info: c_int) -> c_int {
+        let c = tri!(comm_for("MPI_Comm_set_info", comm));
+        let Some(map) = info_entries(info) else {
+            return fail(&c, "MPI_Comm_set_info", ErrorClass::Info, format!("invalid info handle {info:#x}"));
+        };
+        rank_state().expect("inside a rank").comm_infos.entry(comm).or_default().extend(map);
+        MPI_SUCCESS
+    }
+
+    fn Comm_get_info(comm: MPI_Comm, info_used: *mut c_int) -> c_int {
+        let _c = tri!(comm_for("MPI_Comm_get_info", comm));
+        let map = rank_state().and_then(|st| st.comm_infos.get(&comm).cloned()).unwrap_or_default();
+        let Some(h) = new_info(map) else { return ErrorClass::Other as c_int };
+        // SAFETY: writable by contract.
+        unsafe { *info_used = h };
+        MPI_SUCCESS
+    }
+
+    fn Comm_dup_with_info(comm: MPI_Comm, info: c_int, newcomm: *mut MPI_Comm) -> c_int {
+        let c = tri!(comm_for("MPI_Comm_dup_with_info", comm));
+        let Some(map) = info_entries(info) else {
+            return fail(&c, "MPI_Comm_dup_with_info", ErrorClass::Info, format!("invalid info handle {info:#x}"));
+        };
+        // SAFETY: forwarded.
+        let rc = unsafe { crate::comm::PMPI_Comm_dup(comm, newcomm) };
+        if rc == MPI_SUCCESS {
+            // The new communicator's hints are the given ones, not the old one's.
+            // SAFETY: just written.
+            rank_state().expect("inside a rank").comm_infos.insert(unsafe { *newcomm }, map);
+        }
+        rc
+    }
 }

@@ -11,9 +11,13 @@
 
 mod coll;
 mod comm;
+pub mod ctypes;
 mod datatype;
 mod env;
+mod errors;
 mod export;
+mod external;
+mod fortran;
 mod handles;
 mod info;
 mod intercomm;
@@ -21,8 +25,12 @@ mod loader;
 mod nbc;
 mod p2p;
 mod requests;
+mod status;
 mod topo;
+mod type_attrs;
+mod type_queries;
 mod types;
+mod unsupported;
 pub mod wrapper;
 
 pub use handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Status};
@@ -40,12 +48,19 @@ pub mod abi {
     pub use crate::coll::*;
     pub use crate::comm::*;
     pub use crate::env::*;
+    pub use crate::errors::*;
+    pub use crate::external::*;
+    pub use crate::fortran::*;
     pub use crate::info::*;
     pub use crate::intercomm::*;
     pub use crate::nbc::*;
     pub use crate::p2p::*;
     pub use crate::requests::*;
+    pub use crate::status::*;
     pub use crate::topo::*;
+    pub use crate::type_attrs::*;
+    pub use crate::type_queries::*;
     pub use crate::types::*;
+    pub use crate::unsupported::*;
 }
 pub use loader::mpcrs_abi_main;

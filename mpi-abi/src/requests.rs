@@ -325,6 +325,38 @@ mpi_fn! {
         unsafe { wait_all(count, requests, statuses) }
     }
 
+    fn Request_get_status(request: MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> c_int {
+        // Like MPI_Test, but the request stays as it is.
+        // SAFETY: forwarded.
+        match unsafe { idle(request, status) } {
+            Some(true) => {
+                // SAFETY: by contract.
+                unsafe { *flag = 1 };
+                return MPI_SUCCESS;
+            }
+            None => return invalid_request("MPI_Request_get_status", request),
+            Some(false) => {}
+        }
+        let done = rank_state().and_then(|st| st.with_request(request, |e| e.request.test()));
+        match done {
+            None => invalid_request("MPI_Request_get_status", request),
+            Some(None) => {
+                // SAFETY: by contract.
+                unsafe { *flag = 0 };
+                mpcrs::yield_now();
+                MPI_SUCCESS
+            }
+            Some(Some(st)) => {
+                // SAFETY: by contract.
+                unsafe {
+                    *flag = 1;
+                    write_status(status, &st);
+                }
+                MPI_SUCCESS
+            }
+        }
+    }
+
     fn Request_free(request: *mut MPI_Request) -> c_int {
         // SAFETY: by contract.
         let h = unsafe { *request };
@@ -374,20 +406,6 @@ mpi_fn! {
                 size if bytes.is_multiple_of(size as u64) => (bytes / size as u64) as c_int,
                 _ => MPI_UNDEFINED,
             };
-        }
-        MPI_SUCCESS
-    }
-
-    fn Get_elements(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> c_int {
-        let Some(ti) = datatype::info(datatype) else {
-            return ErrorClass::Type as c_int;
-        };
-        // Basic elements: exact for types made of one basic type.
-        let unit = ti.elem.map_or(ti.size, |e| e.size).max(1) as u64;
-        // SAFETY: `status` readable, `count` writable by contract.
-        unsafe {
-            let bytes = status_bytes(&*status);
-            *count = if bytes.is_multiple_of(unit) { (bytes / unit) as c_int } else { MPI_UNDEFINED };
         }
         MPI_SUCCESS
     }

@@ -237,6 +237,31 @@ mpi_fn! {
     }
 }
 
+mpi_fn! {
+    fn Topo_test(comm: MPI_Comm, status: *mut c_int) -> c_int {
+        let _c = tri!(comm_for("MPI_Topo_test", comm));
+        let cart = rank_state().is_some_and(|st| st.carts.contains_key(&comm));
+        // SAFETY: writable by contract.
+        unsafe { *status = if cart { 2 } else { MPI_UNDEFINED } }; // MPI_CART
+        MPI_SUCCESS
+    }
+
+    fn Cart_map(comm: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int, newrank: *mut c_int) -> c_int {
+        let c = tri!(comm_for("MPI_Cart_map", comm));
+        let _ = periods;
+        // SAFETY: `ndims` entries, by contract.
+        let d = unsafe { c_array(dims, ndims.max(0) as usize) };
+        let cells: i64 = d.iter().map(|&x| x as i64).product();
+        if d.iter().any(|&x| x <= 0) || cells > c.size() as i64 {
+            return fail(&c, "MPI_Cart_map", ErrorClass::Dims, format!("grid {d:?} needs {cells} ranks, the communicator has {}", c.size()));
+        }
+        // No reordering (as MPI_Cart_create): the first ranks form the grid.
+        // SAFETY: writable by contract.
+        unsafe { *newrank = if (c.rank() as i64) < cells { c.rank() } else { MPI_UNDEFINED } };
+        MPI_SUCCESS
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -404,6 +404,13 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
             "intercomm dup split create ok",
             "intercomm merge ok",
         ],
+        "surface" => &[
+            "unsupported ok",
+            "conversions ok",
+            "datatypes ok",
+            "nonblocking ok",
+            "communicators ok",
+        ],
         _ => panic!("no C suite named {name}"),
     }
 }

@@ -156,6 +156,54 @@ fn inactive_request_status_and_freed_synchronous_sends() {
     }
 }
 
+/// The MPI-3.1 surface beyond the everyday calls (tests/c/surface.c).
+#[test]
+fn mpi_3_1_surface_at_1_4_and_7_ranks() {
+    let bin = build_c(&c_source("surface.c"), "surface", None, &[]);
+    for n in [1, 4, 7] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("surface at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("surface"),
+            "surface at -n {n}"
+        );
+    }
+}
+
+/// Wrong arguments to the new functions, and the families not built yet,
+/// end the job under MPI_ERRORS_ARE_FATAL with the call, rank and class.
+#[test]
+fn surface_errors_are_fatal_and_named() {
+    let bin = build_c(&c_source("surface_fatal.c"), "surface_fatal", None, &[]);
+    for (case, n, message) in [
+        (
+            "win",
+            4,
+            "mpcrs: fatal error in MPI_Win_create on rank 1: MPI_ERR_UNSUPPORTED_OPERATION: one-sided communication is not built yet",
+        ),
+        (
+            "spawn",
+            1,
+            "mpcrs: fatal error in MPI_Comm_spawn on rank 0: MPI_ERR_UNSUPPORTED_OPERATION: dynamic process management is not built yet",
+        ),
+        (
+            "hindexed_block",
+            4,
+            "mpcrs: fatal error in MPI_Type_create_hindexed_block on rank 1: MPI_ERR_COUNT: negative count -2",
+        ),
+        (
+            "reduce_local",
+            7,
+            "mpcrs: fatal error in MPI_Reduce_local on rank 1: MPI_ERR_OP: invalid op handle 0x12345",
+        ),
+    ] {
+        let o = run(&bin, n, &[case]);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(mpcrs::FATAL_EXIT_CODE), "{case}: {err}");
+        assert!(err.contains(message), "{case}: {err}");
+    }
+}
+
 #[test]
 fn calls_before_init_are_fatal_and_named() {
     let bin = build_c(&c_source("before_init.c"), "before_init", None, &[]);

@@ -100,6 +100,22 @@ fn c_semantics_across_processes_multirail_tcp() {
     c_semantics("multirail_tcp");
 }
 
+/// The MPI-3.1 surface (tests/c/surface.c) across processes.
+#[test]
+fn mpi_3_1_surface_across_processes() {
+    let bin = build_c(&c_source("surface.c"), "surface", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &[]);
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("surface"),
+            "surface at -n {} -p {}",
+            layout.0,
+            layout.1
+        );
+    }
+}
+
 #[test]
 fn process_mode_runs_one_rank_per_process() {
     let (bin, lines) = c_suites().swap_remove(0);

@@ -40,10 +40,17 @@ fn macro_names(header: &Path) -> Vec<String> {
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();
-            // Function-like macros and the include guard are not constants.
+            // Function-like macros and the include guard are not constants;
+            // strings (format specifiers) and the addresses of functions
+            // (MPI_DUP_FN) have no value to compare.
             let after = &rest[name.len()..];
-            (name.starts_with("MPI_") && !after.starts_with('(') && !after.trim().is_empty())
-                .then_some(name)
+            (name.starts_with("MPI_")
+                && !after.starts_with('(')
+                && !after.trim().is_empty()
+                && !after.contains('"')
+                && !after.contains("DUP_FN")
+                && !after.contains("Dup_fn"))
+            .then_some(name)
         })
         .collect();
     names.sort();

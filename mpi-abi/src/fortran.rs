@@ -1,0 +1,69 @@
+//! Fortran conversions: handles are the same integers in the MPICH ABI (the
+//! conversions are identities, exported under the C names MPICH uses), and a
+//! Fortran status is MPI_Status's five integers in the same order.
+
+use std::os::raw::c_int;
+
+use crate::ctypes::{MPI_File, MPI_Fint};
+use crate::export::mpi_fn;
+use crate::handles::*;
+
+macro_rules! c2f {
+    ($($c2f:ident, $f2c:ident;)*) => {
+        $(
+            #[no_mangle]
+            pub extern "C" fn $c2f(h: c_int) -> c_int {
+                h
+            }
+            #[no_mangle]
+            pub extern "C" fn $f2c(h: c_int) -> c_int {
+                h
+            }
+        )*
+    };
+}
+
+c2f! {
+    MPI_Comm_c2f, MPI_Comm_f2c;
+    MPI_Type_c2f, MPI_Type_f2c;
+    MPI_Group_c2f, MPI_Group_f2c;
+    MPI_Request_c2f, MPI_Request_f2c;
+    MPI_Op_c2f, MPI_Op_f2c;
+    MPI_Info_c2f, MPI_Info_f2c;
+    MPI_Errhandler_c2f, MPI_Errhandler_f2c;
+    MPI_Message_c2f, MPI_Message_f2c;
+    MPI_Win_c2f, MPI_Win_f2c;
+}
+
+mpi_fn! {
+    fn File_c2f(file: MPI_File) -> MPI_Fint {
+        // No file is ever opened (parallel I/O is not built): every file
+        // handle is MPI_FILE_NULL, whose Fortran value is 0.
+        let _ = file;
+        0
+    }
+
+    fn File_f2c(file: MPI_Fint) -> MPI_File {
+        let _ = file;
+        std::ptr::null_mut()
+    }
+
+    fn Status_c2f(c_status: *const MPI_Status, f_status: *mut MPI_Fint) -> c_int {
+        if status_ignored(c_status) || f_status.is_null() {
+            return mpcrs::ErrorClass::Arg as c_int;
+        }
+        // SAFETY: a valid status and five writable integers, by contract;
+        // MPI_Status is five c_ints with no padding.
+        unsafe { std::ptr::copy_nonoverlapping(c_status.cast::<MPI_Fint>(), f_status, 5) };
+        MPI_SUCCESS
+    }
+
+    fn Status_f2c(f_status: *const MPI_Fint, c_status: *mut MPI_Status) -> c_int {
+        if f_status.is_null() || status_ignored(c_status) {
+            return mpcrs::ErrorClass::Arg as c_int;
+        }
+        // SAFETY: as MPI_Status_c2f, the other way.
+        unsafe { std::ptr::copy_nonoverlapping(f_status, c_status.cast::<MPI_Fint>(), 5) };
+        MPI_SUCCESS
+    }
+}

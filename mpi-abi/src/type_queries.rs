@@ -1,0 +1,123 @@
+//! What a datatype is: sizes and extents (with the MPI_Count variants and
+//! MPI-1's names) and the constructor call that made it (envelope, contents).
+
+use std::os::raw::c_int;
+
+use mpcrs::ErrorClass;
+
+use crate::ctypes::MPI_Count;
+use crate::datatype::{self, TypeInfo};
+use crate::export::{mpi_fn, tri};
+use crate::handles::*;
+use crate::types::combiner;
+
+fn type_of(call: &'static str, t: MPI_Datatype) -> Result<TypeInfo, c_int> {
+    datatype::info(t).ok_or_else(|| match comm_for(call, MPI_COMM_WORLD) {
+        Ok(w) => fail(
+            &w,
+            call,
+            ErrorClass::Type,
+            format!("invalid datatype handle {t:#x}"),
+        ),
+        Err(code) => code,
+    })
+}
+
+mpi_fn! {
+    fn Type_size_x(datatype: MPI_Datatype, size: *mut MPI_Count) -> c_int {
+        let t = tri!(type_of("MPI_Type_size_x", datatype));
+        // SAFETY: writable by contract.
+        unsafe { *size = t.size as MPI_Count };
+        MPI_SUCCESS
+    }
+
+    fn Type_get_extent_x(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
+        let t = tri!(type_of("MPI_Type_get_extent_x", datatype));
+        // SAFETY: writable by contract.
+        unsafe {
+            *lb = t.lb as MPI_Count;
+            *extent = t.extent as MPI_Count;
+        }
+        MPI_SUCCESS
+    }
+
+    fn Type_get_true_extent_x(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
+        let t = tri!(type_of("MPI_Type_get_true_extent_x", datatype));
+        // SAFETY: writable by contract.
+        unsafe {
+            *true_lb = t.true_lb as MPI_Count;
+            *true_extent = t.true_extent as MPI_Count;
+        }
+        MPI_SUCCESS
+    }
+
+    fn Type_extent(datatype: MPI_Datatype, extent: *mut MPI_Aint) -> c_int {
+        let t = tri!(type_of("MPI_Type_extent", datatype));
+        // SAFETY: writable by contract.
+        unsafe { *extent = t.extent as MPI_Aint };
+        MPI_SUCCESS
+    }
+
+    fn Type_lb(datatype: MPI_Datatype, displacement: *mut MPI_Aint) -> c_int {
+        let t = tri!(type_of("MPI_Type_lb", datatype));
+        // SAFETY: writable by contract.
+        unsafe { *displacement = t.lb as MPI_Aint };
+        MPI_SUCCESS
+    }
+
+    fn Type_ub(datatype: MPI_Datatype, displacement: *mut MPI_Aint) -> c_int {
+        let t = tri!(type_of("MPI_Type_ub", datatype));
+        // SAFETY: writable by contract.
+        unsafe { *displacement = (t.lb + t.extent) as MPI_Aint };
+        MPI_SUCCESS
+    }
+
+    fn Type_get_envelope(datatype: MPI_Datatype, num_integers: *mut c_int, num_addresses: *mut c_int, num_datatypes: *mut c_int, comb: *mut c_int) -> c_int {
+        let t = tri!(type_of("MPI_Type_get_envelope", datatype));
+        let (c, ni, na, nd) = match &t.envelope {
+            Some(e) => (e.combiner, e.ints.len(), e.aints.len(), e.types.len()),
+            None => (combiner::NAMED, 0, 0, 0),
+        };
+        // SAFETY: writable by contract.
+        unsafe {
+            *num_integers = ni as c_int;
+            *num_addresses = na as c_int;
+            *num_datatypes = nd as c_int;
+            *comb = c;
+        }
+        MPI_SUCCESS
+    }
+
+    fn Type_get_contents(datatype: MPI_Datatype, max_integers: c_int, max_addresses: c_int, max_datatypes: c_int, array_of_integers: *mut c_int, array_of_addresses: *mut MPI_Aint, array_of_datatypes: *mut MPI_Datatype) -> c_int {
+        let call = "MPI_Type_get_contents";
+        let t = tri!(type_of(call, datatype));
+        let Some(e) = t.envelope.as_deref() else {
+            let w = tri!(comm_for(call, MPI_COMM_WORLD));
+            return fail(&w, call, ErrorClass::Type, "a predefined datatype has no contents".into());
+        };
+        if (max_integers as usize) < e.ints.len() || (max_addresses as usize) < e.aints.len() || (max_datatypes as usize) < e.types.len() {
+            let w = tri!(comm_for(call, MPI_COMM_WORLD));
+            return fail(&w, call, ErrorClass::Arg, format!(
+                "the arrays hold {max_integers}, {max_addresses} and {max_datatypes} entries; the type has {}, {} and {}",
+                e.ints.len(), e.aints.len(), e.types.len()));
+        }
+        for (i, &v) in e.ints.iter().enumerate() {
+            // SAFETY: `max_integers` entries, checked above.
+            unsafe { *array_of_integers.add(i) = v };
+        }
+        for (i, &v) in e.aints.iter().enumerate() {
+            // SAFETY: `max_addresses` entries, checked above.
+            unsafe { *array_of_addresses.add(i) = v as MPI_Aint };
+        }
+        for (i, (h, derived)) in e.types.iter().enumerate() {
+            // Derived types come back as new handles the program frees.
+            let out = match derived {
+                Some(ti) => rank_state().expect("inside a rank").add_type(ti.clone()),
+                None => *h,
+            };
+            // SAFETY: `max_datatypes` entries, checked above.
+            unsafe { *array_of_datatypes.add(i) = out };
+        }
+        MPI_SUCCESS
+    }
+}

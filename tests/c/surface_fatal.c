@@ -1,0 +1,33 @@
+/* One wrong call under MPI_ERRORS_ARE_FATAL, chosen by argv[1], made by rank 1
+ * (rank 0 of a one-rank job) while the others wait in a barrier. */
+#include <mpi.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *which = argc > 1 ? argv[1] : "";
+    if (rank == (size > 1 ? 1 : 0)) {
+        if (strcmp(which, "win") == 0) {
+            MPI_Win win;
+            static int base[4];
+            MPI_Win_create(base, sizeof base, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        } else if (strcmp(which, "spawn") == 0) {
+            MPI_Comm child;
+            MPI_Comm_spawn("true", MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_SELF, &child,
+                           MPI_ERRCODES_IGNORE);
+        } else if (strcmp(which, "hindexed_block") == 0) {
+            MPI_Datatype t;
+            MPI_Aint d[1] = {0};
+            MPI_Type_create_hindexed_block(-2, 1, d, MPI_INT, &t);
+        } else if (strcmp(which, "reduce_local") == 0) {
+            int a = 1, b = 2;
+            MPI_Reduce_local(&a, &b, 1, MPI_INT, (MPI_Op)0x12345);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
