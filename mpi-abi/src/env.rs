@@ -23,6 +23,16 @@ pub(crate) unsafe fn write_cstr(s: &str, buf: *mut c_char, cap: usize, len: *mut
     }
 }
 
+/// The thread level of MPI_Init_thread (MPI_Init: MPI_THREAD_SINGLE).
+static THREAD_LEVEL: std::sync::atomic::AtomicI32 =
+    std::sync::atomic::AtomicI32::new(MPI_THREAD_SINGLE);
+
+/// Whether the caller is a ULT (a rank's own, or a helper), not an OS thread
+/// of the program.
+fn mpcrs_scheduler_in_ult() -> bool {
+    mpcrs::raw::in_ult()
+}
+
 fn init(call: &'static str) -> c_int {
     if !job_exists() {
         start_here(call);
@@ -42,6 +52,8 @@ fn init(call: &'static str) -> c_int {
         );
     }
     st.initialized = true;
+    // SAFETY: pthread_self has no preconditions.
+    st.main_thread = Some((mpcrs_scheduler_in_ult(), unsafe { libc::pthread_self() }));
     crate::handles::set_live(&st, true);
     MPI_SUCCESS
 }
@@ -90,12 +102,18 @@ mpi_fn! {
         init("MPI_Init")
     }
 
-    fn Init_thread(_argc: *mut c_int, _argv: *mut *mut *mut c_char, _required: c_int, provided: *mut c_int) -> c_int {
+    fn Init_thread(_argc: *mut c_int, _argv: *mut *mut *mut c_char, required: c_int, provided: *mut c_int) -> c_int {
+        // Every level up to MPI_THREAD_MULTIPLE is provided: threads a rank
+        // starts act for that rank (see handles.rs) and may call MPI at once.
+        let level = required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
+        if level == MPI_THREAD_MULTIPLE {
+            mpcrs::raw::enable_thread_multiple();
+        }
+        THREAD_LEVEL.fetch_max(level, std::sync::atomic::Ordering::Relaxed);
         let r = init("MPI_Init_thread");
         if r == MPI_SUCCESS && !provided.is_null() {
-            // Ranks are ULTs of shared workers: only the rank's own ULT may call MPI.
             // SAFETY: `provided` is writable by contract.
-            unsafe { *provided = MPI_THREAD_FUNNELED };
+            unsafe { *provided = level };
         }
         r
     }
@@ -138,14 +156,19 @@ mpi_fn! {
 
     fn Query_thread(provided: *mut c_int) -> c_int {
         // SAFETY: `provided` is writable by contract.
-        unsafe { *provided = MPI_THREAD_FUNNELED };
+        unsafe { *provided = THREAD_LEVEL.load(std::sync::atomic::Ordering::Relaxed) };
         MPI_SUCCESS
     }
 
     fn Is_thread_main(flag: *mut c_int) -> c_int {
-        // Every rank's ULT is its rank's main thread.
+        // The thread (a rank's ULT, or the program's own thread) that
+        // initialized MPI; not the threads a rank started.
+        let main = rank_state().and_then(|st| st.main_thread).is_some_and(|(ult, thread)| {
+            // SAFETY: pthread_self has no preconditions.
+            ult == mpcrs_scheduler_in_ult() && thread == unsafe { libc::pthread_self() }
+        });
         // SAFETY: `flag` is writable by contract.
-        unsafe { *flag = mpcrs::current_rank().is_some() as c_int };
+        unsafe { *flag = main as c_int };
         MPI_SUCCESS
     }
 

@@ -57,7 +57,8 @@ pub const MPI_OP_NULL: MPI_Op = 0x1800_0000;
 pub const MPI_ERRORS_ARE_FATAL: MPI_Errhandler = 0x5400_0000;
 pub const MPI_ERRORS_RETURN: MPI_Errhandler = 0x5400_0001;
 pub const MPI_ERRORS_ABORT: MPI_Errhandler = 0x5400_0003;
-pub const MPI_THREAD_FUNNELED: c_int = 1;
+pub const MPI_THREAD_SINGLE: c_int = 0;
+pub const MPI_THREAD_MULTIPLE: c_int = 3;
 pub const MPI_UNDEFINED: c_int = -32766;
 pub const MPI_IDENT: c_int = 0;
 pub const MPI_CONGRUENT: c_int = 1;
@@ -131,6 +132,8 @@ pub(crate) struct RankState {
     /// operation goes on (a synchronous send may wait for a receive the rank
     /// posts later); finished by later frees and by MPI_Finalize.
     pub(crate) freed: Vec<RequestEntry>,
+    /// The thread that initialized MPI: whether it was a ULT, and its OS thread.
+    pub(crate) main_thread: Option<(bool, libc::pthread_t)>,
     groups: Vec<Option<mpcrs::Group>>,
     /// Cartesian topologies, by communicator handle.
     pub(crate) carts: std::collections::HashMap<MPI_Comm, crate::topo::Cart>,
@@ -206,8 +209,27 @@ pub(crate) fn job_exists() -> bool {
 
 fn rank_cell() -> Option<&'static RankCell> {
     let job = JOB.get()?;
-    let r = mpcrs::current_rank()?;
+    let r = match mpcrs::current_rank() {
+        Some(r) => r,
+        // A thread the program started itself (MPI_THREAD_MULTIPLE) in a
+        // process of one rank acts for that rank.
+        None => sole_rank()?,
+    };
     job.ranks.get(r as usize)
+}
+
+/// World ranks installed in this process: how many, and the last one.
+static INSTALLED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn note_installed(rank: i32) {
+    let n = INSTALLED.load(Ordering::Acquire) >> 32;
+    INSTALLED.store((n + 1) << 32 | rank as u32 as u64, Ordering::Release);
+}
+
+/// The rank of this process if it has exactly one.
+fn sole_rank() -> Option<i32> {
+    let v = INSTALLED.load(Ordering::Acquire);
+    (v >> 32 == 1).then_some(v as u32 as i32)
 }
 
 /// The calling rank's tables; `None` outside a rank of a C job.
@@ -219,6 +241,7 @@ pub(crate) fn rank_state() -> Option<MutexGuard<'static, RankState>> {
 pub(crate) fn install_world(world: Communicator) {
     let selfc = world.self_comm();
     let cell = rank_cell().expect("installing a world outside a rank");
+    note_installed(world.world_rank());
     let (world, selfc) = (Arc::new(world), Arc::new(selfc));
     if cell.predefined.set([world.clone(), selfc.clone()]).is_err() {
         panic!("MPI_COMM_WORLD installed twice for one rank");

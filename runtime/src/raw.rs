@@ -442,3 +442,14 @@ pub fn intercomm_merge(inter: &Communicator, high: bool) -> Result<Communicator>
     let r = inter.intercomm_merge(high);
     inter.check(r)
 }
+
+/// MPI_Init_thread with MPI_THREAD_MULTIPLE: a rank's own threads may call MPI
+/// at once from now on (in every rank of this process).
+pub fn enable_thread_multiple() {
+    p2p::enable_thread_multiple();
+}
+
+/// Whether the caller runs as a ULT of the scheduler (not an OS thread of the program).
+pub fn in_ult() -> bool {
+    mpcrs_scheduler::in_ult()
+}

@@ -91,7 +91,27 @@ pub fn park() {
         // SAFETY: the pointer comes from the worker's `current` slot, which holds a
         // live reference to the task for as long as it runs on this worker.
         Some(task) => unsafe { park_ult(&*task) },
-        None => std::thread::park(),
+        None => park_thread(None),
+    }
+}
+
+/// How long a plain OS thread sleeps between its own polls of the network.
+const THREAD_POLL: Duration = Duration::from_micros(100);
+
+/// Parks a plain OS thread. Where a network registered progress hooks, what
+/// it waits for may only arrive if somebody polls them, and every worker may
+/// be held by a ULT blocked in a system call: the thread polls them itself
+/// and sleeps briefly in between (returns are spurious by contract).
+fn park_thread(timeout: Option<Duration>) {
+    match crate::scheduler::poll_progress_foreign() {
+        None => match timeout {
+            Some(t) => std::thread::park_timeout(t),
+            None => std::thread::park(),
+        },
+        Some(true) => {}
+        Some(false) => {
+            std::thread::park_timeout(timeout.map_or(THREAD_POLL, |t| t.min(THREAD_POLL)))
+        }
     }
 }
 
@@ -102,7 +122,7 @@ pub fn park_timeout(timeout: Duration) {
             worker::add_timer(std::time::Instant::now() + timeout, task.clone());
             park_ult(&task);
         }
-        None => std::thread::park_timeout(timeout),
+        None => park_thread(Some(timeout)),
     }
 }
 

@@ -4,6 +4,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// The worker index hooks are polled with by a thread that is no worker (a
+/// program's own thread waiting in MPI).
+pub const FOREIGN_THREAD: usize = usize::MAX;
+
 /// Something that makes communication progress when polled.
 pub trait Progress: Send + Sync {
     /// Does a bounded amount of work on behalf of worker `worker`; returns true if

@@ -37,6 +37,24 @@ pub(crate) struct Shared {
     next_worker: AtomicUsize,
 }
 
+/// The scheduler of this process, for threads that are no worker: a
+/// program's own thread waiting in MPI polls its progress hooks itself
+/// ([`poll_progress_foreign`]).
+static LATEST: std::sync::Mutex<std::sync::Weak<Shared>> =
+    std::sync::Mutex::new(std::sync::Weak::new());
+
+/// Polls the progress hooks of this process's scheduler from a thread that is
+/// no worker (the hooks see [`crate::progress::FOREIGN_THREAD`]); whether any
+/// moved something. The workers may all be busy: a ULT blocked in a system
+/// call (a rank joining its own threads) holds its worker.
+pub(crate) fn poll_progress_foreign() -> Option<bool> {
+    let shared = LATEST.lock().unwrap_or_else(|e| e.into_inner()).upgrade()?;
+    if !shared.has_progress_hooks() || shared.shutdown.load(Ordering::Acquire) {
+        return None;
+    }
+    Some(shared.poll_progress(crate::progress::FOREIGN_THREAD))
+}
+
 impl Shared {
     pub(crate) fn has_progress_hooks(&self) -> bool {
         !self.hooks.is_empty()
@@ -130,6 +148,7 @@ impl Builder {
             hooks: crate::progress::Hooks::new(),
             next_worker: AtomicUsize::new(0),
         });
+        *LATEST.lock().unwrap_or_else(|e| e.into_inner()) = Arc::downgrade(&shared);
         let mut threads = Vec::with_capacity(places.len());
         // Workers that yield when idle share their CPUs with other threads or
         // processes (more workers than CPUs, or processes that outnumber them):

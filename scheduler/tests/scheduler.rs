@@ -328,3 +328,54 @@ fn ping_pong(h: &mpcrs_scheduler::Handle, iters: usize) {
     b.join().unwrap();
     assert_eq!(turn.load(Ordering::SeqCst), 2 * iters);
 }
+
+struct ForeignHook {
+    foreign_polls: AtomicUsize,
+    pending: AtomicBool,
+    delivered: Event,
+}
+
+impl Progress for ForeignHook {
+    fn poll(&self, worker: usize) -> bool {
+        if worker == mpcrs_scheduler::FOREIGN_THREAD {
+            self.foreign_polls.fetch_add(1, Ordering::Relaxed);
+        }
+        if self.pending.swap(false, Ordering::AcqRel) {
+            self.delivered.set();
+            return true;
+        }
+        false
+    }
+}
+
+/// A plain OS thread waiting for what a progress hook delivers gets it even
+/// while the only worker is held by a ULT blocked in a system call (a rank
+/// joining its own threads): the thread polls the hooks itself as it parks.
+#[test]
+fn a_plain_thread_polls_the_hooks_while_every_worker_is_blocked() {
+    let s = sched(1);
+    let h = s.handle();
+    let hook = Arc::new(ForeignHook {
+        foreign_polls: AtomicUsize::new(0),
+        pending: AtomicBool::new(false),
+        delivered: Event::new(),
+    });
+    h.add_progress_hook(hook.clone());
+    let (blocking_tx, blocking_rx) = std::sync::mpsc::channel::<()>();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let blocker = h.spawn_on(0, move || {
+        blocking_tx.send(()).unwrap();
+        // Blocks the worker's OS thread, not just this ULT.
+        release_rx.recv().unwrap();
+    });
+    blocking_rx.recv().unwrap();
+    hook.pending.store(true, Ordering::Release);
+    let hk = hook.clone();
+    let plain = std::thread::spawn(move || {
+        hk.delivered.wait();
+        release_tx.send(()).unwrap();
+    });
+    plain.join().unwrap();
+    blocker.join().unwrap();
+    assert!(hook.foreign_polls.load(Ordering::Relaxed) > 0);
+}

@@ -434,3 +434,27 @@ fn communicators_made_and_freed_in_a_loop_keep_every_message() {
         }
     }
 }
+
+/// MPI_THREAD_MULTIPLE where each process holds one rank: 4 pthreads per rank
+/// send, receive and reduce at once (2,000 rounds each); the rank's own ULT
+/// blocks its worker in pthread_join, so the threads drive the network
+/// themselves while they wait (they hung before).
+#[test]
+fn threads_of_a_rank_call_mpi_at_once_across_processes() {
+    let bin = build_c(
+        &c_source("threads_multiple.c"),
+        "threads_multiple",
+        None,
+        &["-lpthread"],
+    );
+    for args in [
+        &["-n", "1"][..],
+        &["-n", "4", "-p", "4"][..],
+        &["-n", "3", "--process-mode"][..],
+    ] {
+        let mut a = args.to_vec();
+        a.push(bin.to_str().unwrap());
+        let out = expect_success(&run_job(&a, LIMIT), &format!("threads_multiple {args:?}"));
+        assert_eq!(out.trim(), "thread multiple ok 0", "{args:?}");
+    }
+}

@@ -14,6 +14,15 @@ use crate::request::{Completion, Pending, Status};
 /// free at once; larger ones wait in the sender's buffer for a single copy.
 pub const EAGER_LIMIT: usize = 32 * 1024;
 
+/// Set once a rank may have several threads in MPI at once
+/// (MPI_THREAD_MULTIPLE): the inline receive serves one blocking receiver per
+/// mailbox, so blocking receives then post in the queue like any other.
+static THREAD_MULTIPLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+pub(crate) fn enable_thread_multiple() {
+    THREAD_MULTIPLE.store(true, std::sync::atomic::Ordering::Release);
+}
+
 /// How a send completes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SendMode {
@@ -216,7 +225,7 @@ pub(crate) unsafe fn recv_blocking(
     buf: *mut u8,
     capacity: usize,
 ) -> Status {
-    if capacity > EAGER_LIMIT {
+    if capacity > EAGER_LIMIT || THREAD_MULTIPLE.load(std::sync::atomic::Ordering::Relaxed) {
         // SAFETY: forwarded from this function's contract.
         return unsafe { recv(mine, source, tag, buf, capacity) }.wait();
     }

@@ -122,7 +122,13 @@ struct Hook;
 
 impl mpcrs_scheduler::Progress for Hook {
     fn poll(&self, worker: usize) -> bool {
-        FABRIC.get().is_some_and(|f| f.progress_as(worker))
+        FABRIC.get().is_some_and(|f| {
+            if worker == mpcrs_scheduler::FOREIGN_THREAD {
+                f.progress()
+            } else {
+                f.progress_as(worker)
+            }
+        })
     }
 }
 
