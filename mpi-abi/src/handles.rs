@@ -132,8 +132,8 @@ pub(crate) struct RankState {
     /// posts later); finished by later frees and by MPI_Finalize.
     pub(crate) freed: Vec<RequestEntry>,
     groups: Vec<Option<mpcrs::Group>>,
-    /// Cartesian topologies, by communicator handle.
-    pub(crate) carts: std::collections::HashMap<MPI_Comm, crate::topo::Cart>,
+    /// Virtual topologies, by communicator handle.
+    pub(crate) topos: std::collections::HashMap<MPI_Comm, crate::topo::Topology>,
     /// Attributes set on communicators: (communicator, keyval) -> value.
     pub(crate) attrs: std::collections::HashMap<(MPI_Comm, c_int), *mut libc::c_void>,
     /// User keyvals: index -> (copy function, delete function, extra state).

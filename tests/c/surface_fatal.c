@@ -25,6 +25,12 @@ int main(int argc, char **argv) {
         } else if (strcmp(which, "reduce_local") == 0) {
             int a = 1, b = 2;
             MPI_Reduce_local(&a, &b, 1, MPI_INT, (MPI_Op)0x12345);
+        } else if (strcmp(which, "graph_neighbors") == 0) {
+            int nb[2];
+            MPI_Graph_neighbors(MPI_COMM_WORLD, 0, 2, nb);
+        } else if (strcmp(which, "neighbor_alltoall") == 0) {
+            int a[2], b[2];
+            MPI_Neighbor_alltoall(a, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_SELF);
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);

@@ -411,6 +411,13 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
             "nonblocking ok",
             "communicators ok",
         ],
+        "topologies" => &[
+            "periodic grid ok",
+            "open grid ok",
+            "ring graph ok",
+            "dist graph ok",
+            "shared split ok",
+        ],
         _ => panic!("no C suite named {name}"),
     }
 }

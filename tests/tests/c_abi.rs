@@ -170,6 +170,21 @@ fn mpi_3_1_surface_at_1_4_and_7_ranks() {
     }
 }
 
+/// Graph and distributed-graph topologies, neighbourhood collectives and
+/// the shared-memory split (tests/c/topologies.c).
+#[test]
+fn topologies_and_neighbourhood_collectives_at_1_4_and_7_ranks() {
+    let bin = build_c(&c_source("topologies.c"), "topologies", None, &[]);
+    for n in [1, 4, 7] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("topologies at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("topologies"),
+            "topologies at -n {n}"
+        );
+    }
+}
+
 /// Wrong arguments to the new functions, and the families not built yet,
 /// end the job under MPI_ERRORS_ARE_FATAL with the call, rank and class.
 #[test]
@@ -195,6 +210,16 @@ fn surface_errors_are_fatal_and_named() {
             "reduce_local",
             7,
             "mpcrs: fatal error in MPI_Reduce_local on rank 1: MPI_ERR_OP: invalid op handle 0x12345",
+        ),
+        (
+            "graph_neighbors",
+            4,
+            "mpcrs: fatal error in MPI_Graph_neighbors on rank 1: MPI_ERR_TOPOLOGY: the communicator has no graph topology",
+        ),
+        (
+            "neighbor_alltoall",
+            4,
+            "mpcrs: fatal error in MPI_Neighbor_alltoall on rank 1: MPI_ERR_TOPOLOGY: the communicator has no topology",
         ),
     ] {
         let o = run(&bin, n, &[case]);
