@@ -48,7 +48,11 @@ mpi_fn! {
                 // SAFETY: just written.
                 copy_attributes(comm, unsafe { *newcomm });
                 // SAFETY: just written.
-                ret(crate::topo::copy_topology(comm, unsafe { *newcomm }))
+                let h = unsafe { *newcomm };
+                if let Some(d) = rank_state().and_then(|st| st.comm(h)) {
+                    crate::errhandler::inherit(&c, &d, h);
+                }
+                ret(crate::topo::copy_topology(comm, h))
             }
             Err(e) => code(&e),
         }
@@ -75,6 +79,7 @@ mpi_fn! {
         if !rank_state().expect("inside a rank").free_comm(h) {
             return fail(&c, "MPI_Comm_free", ErrorClass::Comm, "predefined communicators cannot be freed".into());
         }
+        crate::errhandler::set(&c, h, None);
         // SAFETY: writable by contract.
         unsafe { *comm = MPI_COMM_NULL };
         MPI_SUCCESS

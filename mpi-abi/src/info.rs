@@ -102,6 +102,9 @@ mpi_fn! {
 
     fn Comm_call_errhandler(comm: MPI_Comm, errorcode: c_int) -> c_int {
         let c = tri!(comm_for("MPI_Comm_call_errhandler", comm));
+        if crate::errhandler::call_user(&c, errorcode).is_some() {
+            return MPI_SUCCESS;
+        }
         let class = crate::env::class_of(errorcode).unwrap_or(ErrorClass::Unknown);
         // Fatal handlers end the job here; ERRORS_RETURN makes this a no-op.
         fail(&c, "MPI_Comm_call_errhandler", class, format!("error code {errorcode} raised by the program"));
