@@ -94,7 +94,8 @@ mpi_fn! {
     }
 
     fn Errhandler_free(errhandler: *mut c_int) -> c_int {
-        // The predefined handlers are the only ones: freeing one just nulls the handle.
+        // Only the handle goes: a handler stays in force where it is set, and
+        // a user handler's function is kept for those communicators.
         // SAFETY: writable by contract.
         unsafe { *errhandler = 0x1400_0000 }; // MPI_ERRHANDLER_NULL
         MPI_SUCCESS
