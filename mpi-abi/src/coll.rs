@@ -8,6 +8,7 @@ use mpcrs::raw::{self, Elements, Layout, Pattern};
 use mpcrs::{Communicator, ErrorClass, Op};
 
 use crate::datatype::{self, Staging, TypeInfo};
+use crate::errhandler::ret_on;
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 use crate::p2p::{resolve, resolve_fast, Resolved};
@@ -159,7 +160,7 @@ unsafe fn reduction(
             s.finish(len);
         }
     }
-    ret(r)
+    ret_on(&c, r)
 }
 
 /// A v-layout (counts and displacements in elements of `ti`) in packed bytes: the
@@ -309,7 +310,7 @@ unsafe fn exchange_uniform(
             s.finish(usize::MAX);
         }
     }
-    ret(r)
+    ret_on(comm, r)
 }
 
 mpi_fn! {
@@ -337,7 +338,7 @@ mpi_fn! {
                 s.finish(len);
             }
         }
-        ret(r)
+        ret_on(&c, r)
     }
 
     fn Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) -> c_int {
@@ -500,7 +501,7 @@ mpi_fn! {
                 s.finish(rlen);
             }
         }
-        ret(r)
+        ret_on(&c, r)
     }
 
     fn Alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
@@ -554,7 +555,7 @@ mpi_fn! {
                 s.finish(usize::MAX);
             }
         }
-        ret(r)
+        ret_on(&c, r)
     }
 
     fn Op_create(user_fn: Option<MPI_User_function>, commute: c_int, op: *mut MPI_Op) -> c_int {
@@ -708,7 +709,7 @@ unsafe fn gather_v(
             s.finish(usize::MAX);
         }
     }
-    ret(r)
+    ret_on(&c, r)
 }
 
 /// Reduce_scatter and Reduce_scatter_block: counts in elements, one per rank.
@@ -777,7 +778,7 @@ unsafe fn reduce_scatter(
             s.finish(usize::MAX);
         }
     }
-    ret(r)
+    ret_on(c, r)
 }
 
 mpi_fn! {
@@ -850,6 +851,6 @@ mpi_fn! {
                 unsafe { datatype::unpack(data, (recvbuf as *mut u8).add(rd[j].max(0) as usize), rc[j].max(0) as usize, &r_types[j]) };
             }
         }
-        ret(r)
+        ret_on(&c, r)
     }
 }

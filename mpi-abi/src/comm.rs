@@ -47,12 +47,12 @@ mpi_fn! {
                 store_new(Some(d), newcomm);
                 // SAFETY: just written.
                 copy_attributes(comm, unsafe { *newcomm });
-                let cart = rank_state().and_then(|st| st.carts.get(&comm).cloned());
-                if let Some(t) = cart {
-                    // SAFETY: just written.
-                    rank_state().expect("inside a rank").carts.insert(unsafe { *newcomm }, t);
+                // SAFETY: just written.
+                let h = unsafe { *newcomm };
+                if let Some(d) = rank_state().and_then(|st| st.comm(h)) {
+                    crate::errhandler::inherit(&c, &d, h);
                 }
-                MPI_SUCCESS
+                ret(crate::topo::copy_topology(comm, h))
             }
             Err(e) => code(&e),
         }
@@ -75,10 +75,11 @@ mpi_fn! {
         let h = unsafe { *comm };
         let c = tri!(comm_for("MPI_Comm_free", h));
         drop_attributes(h);
-        rank_state().expect("inside a rank").carts.remove(&h);
+        rank_state().expect("inside a rank").topos.remove(&h);
         if !rank_state().expect("inside a rank").free_comm(h) {
             return fail(&c, "MPI_Comm_free", ErrorClass::Comm, "predefined communicators cannot be freed".into());
         }
+        crate::errhandler::set(&c, h, None);
         // SAFETY: writable by contract.
         unsafe { *comm = MPI_COMM_NULL };
         MPI_SUCCESS
@@ -254,8 +255,9 @@ pub(crate) fn store_group(g: mpcrs::Group, out: *mut c_int) -> c_int {
 mpi_fn! {
     fn Comm_split_type(comm: MPI_Comm, split_type: c_int, key: c_int, _info: c_int, newcomm: *mut MPI_Comm) -> c_int {
         let c = tri!(comm_for("MPI_Comm_split_type", comm));
-        // Ranks of one process share memory: they all land in the same communicator.
-        let color = if split_type == MPI_COMM_TYPE_SHARED { Some(0) } else { None };
+        // Ranks share memory when their processes run on one host: the
+        // host's number is the colour.
+        let color = if split_type == MPI_COMM_TYPE_SHARED { Some(mpcrs::this_node() as c_int) } else { None };
         match c.split(color, key) {
             Ok(s) => {
                 store_new(s, newcomm);

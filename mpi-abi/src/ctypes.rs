@@ -115,6 +115,16 @@ static UNWEIGHTED_TARGET: c_int = 0;
 static WEIGHTS_EMPTY_TARGET: c_int = 0;
 static F_STATUS_IGNORE_TARGET: c_int = 0;
 
+/// Whether a weights argument is MPI_UNWEIGHTED.
+pub(crate) fn is_unweighted(p: *const c_int) -> bool {
+    std::ptr::eq(p, &UNWEIGHTED_TARGET)
+}
+
+/// Whether a weights argument is MPI_WEIGHTS_EMPTY.
+pub(crate) fn is_weights_empty(p: *const c_int) -> bool {
+    std::ptr::eq(p, &WEIGHTS_EMPTY_TARGET)
+}
+
 /// MPI_UNWEIGHTED: a distinct address, never dereferenced.
 #[no_mangle]
 pub static MPI_UNWEIGHTED: Address = Address(&UNWEIGHTED_TARGET);

@@ -216,8 +216,13 @@ mpi_fn! {
 
     fn Comm_set_errhandler(comm: MPI_Comm, errhandler: MPI_Errhandler) -> c_int {
         let c = tri!(comm_for("MPI_Comm_set_errhandler", comm));
+        if crate::errhandler::is_user(errhandler) {
+            crate::errhandler::set(&c, comm, Some(errhandler));
+            return MPI_SUCCESS;
+        }
         match errhandler_of(errhandler) {
             Some(h) => {
+                crate::errhandler::set(&c, comm, None);
                 c.set_error_handler(h);
                 MPI_SUCCESS
             }
@@ -227,9 +232,10 @@ mpi_fn! {
 
     fn Comm_get_errhandler(comm: MPI_Comm, errhandler: *mut MPI_Errhandler) -> c_int {
         let c = tri!(comm_for("MPI_Comm_get_errhandler", comm));
-        let h = match c.error_handler() {
-            ErrorHandler::Fatal => MPI_ERRORS_ARE_FATAL,
-            ErrorHandler::Return => MPI_ERRORS_RETURN,
+        let h = match (crate::errhandler::of(&c), c.error_handler()) {
+            (Some(user), _) => user,
+            (None, ErrorHandler::Fatal) => MPI_ERRORS_ARE_FATAL,
+            (None, ErrorHandler::Return) => MPI_ERRORS_RETURN,
         };
         // SAFETY: writable by contract.
         unsafe { *errhandler = h };

@@ -72,7 +72,7 @@ pub const MPI_MAX_LIBRARY_VERSION_STRING: usize = 8192;
 /// "direct" communicator handles, then an index in the rank's table.
 const COMM_USER: c_int = 0x8400_0000u32 as c_int;
 /// Handles of requests: MPICH's request kind bits, then an index.
-const REQUEST_USER: c_int = 0xac00_0000u32 as c_int;
+pub(crate) const REQUEST_USER: c_int = 0xac00_0000u32 as c_int;
 /// Handles of user-defined ops.
 const OP_USER: c_int = 0x9800_0000u32 as c_int;
 /// Handles of info objects.
@@ -89,7 +89,7 @@ pub const MPI_MESSAGE_NO_PROC: c_int = 0x6c00_0000;
 pub const MPI_BSEND_OVERHEAD: usize = 96;
 /// Handles of derived datatypes (outside MPICH's predefined 0x4c.../0x8c... values).
 const TYPE_USER: c_int = 0xcc00_0000u32 as c_int;
-const INDEX_MASK: c_int = 0x03ff_ffff;
+pub(crate) const INDEX_MASK: c_int = 0x03ff_ffff;
 
 pub(crate) fn is_in_place(p: *const libc::c_void) -> bool {
     p as isize == -1
@@ -112,6 +112,9 @@ pub(crate) struct RequestEntry {
     pub(crate) persistent: Option<crate::requests::Persistent>,
     /// Whether a persistent request has been started and not yet completed.
     pub(crate) active: bool,
+    /// Set for generalized requests (MPI_Grequest_start): the program's
+    /// query, free and cancel functions.
+    pub(crate) grequest: Option<crate::grequest::Callbacks>,
 }
 
 #[derive(Default)]
@@ -121,6 +124,9 @@ pub(crate) struct RankState {
     comms: Vec<Option<Arc<Communicator>>>,
     requests: Vec<Option<RequestEntry>>,
     free_requests: Vec<usize>,
+    /// Generalized requests, by handle: their handles are unique in the
+    /// process, so that any thread can complete them (grequest.rs).
+    grequests: std::collections::HashMap<MPI_Request, Option<RequestEntry>>,
     ops: Vec<Option<UserOp>>,
     types: Vec<Option<crate::datatype::TypeInfo>>,
     messages: Vec<Option<mpcrs::raw::RawMessage>>,
@@ -135,8 +141,8 @@ pub(crate) struct RankState {
     /// The thread that initialized MPI: whether it was a ULT, and its OS thread.
     pub(crate) main_thread: Option<(bool, libc::pthread_t)>,
     groups: Vec<Option<mpcrs::Group>>,
-    /// Cartesian topologies, by communicator handle.
-    pub(crate) carts: std::collections::HashMap<MPI_Comm, crate::topo::Cart>,
+    /// Virtual topologies, by communicator handle.
+    pub(crate) topos: std::collections::HashMap<MPI_Comm, crate::topo::Topology>,
     /// Attributes set on communicators: (communicator, keyval) -> value.
     pub(crate) attrs: std::collections::HashMap<(MPI_Comm, c_int), *mut libc::c_void>,
     /// User keyvals: index -> (copy function, delete function, extra state).
@@ -170,6 +176,8 @@ pub(crate) struct RankState {
 #[repr(align(128))]
 struct RankCell {
     state: Mutex<RankState>,
+    /// User error handlers, apart from `state`: errors are raised where it is held.
+    errhandlers: Mutex<crate::errhandler::Table>,
     /// MPI_COMM_WORLD and MPI_COMM_SELF, installed once before main.
     predefined: OnceLock<[Arc<Communicator>; 2]>,
     /// Set by MPI_Init, cleared by MPI_Finalize.
@@ -192,6 +200,7 @@ pub(crate) fn create_job(n: usize) {
         ranks: (0..n)
             .map(|_| RankCell {
                 state: Mutex::new(RankState::default()),
+                errhandlers: Mutex::new(Default::default()),
                 predefined: OnceLock::new(),
                 live: AtomicBool::new(false),
             })
@@ -235,6 +244,11 @@ fn sole_rank() -> Option<i32> {
 /// The calling rank's tables; `None` outside a rank of a C job.
 pub(crate) fn rank_state() -> Option<MutexGuard<'static, RankState>> {
     Some(rank_cell()?.state.lock())
+}
+
+/// The calling rank's user error handlers; `None` outside a rank of a C job.
+pub(crate) fn errhandler_table() -> Option<MutexGuard<'static, crate::errhandler::Table>> {
+    Some(rank_cell()?.errhandlers.lock())
 }
 
 /// Installs the rank's MPI_COMM_WORLD and MPI_COMM_SELF (by the loader, before main).
@@ -345,6 +359,9 @@ impl RankState {
     /// Takes a request out of the table; its handle stays reserved until
     /// [`RankState::put_back`] or [`RankState::release`].
     pub(crate) fn take_request(&mut self, h: MPI_Request) -> Option<RequestEntry> {
+        if crate::grequest::is_grequest(h) {
+            return self.grequests.get_mut(&h)?.take();
+        }
         if h & !INDEX_MASK != REQUEST_USER {
             return None;
         }
@@ -353,12 +370,25 @@ impl RankState {
 
     /// Returns a request taken with `take_request` under the same handle.
     pub(crate) fn put_back(&mut self, h: MPI_Request, e: RequestEntry) {
+        if crate::grequest::is_grequest(h) {
+            self.grequests.insert(h, Some(e));
+            return;
+        }
         self.requests[(h & INDEX_MASK) as usize] = Some(e);
     }
 
     /// Frees the handle of a request taken with `take_request`.
     pub(crate) fn release(&mut self, h: MPI_Request) {
+        if crate::grequest::is_grequest(h) {
+            self.grequests.remove(&h);
+            return;
+        }
         self.free_requests.push((h & INDEX_MASK) as usize);
+    }
+
+    /// Files a generalized request under its handle `h`.
+    pub(crate) fn add_grequest(&mut self, h: MPI_Request, e: RequestEntry) {
+        self.grequests.insert(h, Some(e));
     }
 
     /// Runs `f` on a request left in the table (for tests that may not complete it).
@@ -367,6 +397,9 @@ impl RankState {
         h: MPI_Request,
         f: impl FnOnce(&RequestEntry) -> R,
     ) -> Option<R> {
+        if crate::grequest::is_grequest(h) {
+            return self.grequests.get(&h)?.as_ref().map(f);
+        }
         if h & !INDEX_MASK != REQUEST_USER {
             return None;
         }
@@ -557,13 +590,17 @@ pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<CommRef, c_int
     Err(fail(&world, call, class, detail))
 }
 
-/// Raises an error on `comm` (fatal unless ERRORS_RETURN) and returns its code.
+/// Raises an error on `comm` (its user handler's, or fatal unless
+/// ERRORS_RETURN) and returns its code.
 pub(crate) fn fail(
     comm: &Communicator,
     call: &'static str,
     class: ErrorClass,
     detail: String,
 ) -> c_int {
+    if let Some(code) = crate::errhandler::call_user(comm, class as c_int) {
+        return code;
+    }
     let e = mpcrs::Error::new(class, call, comm.world_rank(), detail);
     match comm.error_handler().handle::<()>(Err(e.clone())) {
         Ok(()) => MPI_SUCCESS,

@@ -94,7 +94,8 @@ mpi_fn! {
     }
 
     fn Errhandler_free(errhandler: *mut c_int) -> c_int {
-        // The predefined handlers are the only ones: freeing one just nulls the handle.
+        // Only the handle goes: a handler stays in force where it is set, and
+        // a user handler's function is kept for those communicators.
         // SAFETY: writable by contract.
         unsafe { *errhandler = 0x1400_0000 }; // MPI_ERRHANDLER_NULL
         MPI_SUCCESS
@@ -102,6 +103,9 @@ mpi_fn! {
 
     fn Comm_call_errhandler(comm: MPI_Comm, errorcode: c_int) -> c_int {
         let c = tri!(comm_for("MPI_Comm_call_errhandler", comm));
+        if crate::errhandler::call_user(&c, errorcode).is_some() {
+            return MPI_SUCCESS;
+        }
         let class = crate::env::class_of(errorcode).unwrap_or(ErrorClass::Unknown);
         // Fatal handlers end the job here; ERRORS_RETURN makes this a no-op.
         fail(&c, "MPI_Comm_call_errhandler", class, format!("error code {errorcode} raised by the program"));

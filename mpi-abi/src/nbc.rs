@@ -14,7 +14,7 @@ use crate::p2p::start;
 /// A C pointer carried into the helper ULT (same process, same rank, used under
 /// MPI's rule that the buffers stay untouched until the request completes).
 #[derive(Clone, Copy)]
-struct P(*mut c_void);
+pub(crate) struct P(pub(crate) *mut c_void);
 // SAFETY: see the type's doc; the helper runs on the same worker as its rank.
 unsafe impl Send for P {}
 
@@ -31,7 +31,7 @@ use crate::coll::{
 ///
 /// # Safety
 /// `p` is null or holds `n` entries.
-unsafe fn per_rank<T: Copy>(p: *const T, n: usize) -> Vec<T> {
+pub(crate) unsafe fn per_rank<T: Copy>(p: *const T, n: usize) -> Vec<T> {
     // SAFETY: by contract.
     unsafe { c_array(p, n) }.to_vec()
 }
@@ -45,7 +45,7 @@ fn size_of(comm: MPI_Comm) -> usize {
 }
 
 /// A pointer into an array copied for the helper, null when the copy is empty.
-fn at<T>(v: &[T]) -> *const T {
+pub(crate) fn at<T>(v: &[T]) -> *const T {
     if v.is_empty() {
         std::ptr::null()
     } else {
@@ -55,7 +55,7 @@ fn at<T>(v: &[T]) -> *const T {
 
 /// Starts `run` (a blocking collective returning an MPI code) in a helper ULT and
 /// returns its request.
-fn launch(
+pub(crate) fn launch(
     call: &'static str,
     comm: MPI_Comm,
     request: *mut MPI_Request,

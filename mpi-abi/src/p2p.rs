@@ -7,6 +7,7 @@ use mpcrs::raw;
 use mpcrs::Communicator;
 
 use crate::datatype::{self, Staging, TypeInfo};
+use crate::errhandler::{code_on, ret_on};
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 
@@ -100,7 +101,7 @@ pub(crate) unsafe fn finish(
 ) -> c_int {
     // SAFETY: forwarded.
     unsafe { write_status(status, st) };
-    ret(raw::status_error(comm, call, st))
+    ret_on(comm, raw::status_error(comm, call, st))
 }
 
 pub(crate) fn start(
@@ -110,23 +111,25 @@ pub(crate) fn start(
     staging: Option<Staging>,
     request: *mut MPI_Request,
 ) -> c_int {
+    let comm: Arc<Communicator> = comm.into();
     match r {
         Ok(req) => {
             let h = rank_state()
                 .expect("inside a rank")
                 .add_request(RequestEntry {
                     request: req,
-                    comm: comm.into(),
+                    comm,
                     call,
                     staging,
                     persistent: None,
                     active: true,
+                    grequest: None,
                 });
             // SAFETY: writable by the callers' contract.
             unsafe { *request = h };
             MPI_SUCCESS
         }
-        Err(e) => code(&e),
+        Err(e) => code_on(&comm, &e),
     }
 }
 
@@ -174,7 +177,7 @@ pub(crate) unsafe fn send_impl(
             r.wait();
             MPI_SUCCESS
         }
-        Err(e) => code(&e),
+        Err(e) => code_on(&c, &e),
     }
 }
 
@@ -202,7 +205,7 @@ mpi_fn! {
                 // SAFETY: `status` by contract.
                 unsafe { finish(&c, "MPI_Recv", &st, status) }
             }
-            Err(e) => code(&e),
+            Err(e) => code_on(&c, &e),
         }
     }
 
@@ -238,7 +241,7 @@ mpi_fn! {
         let r = unsafe { raw::irecv(&c, "MPI_Sendrecv", rdata, rlen, source, recvtag) };
         let r = match r {
             Ok(r) => r,
-            Err(e) => return code(&e),
+            Err(e) => return code_on(&c, &e),
         };
         // SAFETY: as above.
         match unsafe { raw::isend(&c, "MPI_Sendrecv", sdata, slen, dest, sendtag, false) } {
@@ -247,7 +250,7 @@ mpi_fn! {
             }
             Err(e) => {
                 r.wait();
-                return code(&e);
+                return code_on(&c, &e);
             }
         }
         let st = r.wait();
@@ -266,7 +269,7 @@ mpi_fn! {
                 unsafe { write_status(status, &st.expect("blocking probe")) };
                 MPI_SUCCESS
             }
-            Err(e) => code(&e),
+            Err(e) => code_on(&c, &e),
         }
     }
 
@@ -287,7 +290,7 @@ mpi_fn! {
                 }
                 MPI_SUCCESS
             }
-            Err(e) => code(&e),
+            Err(e) => code_on(&c, &e),
         }
     }
 }
@@ -298,7 +301,7 @@ mpi_fn! {
 /// # Safety
 /// `buf` holds `count` elements.
 #[allow(clippy::too_many_arguments)]
-unsafe fn buffered_send(
+pub(crate) unsafe fn buffered_send(
     call: &'static str,
     buf: *const c_void,
     count: c_int,
@@ -330,7 +333,7 @@ unsafe fn buffered_send(
     }
     // SAFETY: `copy` moves into the pending list below and outlives the send.
     let r = unsafe { raw::isend(&c, call, copy.as_ptr(), len, dest, tag, false) }
-        .map_err(|e| code(&e))?;
+        .map_err(|e| code_on(&c, &e))?;
     rank_state().expect("inside a rank").bsends.push((r, copy));
     Ok(())
 }
@@ -410,7 +413,7 @@ mpi_fn! {
         // SAFETY: `dst` holds `len` bytes until we return.
         let r = match unsafe { raw::irecv(&c, "MPI_Sendrecv_replace", dst, len, source, recvtag) } {
             Ok(r) => r,
-            Err(e) => return code(&e),
+            Err(e) => return code_on(&c, &e),
         };
         // SAFETY: `copy` lives until we return.
         match unsafe { raw::isend(&c, "MPI_Sendrecv_replace", copy.as_ptr(), len, dest, sendtag, false) } {
@@ -419,7 +422,7 @@ mpi_fn! {
             }
             Err(e) => {
                 r.wait();
-                return code(&e);
+                return code_on(&c, &e);
             }
         }
         let st = r.wait();
@@ -482,7 +485,7 @@ unsafe fn matched_probe(
     let c = tri!(comm_for(call, comm));
     let blocking = flag.is_null();
     match raw::mprobe(&c, call, source, tag, blocking) {
-        Err(e) => code(&e),
+        Err(e) => code_on(&c, &e),
         Ok(found) => {
             let handle = match found {
                 Some(m) => {

@@ -21,7 +21,7 @@ pub(crate) enum Persistent {
         peer: c_int,
         tag: c_int,
         comm: MPI_Comm,
-        sync: bool,
+        mode: SendMode,
     },
     Recv {
         buf: *mut c_void,
@@ -31,6 +31,17 @@ pub(crate) enum Persistent {
         tag: c_int,
         comm: MPI_Comm,
     },
+}
+
+/// The mode of a persistent send.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SendMode {
+    Standard,
+    Synchronous,
+    /// The matching receive is posted: a standard send is correct.
+    Ready,
+    /// Each start sends a copy from the attached buffer (MPI_Buffer_attach).
+    Buffered,
 }
 
 // SAFETY: the pointers are the program's buffers, used only by the rank that
@@ -68,6 +79,14 @@ unsafe fn complete(
     let comm = e.comm.clone();
     let call = e.call;
     let mut state = rank_state().expect("inside a rank");
+    if let Some(g) = e.grequest {
+        state.release(h);
+        drop(state);
+        // SAFETY: by contract.
+        unsafe { *handle = MPI_REQUEST_NULL };
+        // SAFETY: forwarded.
+        return unsafe { g.finish(status) };
+    }
     if e.persistent.is_some() {
         e.active = false;
         e.request = RawRequest::completed(mpcrs::Status::empty());
@@ -347,10 +366,21 @@ mpi_fn! {
                 MPI_SUCCESS
             }
             Some(Some(st)) => {
+                // A generalized request's status is its query function's.
+                let g = rank_state().and_then(|s| s.with_request(request, |e| e.grequest)).flatten();
                 // SAFETY: by contract.
                 unsafe {
                     *flag = 1;
-                    write_status(status, &st);
+                    match g {
+                        Some(g) => {
+                            let (s, rc) = g.query();
+                            if !status_ignored(status) {
+                                *status = s;
+                            }
+                            return rc;
+                        }
+                        None => write_status(status, &st),
+                    }
                 }
                 MPI_SUCCESS
             }
@@ -380,6 +410,12 @@ mpi_fn! {
     fn Cancel(request: *mut MPI_Request) -> c_int {
         // SAFETY: by contract.
         let h = unsafe { *request };
+        // A generalized request: the program's cancel function, told whether
+        // MPI_Grequest_complete was called.
+        let g = rank_state().and_then(|st| st.with_request(h, |e| e.grequest.map(|g| (g, e.request.test().is_some())))).flatten();
+        if let Some((g, complete)) = g {
+            return g.cancel(complete);
+        }
         let cancelled = rank_state().and_then(|st| st.with_request(h, |e| e.request.cancel_recv(&e.comm)));
         match cancelled {
             None => invalid_request("MPI_Cancel", h),
@@ -412,12 +448,22 @@ mpi_fn! {
 
     fn Send_init(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
         // SAFETY: forwarded.
-        unsafe { init_request("MPI_Send_init", Persistent::Send { buf, count, t: datatype, peer: dest, tag, comm, sync: false }, request) }
+        unsafe { init_request("MPI_Send_init", Persistent::Send { buf, count, t: datatype, peer: dest, tag, comm, mode: SendMode::Standard }, request) }
+    }
+
+    fn Bsend_init(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
+        // SAFETY: forwarded.
+        unsafe { init_request("MPI_Bsend_init", Persistent::Send { buf, count, t: datatype, peer: dest, tag, comm, mode: SendMode::Buffered }, request) }
+    }
+
+    fn Rsend_init(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
+        // SAFETY: forwarded.
+        unsafe { init_request("MPI_Rsend_init", Persistent::Send { buf, count, t: datatype, peer: dest, tag, comm, mode: SendMode::Ready }, request) }
     }
 
     fn Ssend_init(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
         // SAFETY: forwarded.
-        unsafe { init_request("MPI_Ssend_init", Persistent::Send { buf, count, t: datatype, peer: dest, tag, comm, sync: true }, request) }
+        unsafe { init_request("MPI_Ssend_init", Persistent::Send { buf, count, t: datatype, peer: dest, tag, comm, mode: SendMode::Synchronous }, request) }
     }
 
     fn Recv_init(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
@@ -456,6 +502,10 @@ pub(crate) fn finish_freed(freed: Vec<RequestEntry>, wait: bool) -> Vec<RequestE
             Some(st) => {
                 if let Some(s) = e.staging {
                     s.finish(st.bytes);
+                }
+                // A freed generalized request: its free function, once complete.
+                if let Some(g) = e.grequest {
+                    g.free();
                 }
             }
             None => still.push(e),
@@ -543,6 +593,7 @@ unsafe fn init_request(call: &'static str, p: Persistent, request: *mut MPI_Requ
             staging: None,
             persistent: Some(p),
             active: false,
+            grequest: None,
         });
     // SAFETY: by contract.
     unsafe { *request = h };
@@ -571,13 +622,28 @@ unsafe fn start_one(request: *mut MPI_Request) -> c_int {
             peer,
             tag,
             comm,
-            sync,
+            mode: SendMode::Buffered,
+        } => {
+            // SAFETY: the buffer holds `count` elements; the copy is made now.
+            unsafe { crate::p2p::buffered_send(e.call, buf, count, t, peer, tag, comm) }
+                .map(|()| (RawRequest::completed(mpcrs::Status::empty()), None))
+        }
+        Persistent::Send {
+            buf,
+            count,
+            t,
+            peer,
+            tag,
+            comm,
+            mode,
         } => resolve(e.call, comm, count, t).and_then(|(c, len, ti)| {
+            let sync = mode == SendMode::Synchronous;
             // SAFETY: MPI keeps the buffer untouched while the request is active.
             let (data, staging) = unsafe { Staging::send(buf.cast(), count as usize, &ti) };
             // SAFETY: as above; a packed copy moves into the request entry.
             let r = unsafe { raw::isend(&c, e.call, data, len, peer, tag, sync) };
-            r.map(|r| (r, staging)).map_err(|err| code(&err))
+            r.map(|r| (r, staging))
+                .map_err(|err| crate::errhandler::code_on(&c, &err))
         }),
         Persistent::Recv {
             buf,
@@ -591,7 +657,8 @@ unsafe fn start_one(request: *mut MPI_Request) -> c_int {
             let (dst, staging) = unsafe { Staging::recv(buf.cast(), count as usize, &ti, false) };
             // SAFETY: as above.
             let r = unsafe { raw::irecv(&c, e.call, dst, len, peer, tag) };
-            r.map(|r| (r, staging)).map_err(|err| code(&err))
+            r.map(|r| (r, staging))
+                .map_err(|err| crate::errhandler::code_on(&c, &err))
         }),
     };
     let result = match started {

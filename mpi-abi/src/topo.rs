@@ -1,8 +1,11 @@
-//! Cartesian topologies (MPI_Cart_*) and MPI_Dims_create.
+//! Virtual topologies kept per communicator handle, Cartesian topologies
+//! (MPI_Cart_*), MPI_Dims_create and MPI_Topo_test. Graph and distributed-graph
+//! topologies are in graph.rs, their neighbourhood collectives in neighbor.rs.
 
 use std::os::raw::c_int;
+use std::sync::Arc;
 
-use mpcrs::ErrorClass;
+use mpcrs::{Communicator, ErrorClass, ErrorHandler};
 
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
@@ -40,6 +43,136 @@ impl Cart {
         }
         Some(r)
     }
+}
+
+/// The shape of a communicator's topology.
+#[derive(Clone, Debug)]
+pub(crate) enum Shape {
+    Cart(Cart),
+    Graph(crate::graph::Graph),
+    DistGraph(crate::graph::DistGraph),
+}
+
+/// A neighbour in a neighbourhood collective: its rank (MPI_PROC_NULL moves no
+/// data) and the tag of the message that goes to it or comes from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Neighbour {
+    pub(crate) rank: c_int,
+    pub(crate) tag: c_int,
+}
+
+/// A communicator's topology, kept under the communicator's handle.
+#[derive(Clone)]
+pub(crate) struct Topology {
+    pub(crate) shape: Shape,
+    /// A private duplicate of the communicator for the neighbourhood
+    /// collectives: no receive of the program can match their messages.
+    pub(crate) wire: Arc<Communicator>,
+}
+
+impl Shape {
+    /// MPI_Topo_test's answer (MPI_GRAPH, MPI_CART, MPI_DIST_GRAPH).
+    fn kind(&self) -> c_int {
+        match self {
+            Shape::Graph(_) => 1,
+            Shape::Cart(_) => 2,
+            Shape::DistGraph(_) => 3,
+        }
+    }
+
+    /// The neighbours `rank` receives from and sends to, in MPI's order: per
+    /// Cartesian dimension the -1 then the +1 neighbour; a graph's neighbour
+    /// list both ways; a distributed graph's sources and destinations.
+    pub(crate) fn neighbours(&self, rank: c_int) -> (Vec<Neighbour>, Vec<Neighbour>) {
+        match self {
+            Shape::Cart(cart) => {
+                let me = cart.coords(rank);
+                let mut both = Vec::with_capacity(2 * cart.dims.len());
+                for d in 0..cart.dims.len() {
+                    for delta in [-1, 1] {
+                        let mut co = me.clone();
+                        co[d] += delta;
+                        both.push(cart.rank(&co).unwrap_or(mpcrs::PROC_NULL));
+                    }
+                }
+                // What goes in the -1 direction arrives as the receiver's +1
+                // block: a send is tagged with its block, a receive expects the
+                // other block of its dimension. This pairs blocks right when both
+                // neighbours are one rank (a periodic dimension of 1 or 2).
+                let out = (0..both.len())
+                    .map(|k| Neighbour {
+                        rank: both[k],
+                        tag: k as c_int,
+                    })
+                    .collect();
+                let inc = (0..both.len())
+                    .map(|k| Neighbour {
+                        rank: both[k],
+                        tag: (k ^ 1) as c_int,
+                    })
+                    .collect();
+                (inc, out)
+            }
+            Shape::Graph(g) => {
+                let n: Vec<Neighbour> = g
+                    .neighbours(rank)
+                    .iter()
+                    .map(|&r| Neighbour { rank: r, tag: 0 })
+                    .collect();
+                (n.clone(), n)
+            }
+            Shape::DistGraph(g) => {
+                let tag0 =
+                    |v: &Vec<c_int>| v.iter().map(|&r| Neighbour { rank: r, tag: 0 }).collect();
+                (tag0(&g.sources), tag0(&g.destinations))
+            }
+        }
+    }
+}
+
+/// Stores the new communicator `c` under a handle with its topology.
+/// Collective over `c` (the topology's wire is a duplicate of it).
+pub(crate) fn store_with_topology(c: Communicator, shape: Shape) -> mpcrs::Result<MPI_Comm> {
+    let wire = c.dup()?;
+    // Errors on the wire are reported on the program's communicator.
+    wire.set_error_handler(ErrorHandler::Return);
+    let mut st = rank_state().expect("inside a rank");
+    let h = st.add_comm(c);
+    st.topos.insert(
+        h,
+        Topology {
+            shape,
+            wire: Arc::new(wire),
+        },
+    );
+    Ok(h)
+}
+
+/// Gives `new`, a duplicate of `old`, a copy of `old`'s topology if it has
+/// one (MPI_Comm_dup). Collective over the communicator.
+pub(crate) fn copy_topology(old: MPI_Comm, new: MPI_Comm) -> mpcrs::Result<()> {
+    let (shape, c) = {
+        let st = rank_state().expect("inside a rank");
+        match (st.topos.get(&old), st.comm(new)) {
+            (Some(t), Some(c)) => (t.shape.clone(), c),
+            _ => return Ok(()),
+        }
+    };
+    let wire = c.dup()?;
+    wire.set_error_handler(ErrorHandler::Return);
+    rank_state().expect("inside a rank").topos.insert(
+        new,
+        Topology {
+            shape,
+            wire: Arc::new(wire),
+        },
+    );
+    Ok(())
+}
+
+/// The topology of a communicator handle.
+pub(crate) fn topology(h: MPI_Comm) -> Option<Topology> {
+    rank_state()?.topos.get(&h).cloned()
 }
 
 /// Balanced factorization of `nnodes` into `dims.len()` dimensions, keeping the
@@ -82,14 +215,9 @@ fn cart_of(
     comm: MPI_Comm,
 ) -> Result<(std::sync::Arc<mpcrs::Communicator>, Cart), c_int> {
     let c = comm_for(call, comm)?;
-    let cart = rank_state()
-        .expect("inside a rank")
-        .carts
-        .get(&comm)
-        .cloned();
-    match cart {
-        Some(t) => Ok((c.into(), t)),
-        None => Err(fail(
+    match topology(comm).map(|t| t.shape) {
+        Some(Shape::Cart(t)) => Ok((c.into(), t)),
+        _ => Err(fail(
             &c,
             call,
             ErrorClass::Topology,
@@ -127,10 +255,11 @@ mpi_fn! {
         };
         let h = match sub {
             Some(s) => {
-                let mut st = rank_state().expect("inside a rank");
-                let h = st.add_comm(s);
-                st.carts.insert(h, Cart { dims: d, periods: p.iter().map(|&x| x != 0).collect() });
-                h
+                let shape = Shape::Cart(Cart { dims: d, periods: p.iter().map(|&x| x != 0).collect() });
+                match store_with_topology(s, shape) {
+                    Ok(h) => h,
+                    Err(e) => return code(&e),
+                }
             }
             None => MPI_COMM_NULL,
         };
@@ -228,9 +357,10 @@ mpi_fn! {
         };
         let dims: Vec<c_int> = (0..cart.dims.len()).filter(|&d| keep[d] != 0).map(|d| cart.dims[d]).collect();
         let periods: Vec<bool> = (0..cart.dims.len()).filter(|&d| keep[d] != 0).map(|d| cart.periods[d]).collect();
-        let mut st = rank_state().expect("inside a rank");
-        let h = st.add_comm(sub);
-        st.carts.insert(h, Cart { dims, periods });
+        let h = match store_with_topology(sub, Shape::Cart(Cart { dims, periods })) {
+            Ok(h) => h,
+            Err(e) => return code(&e),
+        };
         // SAFETY: writable by contract.
         unsafe { *newcomm = h };
         MPI_SUCCESS
@@ -240,9 +370,9 @@ mpi_fn! {
 mpi_fn! {
     fn Topo_test(comm: MPI_Comm, status: *mut c_int) -> c_int {
         let _c = tri!(comm_for("MPI_Topo_test", comm));
-        let cart = rank_state().is_some_and(|st| st.carts.contains_key(&comm));
+        let kind = topology(comm).map_or(MPI_UNDEFINED, |t| t.shape.kind());
         // SAFETY: writable by contract.
-        unsafe { *status = if cart { 2 } else { MPI_UNDEFINED } }; // MPI_CART
+        unsafe { *status = kind };
         MPI_SUCCESS
     }
 

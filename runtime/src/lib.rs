@@ -55,6 +55,7 @@ pub use intercomm::ROOT;
 pub use mpcrs_cr::restore::restore_if_asked;
 pub use op::Op;
 pub use p2p::EAGER_LIMIT;
+pub use remote::this_node;
 pub use request::Status;
 pub use run::{adopt_calling_thread, release_calling_thread, run, run_with, JobConfig, RankExit};
 pub use scope::{

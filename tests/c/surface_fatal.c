@@ -25,6 +25,25 @@ int main(int argc, char **argv) {
         } else if (strcmp(which, "reduce_local") == 0) {
             int a = 1, b = 2;
             MPI_Reduce_local(&a, &b, 1, MPI_INT, (MPI_Op)0x12345);
+        } else if (strcmp(which, "graph_neighbors") == 0) {
+            int nb[2];
+            MPI_Graph_neighbors(MPI_COMM_WORLD, 0, 2, nb);
+        } else if (strcmp(which, "neighbor_alltoall") == 0) {
+            int a[2], b[2];
+            MPI_Neighbor_alltoall(a, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_SELF);
+        } else if (strcmp(which, "dist_graph") == 0) {
+            MPI_Comm g;
+            MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, -1, NULL, MPI_UNWEIGHTED, 0, NULL,
+                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+        } else if (strcmp(which, "errhandler") == 0) {
+            MPI_Errhandler eh;
+            MPI_Comm_create_errhandler(NULL, &eh);
+        } else if (strcmp(which, "grequest") == 0) {
+            MPI_Grequest_complete((MPI_Request)0x12345);
+        } else if (strcmp(which, "bsend_init") == 0) {
+            int a[1];
+            MPI_Request r;
+            MPI_Bsend_init(a, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, &r);
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);

@@ -411,6 +411,18 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
             "nonblocking ok",
             "communicators ok",
         ],
+        "handlers" => &[
+            "persistent buffered and ready sends ok",
+            "error handlers ok",
+            "generalized requests ok",
+        ],
+        "topologies" => &[
+            "periodic grid ok",
+            "open grid ok",
+            "ring graph ok",
+            "dist graph ok",
+            "shared split ok",
+        ],
         _ => panic!("no C suite named {name}"),
     }
 }

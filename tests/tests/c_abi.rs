@@ -170,6 +170,36 @@ fn mpi_3_1_surface_at_1_4_and_7_ranks() {
     }
 }
 
+/// Graph and distributed-graph topologies, neighbourhood collectives and
+/// the shared-memory split (tests/c/topologies.c).
+#[test]
+fn topologies_and_neighbourhood_collectives_at_1_4_and_7_ranks() {
+    let bin = build_c(&c_source("topologies.c"), "topologies", None, &[]);
+    for n in [1, 4, 7] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("topologies at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("topologies"),
+            "topologies at -n {n}"
+        );
+    }
+}
+
+/// Persistent buffered and ready sends, user error handlers, generalized
+/// requests completed by other threads (tests/c/handlers.c).
+#[test]
+fn handlers_and_generalized_requests_at_1_4_and_7_ranks() {
+    let bin = build_c(&c_source("handlers.c"), "handlers", None, &[]);
+    for n in [1, 4, 7] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("handlers at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("handlers"),
+            "handlers at -n {n}"
+        );
+    }
+}
+
 /// Wrong arguments to the new functions, and the families not built yet,
 /// end the job under MPI_ERRORS_ARE_FATAL with the call, rank and class.
 #[test]
@@ -195,6 +225,36 @@ fn surface_errors_are_fatal_and_named() {
             "reduce_local",
             7,
             "mpcrs: fatal error in MPI_Reduce_local on rank 1: MPI_ERR_OP: invalid op handle 0x12345",
+        ),
+        (
+            "graph_neighbors",
+            4,
+            "mpcrs: fatal error in MPI_Graph_neighbors on rank 1: MPI_ERR_TOPOLOGY: the communicator has no graph topology",
+        ),
+        (
+            "neighbor_alltoall",
+            4,
+            "mpcrs: fatal error in MPI_Neighbor_alltoall on rank 1: MPI_ERR_TOPOLOGY: the communicator has no topology",
+        ),
+        (
+            "dist_graph",
+            7,
+            "mpcrs: fatal error in MPI_Dist_graph_create_adjacent on rank 1: MPI_ERR_ARG: negative degree (in -1, out 0)",
+        ),
+        (
+            "errhandler",
+            4,
+            "mpcrs: fatal error in MPI_Comm_create_errhandler on rank 1: MPI_ERR_ARG: the error handler function is NULL",
+        ),
+        (
+            "grequest",
+            1,
+            "mpcrs: fatal error in MPI_Grequest_complete on rank 0: MPI_ERR_REQUEST: invalid request handle 0x12345",
+        ),
+        (
+            "bsend_init",
+            4,
+            "mpcrs: fatal error in MPI_Bsend_init on rank 1: MPI_ERR_COUNT: negative count -1",
         ),
     ] {
         let o = run(&bin, n, &[case]);
@@ -261,6 +321,7 @@ fn binaries_built_by_mpich_run_unchanged_with_the_same_output() {
     same_output_as_mpich("p2p_more.c");
     same_output_as_mpich("comms.c");
     same_output_as_mpich("nbc.c");
+    same_output_as_mpich("handlers.c");
 }
 
 #[test]

@@ -7,8 +7,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use mpcrs_tests::{
-    example, expect_success, heat_checksum, latest_epoch, net_stats_line, numbers, process_report,
-    program, run_job, BackgroundJob,
+    build_c, c_source, c_suite_lines, example, expect_success, heat_checksum, latest_epoch,
+    net_stats_line, numbers, process_report, program, run_job, BackgroundJob,
 };
 
 fn ip(args: &[&str]) {
@@ -192,6 +192,33 @@ fn an_mpi_job_spans_two_hosts_shared_memory_within_and_tcp_across() {
         );
         assert!(messages(p, "tcp_mpi") > 0, "{err}");
     }
+}
+
+/// MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) on two hosts of two processes
+/// each: one communicator of the 4 ranks of each host.
+#[test]
+fn the_shared_memory_split_holds_the_ranks_of_one_host() {
+    let hosts = Hosts::new(2, 2);
+    let list = format!("{},{}", hosts.host(1), hosts.host(2));
+    let agent = format!("sh {}", hosts.agent.display());
+    let bin = build_c(&c_source("topologies.c"), "topologies", None, &[]);
+    let o = run_job(
+        &[
+            "-n",
+            "8",
+            "-p",
+            "4",
+            "--host",
+            &list,
+            "--launch-agent",
+            &agent,
+            bin.to_str().unwrap(),
+            "4",
+        ],
+        Duration::from_secs(120),
+    );
+    let out = expect_success(&o, "topologies on two hosts");
+    assert_eq!(out.lines().collect::<Vec<_>>(), c_suite_lines("topologies"));
 }
 
 #[test]

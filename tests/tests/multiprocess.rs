@@ -116,6 +116,40 @@ fn mpi_3_1_surface_across_processes() {
     }
 }
 
+/// Topologies, neighbourhood collectives and the shared-memory split
+/// (tests/c/topologies.c) across processes: one node communicator of 8.
+#[test]
+fn topologies_across_processes() {
+    let bin = build_c(&c_source("topologies.c"), "topologies", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &[]);
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("topologies"),
+            "topologies at -n {} -p {}",
+            layout.0,
+            layout.1
+        );
+    }
+}
+
+/// Persistent buffered and ready sends, user error handlers and generalized
+/// requests (tests/c/handlers.c) across processes.
+#[test]
+fn handlers_across_processes() {
+    let bin = build_c(&c_source("handlers.c"), "handlers", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &[]);
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("handlers"),
+            "handlers at -n {} -p {}",
+            layout.0,
+            layout.1
+        );
+    }
+}
+
 #[test]
 fn process_mode_runs_one_rank_per_process() {
     let (bin, lines) = c_suites().swap_remove(0);

@@ -117,6 +117,12 @@ pub(crate) struct Fabric {
 
 static FABRIC: OnceLock<Fabric> = OnceLock::new();
 
+/// The node (host) this process runs on in this run of the job, as the
+/// launcher numbered the job's hosts; 0 in a job of one process.
+pub fn this_node() -> u32 {
+    FABRIC.get().map_or(0, |f| f.net().node)
+}
+
 /// Polls the fabric from the scheduler's workers.
 struct Hook;
 
