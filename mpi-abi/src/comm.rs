@@ -282,6 +282,12 @@ mpi_fn! {
     fn Comm_create_group(comm: MPI_Comm, group: c_int, tag: c_int, newcomm: *mut MPI_Comm) -> c_int {
         let c = tri!(comm_for("MPI_Comm_create_group", comm));
         let g = tri!(group_arg("MPI_Comm_create_group", group));
+        if g.rank_of_world(c.world_rank()).is_none() {
+            // A caller outside the group (MPI_GROUP_EMPTY, say) takes no part:
+            // a local call giving MPI_COMM_NULL (MPI-3.1 section 6.4.2).
+            store_new(None, newcomm);
+            return MPI_SUCCESS;
+        }
         match c.create_group(&g, tag) {
             Ok(s) => {
                 store_new(Some(s), newcomm);

@@ -359,7 +359,12 @@ impl Communicator {
             return self.check(r);
         }
         let me_in = group.rank_of_world(self.world_rank);
-        let color = if me_in.is_some() { 0 } else { UNDEFINED };
+        // Ranks may pass different, disjoint groups (MPI-2.2): each group
+        // becomes a communicator of its own, named by its lowest member.
+        let color = match me_in {
+            Some(_) => group_color(group),
+            None => UNDEFINED,
+        };
         let members: std::collections::HashSet<i32> =
             self.shared.group.members().iter().copied().collect();
         for &w in group.members() {
@@ -567,6 +572,12 @@ impl Communicator {
         let shared = meet(&self.shared.universe, context, group);
         Communicator::from_shared(shared, rank, self.world_rank, "")
     }
+}
+
+/// The colour a creation from `group` splits by: its lowest world rank, the
+/// same for every member, distinct between disjoint groups.
+pub(crate) fn group_color(group: &Group) -> i32 {
+    group.members().iter().copied().min().unwrap_or(0)
 }
 
 /// The object of the communicator `context` of `group` that every member of

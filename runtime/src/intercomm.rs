@@ -408,6 +408,8 @@ impl Communicator {
                 );
             }
         }
+        // Every rank of a local group passes the same group (MPI-3.1 6.4.2):
+        // the members face the remote group's members.
         let color = if me_in.is_some() { 0 } else { UNDEFINED };
         self.inter_split(color, me_in.map_or(0, |r| r as i32))
     }

@@ -65,6 +65,28 @@ int main(int argc, char **argv) {
         MPI_Comm_free(&ec);
         MPI_Comm_free(&gc);
     }
+    /* create with disjoint groups (MPI-2.2): evens pass the evens, odds the
+     * odds, and each group gets a communicator of its own */
+    MPI_Comm pc;
+    MPI_Group mine = rank % 2 ? odds : evens;
+    MPI_Comm_create(MPI_COMM_WORLD, mine, &pc);
+    int ps, mine_size, one = 1, count = 0;
+    MPI_Comm_size(pc, &ps);
+    MPI_Group_size(mine, &mine_size);
+    CHECK(ps == mine_size, "create with disjoint groups: size");
+    MPI_Allreduce(&one, &count, 1, MPI_INT, MPI_SUM, pc);
+    CHECK(count == mine_size, "create with disjoint groups: allreduce");
+    MPI_Group pg;
+    MPI_Comm_group(pc, &pg);
+    MPI_Group_compare(pg, mine, &cmp);
+    CHECK(cmp == MPI_IDENT, "create with disjoint groups: group");
+    MPI_Group_free(&pg);
+    MPI_Comm_free(&pc);
+    /* create_group by a rank outside the group: MPI_COMM_NULL, locally */
+    MPI_Comm_create_group(MPI_COMM_WORLD, rank % 2 ? evens : odds, 78, &pc);
+    CHECK(pc == MPI_COMM_NULL, "create_group outside the group");
+    MPI_Comm_create_group(MPI_COMM_WORLD, MPI_GROUP_EMPTY, 79, &pc);
+    CHECK(pc == MPI_COMM_NULL, "create_group with MPI_GROUP_EMPTY");
     MPI_Comm shared;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
     int ss;
