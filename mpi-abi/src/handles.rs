@@ -154,6 +154,8 @@ struct RankCell {
     predefined: OnceLock<[Arc<Communicator>; 2]>,
     /// Set by MPI_Init, cleared by MPI_Finalize.
     live: AtomicBool,
+    /// libc's per-process state, the rank's own (privatized programs).
+    libc: crate::libc_state::RankLibc,
 }
 
 // SAFETY: the raw pointers inside (attribute values, buffers) are the program's,
@@ -174,6 +176,7 @@ pub(crate) fn create_job(n: usize) {
                 state: Mutex::new(RankState::default()),
                 predefined: OnceLock::new(),
                 live: AtomicBool::new(false),
+                libc: Default::default(),
             })
             .collect(),
     };
@@ -191,6 +194,11 @@ fn rank_cell() -> Option<&'static RankCell> {
     let job = JOB.get()?;
     let r = mpcrs::current_rank()?;
     job.ranks.get(r as usize)
+}
+
+/// The libc state of rank `rank` of this process's job.
+pub(crate) fn rank_libc(rank: usize) -> Option<&'static crate::libc_state::RankLibc> {
+    Some(&JOB.get()?.ranks.get(rank)?.libc)
 }
 
 /// The calling rank's tables; `None` outside a rank of a C job.
