@@ -332,23 +332,24 @@ fn per_rank_output(
 #[test]
 fn cxx_cout_and_exceptions_per_rank() {
     let cxx = profile_dir().join("mpcrs-cxx");
-    let bin = build_c(
-        &c_source("cxx_streams.cpp"),
-        "cxx_streams",
-        Some(cxx.to_str().unwrap()),
-        &[],
-    );
-    per_rank_output(&bin, &[], &[], |n| {
-        (0..n)
-            .flat_map(|r| {
-                [
-                    format!("rank {r} of {n} says hello"),
-                    format!("rank {r} caught boom-{r}"),
-                    format!("rank {r} caught RankError {r}"),
-                ]
-            })
-            .collect()
-    });
+    // Built by our wrapper and by MPICH's.
+    for (name, compiler) in [
+        ("cxx_streams", cxx.to_str().unwrap()),
+        ("cxx_streams-mpich", "mpicxx.mpich"),
+    ] {
+        let bin = build_c(&c_source("cxx_streams.cpp"), name, Some(compiler), &[]);
+        per_rank_output(&bin, &[], &[], |n| {
+            (0..n)
+                .flat_map(|r| {
+                    [
+                        format!("rank {r} of {n} says hello"),
+                        format!("rank {r} caught boom-{r}"),
+                        format!("rank {r} caught RankError {r}"),
+                    ]
+                })
+                .collect()
+        });
+    }
 }
 
 #[test]
