@@ -17,7 +17,14 @@ macro_rules! mpi_fn {
                 /// # Safety
                 /// Called from C with the arguments MPI specifies for this function.
                 #[no_mangle]
-                pub unsafe extern "C" fn [<PMPI_ $name>]( $($arg : $ty),* ) -> $ret $body
+                pub unsafe extern "C" fn [<PMPI_ $name>]( $($arg : $ty),* ) -> $ret {
+                    // A blocking call runs other ranks' ULTs on this thread, whose
+                    // errno is shared: the caller finds its own as it left it.
+                    let _errno = crate::export::KeepErrno::new();
+                    // SAFETY: the body's contract is the function's.
+                    #[allow(unused_unsafe)]
+                    unsafe { (|| -> $ret $body)() }
+                }
 
                 #[doc = concat!("`MPI_", stringify!($name), "`: calls `PMPI_", stringify!($name), "`.")]
                 ///
@@ -31,6 +38,25 @@ macro_rules! mpi_fn {
             }
         )*
     };
+}
+
+/// Restores the thread's errno when dropped to what it was when made.
+pub(crate) struct KeepErrno(libc::c_int);
+
+impl KeepErrno {
+    #[inline]
+    pub(crate) fn new() -> KeepErrno {
+        // SAFETY: the calling thread's errno.
+        KeepErrno(unsafe { *libc::__errno_location() })
+    }
+}
+
+impl Drop for KeepErrno {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: as above.
+        unsafe { *libc::__errno_location() = self.0 };
+    }
 }
 
 /// `tri!(expr)`: the value of an `Ok`, or return the MPI code of an `Err`.

@@ -182,6 +182,8 @@ struct RankCell {
     predefined: OnceLock<[Arc<Communicator>; 2]>,
     /// Set by MPI_Init, cleared by MPI_Finalize.
     live: AtomicBool,
+    /// libc's per-process state, the rank's own (privatized programs).
+    libc: crate::libc_state::RankLibc,
 }
 
 // SAFETY: the raw pointers inside (attribute values, buffers) are the program's,
@@ -203,6 +205,7 @@ pub(crate) fn create_job(n: usize) {
                 errhandlers: Mutex::new(Default::default()),
                 predefined: OnceLock::new(),
                 live: AtomicBool::new(false),
+                libc: Default::default(),
             })
             .collect(),
     };
@@ -239,6 +242,11 @@ fn note_installed(rank: i32) {
 fn sole_rank() -> Option<i32> {
     let v = INSTALLED.load(Ordering::Acquire);
     (v >> 32 == 1).then_some(v as u32 as i32)
+}
+
+/// The libc state of rank `rank` of this process's job.
+pub(crate) fn rank_libc(rank: usize) -> Option<&'static crate::libc_state::RankLibc> {
+    Some(&JOB.get()?.ranks.get(rank)?.libc)
 }
 
 /// The calling rank's tables; `None` outside a rank of a C job.

@@ -9,11 +9,15 @@
 
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int, c_void};
+use std::panic::AssertUnwindSafe;
 
 use mpcrs::elf::Image;
 use mpcrs::run::{env, JobConfig};
 
 use crate::handles::{create_job, install_world};
+use crate::interpose::RankExit;
+use crate::libc_state;
+use crate::libraries::{self, write_slot, Libraries};
 
 /// Default ULT stack of a C rank: C programs size stack arrays for an OS thread's
 /// 8 MiB; only the pages a rank touches are committed.
@@ -30,7 +34,8 @@ extern "C" {
     fn dlinfo(handle: *mut c_void, request: c_int, info: *mut c_void) -> c_int;
 }
 
-type CMain = unsafe extern "C" fn(c_int, *mut *mut c_char) -> c_int;
+/// `main(argc, argv, envp)`; exit() in a rank unwinds through it.
+type CMain = unsafe extern "C-unwind" fn(c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
 
 fn die(msg: String) -> ! {
     eprintln!("mpcrs: {msg}");
@@ -48,11 +53,10 @@ fn dl_error() -> String {
     }
 }
 
-/// Loads one private copy of the image; returns the address of its `main` and the
-/// memfd holding it. The fd must stay open while other copies load: the dynamic
-/// loader recognises objects by path, and a reused fd number would give a later
-/// rank the same "/proc/self/fd/N" and hence the same copy.
-fn load_copy(program: &str, image: &[u8], rank: usize, main_offset: u64) -> (CMain, c_int) {
+/// Writes `image` into a new memfd. The fd must stay open while other copies
+/// load: the dynamic loader recognises objects by path, and a reused fd number
+/// would give a later rank the same "/proc/self/fd/N" and hence the same copy.
+fn memfd(what: &str, rank: usize, image: &[u8]) -> c_int {
     let name = CString::new(format!("mpcrs-rank-{rank}")).unwrap();
     // SAFETY: plain syscall with a valid name.
     let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
@@ -68,15 +72,168 @@ fn load_copy(program: &str, image: &[u8], rank: usize, main_offset: u64) -> (CMa
         let n = unsafe { libc::write(fd, image[written..].as_ptr().cast(), image.len() - written) };
         if n <= 0 {
             die(format!(
-                "writing the image of rank {rank}: {}",
+                "writing the copy of {what} for rank {rank}: {}",
                 std::io::Error::last_os_error()
             ));
         }
         written += n as usize;
     }
+    fd
+}
+
+/// Loads the system libraries once, into the global scope, before any copy:
+/// their own references then bind to their own objects, and the objects a copy
+/// takes by copy relocation (std::cout, typeinfo, vtables) are copied from
+/// initialized ones. libstdc++ constructs its standard streams only when asked
+/// (by an ios_base::Init): asked here, the copies get working streams.
+fn load_system_libraries(libs: &[String]) {
+    for l in libs {
+        let Ok(c) = CString::new(l.as_str()) else {
+            continue;
+        };
+        // SAFETY: a valid name; a library that fails here is reported by the
+        // copy that needs it.
+        unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+    }
+    // SAFETY: looking up a symbol in the global scope.
+    let init = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"_ZNSt8ios_base4InitC1Ev".as_ptr()) };
+    if !init.is_null() {
+        // An ios_base::Init is an empty object; this one is never destroyed, so
+        // the streams live as long as the process.
+        let object: &'static mut [u64; 2] = Box::leak(Box::new([0; 2]));
+        // SAFETY: ios_base::Init::Init(this) with storage for the object.
+        let ctor: unsafe extern "C" fn(*mut c_void) = unsafe { std::mem::transmute(init) };
+        // SAFETY: as above.
+        unsafe { ctor(object.as_mut_ptr().cast()) };
+    }
+}
+
+/// The program's copy relocations, by name and address, with the symbols they
+/// define in the program undefined.
+///
+/// An executable that refers to a library's variable (optind, stdout, std::cout,
+/// a class's typeinfo) holds a copy of it, filled from the library's at load
+/// time, and its code reads only that copy. The dynamic loader looks up the
+/// object to copy from while skipping executables, but a copy opened with
+/// dlopen is no executable and, searched first (RTLD_DEEPBIND), would be found
+/// itself. Without its definition there, the lookup finds the library's object.
+///
+/// What this gives each copy: its own instance of libc's per-process variables
+/// (optind, optarg, environ: libc_state.rs writes them there) and a snapshot of
+/// each library object, taken once that library is initialized
+/// (load_system_libraries): identical for constant objects (typeinfo, vtables,
+/// the stdin/stdout/stderr pointers); a stream of its own onto the shared
+/// buffer for std::cout and the other standard streams (formatting state per
+/// rank, output shared).
+///
+/// A variable of the user's own library stays defined in the program: that
+/// library, copied per rank too, binds to the program's copy as in a process.
+/// The loader then copies the copy onto itself, so the library's initial value
+/// is copied in after loading (`fill_library_variables`).
+fn copy_relocations(image: &mut Image, libs: &Libraries) -> Result<Vec<CopyReloc>, String> {
+    let relocs = image.copy_relocations().map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for (name, offset, sym, size) in relocs {
+        let library = libs
+            .user
+            .iter()
+            .position(|l| matches!(l.image.symbol(&name), Ok(Some(_))));
+        if library.is_none() {
+            image.undefine_symbol(sym);
+        }
+        out.push(CopyReloc {
+            name,
+            offset,
+            size: size as usize,
+            library,
+        });
+    }
+    Ok(out)
+}
+
+/// A copy relocation of the program.
+struct CopyReloc {
+    name: String,
+    offset: u64,
+    size: usize,
+    /// The user library that defines the variable.
+    library: Option<usize>,
+}
+
+/// Copies the initial values of the user libraries' variables the program
+/// holds into the rank's program copy (see `copy_relocations`).
+fn fill_library_variables(base: usize, copies: &[CopyReloc], lib_fds: &[c_int]) {
+    for c in copies {
+        let Some(l) = c.library else { continue };
+        let path = CString::new(format!("/proc/self/fd/{}", lib_fds[l])).unwrap();
+        let name = CString::new(c.name.as_str()).unwrap();
+        // SAFETY: finds the rank's copy of the library, loaded with the program.
+        let h = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+        if h.is_null() {
+            continue;
+        }
+        // SAFETY: a lookup in that copy; its own definition comes first.
+        let from = unsafe { libc::dlsym(h, name.as_ptr()) };
+        if !from.is_null() {
+            // SAFETY: both hold `size` bytes of the variable (the program's copy
+            // was sized by the link against this library).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    from.cast::<u8>(),
+                    (base + c.offset as usize) as *mut u8,
+                    c.size,
+                )
+            };
+        }
+        // SAFETY: drops the reference just taken; the copy stays loaded.
+        unsafe { libc::dlclose(h) };
+    }
+}
+
+/// A rank's loaded copy: its `main` and the memfds to close once all are loaded.
+struct Copy {
+    main: CMain,
+    fds: Vec<c_int>,
+}
+
+/// Loads rank `rank`'s copies of the user's libraries and of the program,
+/// opened so that each copy's symbols are searched first in its own libraries
+/// (RTLD_DEEPBIND: libmpi, needed first, comes before libc, so the copy calls
+/// libmpi's interpose.rs functions), and records where the copy keeps libc's
+/// variables.
+fn load_copy(
+    program: &str,
+    image: &mut Image,
+    libs: &mut Libraries,
+    copies: &[CopyReloc],
+    rank: usize,
+    main_offset: u64,
+) -> Copy {
+    let mut fds = Vec::new();
+    for i in 0..libs.user.len() {
+        let lib = &mut libs.user[i];
+        for &(at, dep) in &lib.slots {
+            write_slot(&mut lib.image.bytes, at, fds[dep]);
+        }
+        let fd = memfd(&lib.path.to_string_lossy(), rank, &lib.image.bytes);
+        fds.push(fd);
+    }
+    for &(at, dep) in &libs.program_slots {
+        write_slot(&mut image.bytes, at, fds[dep]);
+    }
+    let fd = memfd(program, rank, &image.bytes);
+    fds.push(fd);
     let path = CString::new(format!("/proc/self/fd/{fd}")).unwrap();
+    // Constructors of the copy run now, on this thread: they count as the rank's.
+    libc_state::set_loading(Some(rank));
     // SAFETY: valid path; RTLD_LOCAL keeps every copy's symbols to itself.
-    let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    let handle = unsafe {
+        libc::dlopen(
+            path.as_ptr(),
+            libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND,
+        )
+    };
+    libc_state::set_loading(None);
     if handle.is_null() {
         die(format!(
             "cannot load {program} for rank {rank}: {}",
@@ -101,12 +258,36 @@ fn load_copy(program: &str, image: &[u8], rank: usize, main_offset: u64) -> (CMa
     }
     // SAFETY: `lm` points to the loaded object's link map.
     let base = unsafe { (*lm).l_addr };
+    fill_library_variables(base, copies, &fds);
+    record_program_vars(base, copies, rank);
     // SAFETY: `main` of a C program has this signature; base + st_value is its
     // address in this copy.
-    (
-        unsafe { std::mem::transmute::<usize, CMain>(base + main_offset as usize) },
-        fd,
-    )
+    let main = unsafe { std::mem::transmute::<usize, CMain>(base + main_offset as usize) };
+    Copy { main, fds }
+}
+
+/// Points the rank's libc state at the copy's own copies of libc's variables
+/// (`copies`: name and address relative to the load base).
+fn record_program_vars(base: usize, copies: &[CopyReloc], rank: usize) {
+    let Some(cell) = crate::handles::rank_libc(rank) else {
+        return;
+    };
+    let mut g = cell.lock();
+    let Some(st) = g.as_mut() else { return };
+    for c in copies {
+        let p = (base + c.offset as usize) as *mut c_void;
+        match c.name.as_str() {
+            "optind" => st.vars.optind = p.cast(),
+            "opterr" => st.vars.opterr = p.cast(),
+            "optopt" => st.vars.optopt = p.cast(),
+            "optarg" => st.vars.optarg = p.cast(),
+            "environ" | "__environ" if !st.vars.environ.contains(&p.cast()) => {
+                st.vars.environ.push(p.cast())
+            }
+            _ => {}
+        }
+    }
+    st.publish_environ();
 }
 
 /// Runs the C program `argv[0]` with the arguments `argv[1..]` as a job of ranks
@@ -138,10 +319,21 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     }
     let patched = image
         .clear_pie_flag()
-        .and_then(|_| image.rename_needed("libmpich.so.12", "libmpi.so"));
+        .and_then(|_| image.rename_needed("libmpich.so.12", "libmpi.so"))
+        .and_then(|_| image.needed())
+        .and_then(
+            |needed| match needed.iter().find(|n| n.starts_with("libmpi.so")) {
+                Some(mpi) => image.move_needed_first(&mpi.clone()),
+                None => Ok(false),
+            },
+        );
     if let Err(e) = patched {
         die(format!("{program}: {e}"));
     }
+    let mut libs = libraries::plan(&mut image, std::path::Path::new(&program))
+        .unwrap_or_else(|e| die(format!("{program}: {e}")));
+    let copies =
+        copy_relocations(&mut image, &libs).unwrap_or_else(|e| die(format!("{program}: {e}")));
     let main_offset = match image.symbol("main") {
         Ok(Some(m)) => m,
         Ok(None) => die(format!(
@@ -153,15 +345,20 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     // This process's ranks only, when the job spans several.
     let local = cfg.local_ranks();
     let first = local.start;
-    let copies: Vec<(CMain, c_int)> = local
-        .map(|r| load_copy(&program, &image.bytes, r, main_offset))
+    libc_state::start(local.clone());
+    crate::stdout::install();
+    load_system_libraries(&libs.system);
+    let copies: Vec<Copy> = local
+        .clone()
+        .map(|r| load_copy(&program, &mut image, &mut libs, &copies, r, main_offset))
         .collect();
     drop(image);
-    for &(_, fd) in &copies {
+    drop(libs);
+    for fd in copies.iter().flat_map(|c| &c.fds) {
         // SAFETY: every copy is mapped; the fds are no longer needed.
-        unsafe { libc::close(fd) };
+        unsafe { libc::close(*fd) };
     }
-    let mains: Vec<usize> = copies.iter().map(|&(m, _)| m as usize).collect();
+    let mains: Vec<usize> = copies.iter().map(|c| c.main as usize).collect();
     let code = mpcrs::run_with(&cfg, |world| {
         let rank = world.world_rank() as usize;
         install_world(world);
@@ -174,9 +371,26 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
         ptrs.push(std::ptr::null_mut());
         // SAFETY: `mains[rank - first]` is the `main` of this rank's private copy.
         let main: CMain = unsafe { std::mem::transmute::<usize, CMain>(mains[rank - first]) };
-        // SAFETY: a C main called with a valid, NULL-terminated argv.
-        unsafe { main(argc, ptrs.as_mut_ptr()) }
+        let envp = libc_state::with(|st| {
+            st.in_main = true;
+            st.environ()
+        })
+        .unwrap_or(std::ptr::null_mut());
+        let argv = ptrs.as_mut_ptr();
+        // SAFETY: a C main called with a valid, NULL-terminated argv and the
+        // rank's environment; exit() in it unwinds to here as a RankExit.
+        let ran = std::panic::catch_unwind(AssertUnwindSafe(|| unsafe { main(argc, argv, envp) }));
+        let code = match ran {
+            Ok(code) => code,
+            Err(p) => match p.downcast::<RankExit>() {
+                Ok(e) => e.0,
+                Err(p) => std::panic::resume_unwind(p),
+            },
+        };
+        libc_state::end_rank(rank, code);
+        code
     });
+    crate::stdout::flush_all(local);
     // exit() flushes the C streams the ranks wrote to and runs atexit handlers.
     // SAFETY: ends the process.
     unsafe { libc::exit(code) }

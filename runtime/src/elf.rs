@@ -27,6 +27,14 @@ const SHT_DYNSYM: u32 = 11;
 const DT_NULL: u64 = 0;
 const DT_NEEDED: u64 = 1;
 const DT_STRTAB: u64 = 5;
+const DT_RELA: u64 = 7;
+const DT_RELASZ: u64 = 8;
+const DT_SYMTAB: u64 = 6;
+const R_X86_64_COPY: u64 = 5;
+const DT_RPATH: u64 = 15;
+const DT_RUNPATH: u64 = 29;
+const PF_W: u32 = 2;
+const SHT_NOBITS: u32 = 8;
 const DT_FLAGS_1: u64 = 0x6fff_fffb;
 const DF_1_PIE: u64 = 0x0800_0000;
 
@@ -60,6 +68,8 @@ pub struct Image {
     phnum: usize,
     shoff: usize,
     shnum: usize,
+    /// Bytes of the string space (see `reserve_string`) already given out.
+    strings_used: usize,
 }
 
 impl Image {
@@ -76,6 +86,7 @@ impl Image {
             shoff: u64_at(&bytes, 40)? as usize,
             phnum: u16_at(&bytes, 56)? as usize,
             shnum: u16_at(&bytes, 60)? as usize,
+            strings_used: 0,
             bytes,
         })
     }
@@ -90,6 +101,15 @@ impl Image {
 
     /// Program headers as (type, offset, vaddr, filesz).
     fn segments(&self) -> Result<Vec<(u32, u64, u64, u64)>, ElfError> {
+        Ok(self
+            .segments_with_flags()?
+            .into_iter()
+            .map(|s| (s.0, s.1, s.2, s.3))
+            .collect())
+    }
+
+    /// Program headers as (type, offset, vaddr, filesz, flags).
+    fn segments_with_flags(&self) -> Result<Vec<(u32, u64, u64, u64, u32)>, ElfError> {
         (0..self.phnum)
             .map(|i| {
                 let o = self.phoff + i * 56;
@@ -98,6 +118,7 @@ impl Image {
                     u64_at(&self.bytes, o + 8)?,
                     u64_at(&self.bytes, o + 16)?,
                     u64_at(&self.bytes, o + 32)?,
+                    u32_at(&self.bytes, o + 4)?,
                 ))
             })
             .collect()
@@ -173,6 +194,169 @@ impl Image {
             }
         }
         Ok(false)
+    }
+
+    /// The search path of the program's libraries: DT_RPATH and DT_RUNPATH.
+    pub fn search_paths(&self) -> Result<(Option<String>, Option<String>), ElfError> {
+        let strtab = self.dynstr_offset()?;
+        let (mut rpath, mut runpath) = (None, None);
+        for (_, tag, val) in self.dynamic()? {
+            let s = || {
+                String::from_utf8_lossy(cstr_at(&self.bytes, strtab + val as usize)).into_owned()
+            };
+            match tag {
+                DT_RPATH => rpath = Some(s()),
+                DT_RUNPATH => runpath = Some(s()),
+                _ => {}
+            }
+        }
+        Ok((rpath, runpath))
+    }
+
+    /// Makes the DT_NEEDED entry `name` the first one, so that the libraries'
+    /// symbols are searched in an order where it comes before the others.
+    pub fn move_needed_first(&mut self, name: &str) -> Result<bool, ElfError> {
+        let strtab = self.dynstr_offset()?;
+        let needed: Vec<(usize, u64)> = self
+            .dynamic()?
+            .into_iter()
+            .filter(|e| e.1 == DT_NEEDED)
+            .map(|e| (e.0, e.2))
+            .collect();
+        let Some(&(at, val)) = needed
+            .iter()
+            .find(|e| cstr_at(&self.bytes, strtab + e.1 as usize) == name.as_bytes())
+        else {
+            return Ok(false);
+        };
+        let (first, first_val) = needed[0];
+        self.bytes[first + 8..first + 16].copy_from_slice(&val.to_le_bytes());
+        self.bytes[at + 8..at + 16].copy_from_slice(&first_val.to_le_bytes());
+        Ok(true)
+    }
+
+    /// Points the DT_NEEDED entry `name` at a new string of up to `len - 1` bytes
+    /// (initially empty) and returns the file offset where the caller writes it.
+    ///
+    /// The string goes where the image has room that is loaded but unused: the
+    /// tail of a page after the end of a read-only segment, up to where the file's
+    /// next contents begin (the dynamic loader reads names at the string table's
+    /// address plus the entry's offset, not bounded by the table's size).
+    pub fn reserve_needed_string(&mut self, name: &str, len: usize) -> Result<usize, ElfError> {
+        let strtab_off = self.dynstr_offset()?;
+        let Some((_, _, strtab_va)) = self.dynamic()?.into_iter().find(|e| e.1 == DT_STRTAB) else {
+            return err("no DT_STRTAB");
+        };
+        let Some(entry) = self.dynamic()?.into_iter().find(|e| {
+            e.1 == DT_NEEDED && cstr_at(&self.bytes, strtab_off + e.2 as usize) == name.as_bytes()
+        }) else {
+            return err(format!("no dependency on {name}"));
+        };
+        let (file_off, vaddr, room) = self.string_space()?;
+        if self.strings_used + len > room {
+            return err(format!(
+                "no room in the image for the name of a private copy of {name} \
+                 ({room} bytes free after its read-only segments)"
+            ));
+        }
+        let at = file_off + self.strings_used;
+        let va = vaddr + self.strings_used as u64;
+        if va < strtab_va {
+            return err("the image's free space lies before its string table");
+        }
+        self.strings_used += len;
+        self.bytes[at..at + len].fill(0);
+        self.bytes[entry.0 + 8..entry.0 + 16].copy_from_slice(&(va - strtab_va).to_le_bytes());
+        Ok(at)
+    }
+
+    /// The largest loaded, unused stretch of the file: (file offset, vaddr, length).
+    fn string_space(&self) -> Result<(usize, u64, usize), ElfError> {
+        const PAGE: u64 = 4096;
+        let segs = self.segments_with_flags()?;
+        let mut best = (0, 0, 0);
+        for &(ty, off, va, filesz, flags) in &segs {
+            if ty != PT_LOAD || flags & PF_W != 0 {
+                continue;
+            }
+            let start = off + filesz;
+            let mut end = (start + PAGE - 1) / PAGE * PAGE;
+            end = end.min(self.bytes.len() as u64);
+            // Whatever else the file holds there (another segment, a section
+            // outside the segments) bounds the space.
+            for &(_, o, _, sz, _) in &segs {
+                if sz > 0 && o + sz > start && o < end {
+                    end = end.min(o.max(start));
+                }
+            }
+            for i in 0..self.shnum {
+                let sh = self.shoff + i * 64;
+                if u32_at(&self.bytes, sh + 4)? == SHT_NOBITS {
+                    continue;
+                }
+                let o = u64_at(&self.bytes, sh + 24)?;
+                let sz = u64_at(&self.bytes, sh + 32)?;
+                if sz > 0 && o + sz > start && o < end {
+                    end = end.min(o.max(start));
+                }
+            }
+            if self.shoff as u64 >= start && (self.shoff as u64) < end {
+                end = self.shoff as u64;
+            }
+            if end > start && (end - start) as usize > best.2 {
+                best = (start as usize, va + filesz, (end - start) as usize);
+            }
+        }
+        Ok(best)
+    }
+
+    fn dynamic_value(&self, tag: u64) -> Result<Option<u64>, ElfError> {
+        Ok(self
+            .dynamic()?
+            .into_iter()
+            .find(|e| e.1 == tag)
+            .map(|e| e.2))
+    }
+
+    /// The copy relocations: (symbol name, address relative to the load base,
+    /// file offset of the symbol's dynamic symbol table entry, size).
+    pub fn copy_relocations(&self) -> Result<Vec<(String, u64, usize, u64)>, ElfError> {
+        let (Some(rela), Some(size), Some(symtab)) = (
+            self.dynamic_value(DT_RELA)?,
+            self.dynamic_value(DT_RELASZ)?,
+            self.dynamic_value(DT_SYMTAB)?,
+        ) else {
+            return Ok(Vec::new());
+        };
+        let (rela, symtab, strtab) = (
+            self.vaddr_to_offset(rela)?,
+            self.vaddr_to_offset(symtab)?,
+            self.dynstr_offset()?,
+        );
+        let mut out = Vec::new();
+        for i in 0..size as usize / 24 {
+            let r = rela + i * 24;
+            let info = u64_at(&self.bytes, r + 8)?;
+            if info & 0xffff_ffff != R_X86_64_COPY {
+                continue;
+            }
+            let sym = symtab + (info >> 32) as usize * 24;
+            let name = cstr_at(&self.bytes, strtab + u32_at(&self.bytes, sym)? as usize);
+            out.push((
+                String::from_utf8_lossy(name).into_owned(),
+                u64_at(&self.bytes, r)?,
+                sym,
+                u64_at(&self.bytes, sym + 16)?,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Makes the dynamic symbol whose entry is at file offset `sym` undefined
+    /// (no section, no value): lookups no longer find it in this object.
+    pub fn undefine_symbol(&mut self, sym: usize) {
+        self.bytes[sym + 6..sym + 8].fill(0);
+        self.bytes[sym + 8..sym + 16].fill(0);
     }
 
     /// Address (relative to the load base) of a function symbol, from the full

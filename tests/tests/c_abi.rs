@@ -457,3 +457,150 @@ fn heat_with_mpix_checkpoint_writes_verified_epochs_under_checkpoint() {
     assert!(expect_success(&o, "mpcrs-ckpt verify").contains("epoch-3/process-0.img: ok"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The ways a privatized program runs: (label, mpcrs-run options): 1, 2 and
+/// 64 ranks as threads, and 2 ranks in processes of their own.
+const PER_RANK_RUNS: &[(&str, &[&str])] = &[
+    ("-n 1", &["-n", "1", "-c", "2"]),
+    ("-n 2", &["-n", "2", "-c", "2"]),
+    ("-n 64", &["-n", "64", "-c", "2"]),
+    ("-n 2 --process-mode", &["-n", "2", "--process-mode"]),
+];
+
+/// Runs `bin ARGS` each way of PER_RANK_RUNS; checks that the output, its lines
+/// sorted, is what `expect(n)` gives for n ranks (sorted too).
+fn per_rank_output(
+    bin: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    expect: impl Fn(usize) -> Vec<String>,
+) {
+    for (label, opts) in PER_RANK_RUNS {
+        let n: usize = opts[1].parse().unwrap();
+        let mut a: Vec<&str> = opts.to_vec();
+        a.push(bin.to_str().unwrap());
+        a.extend_from_slice(args);
+        let mut cmd = Command::new(mpcrs_tests::mpcrs_run());
+        cmd.args(&a);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let o = run_command(&mut cmd, Duration::from_secs(300));
+        let what = format!("{} {label}", bin.display());
+        let out = expect_success(&o, &what);
+        let mut got: Vec<&str> = out.lines().collect();
+        got.sort();
+        let mut want = expect(n);
+        want.sort();
+        assert_eq!(got, want, "{what}");
+    }
+}
+
+#[test]
+fn cxx_cout_and_exceptions_per_rank() {
+    let cxx = profile_dir().join("mpcrs-cxx");
+    // Built by our wrapper and by MPICH's.
+    for (name, compiler) in [
+        ("cxx_streams", cxx.to_str().unwrap()),
+        ("cxx_streams-mpich", "mpicxx.mpich"),
+    ] {
+        let bin = build_c(&c_source("cxx_streams.cpp"), name, Some(compiler), &[]);
+        per_rank_output(&bin, &[], &[], |n| {
+            (0..n)
+                .flat_map(|r| {
+                    [
+                        format!("rank {r} of {n} says hello"),
+                        format!("rank {r} caught boom-{r}"),
+                        format!("rank {r} caught RankError {r}"),
+                    ]
+                })
+                .collect()
+        });
+    }
+}
+
+#[test]
+fn getopt_parses_each_ranks_argv() {
+    let bin = build_c(&c_source("getopt.c"), "getopt", None, &[]);
+    per_rank_output(&bin, &["-ab", "-x", "3", "file", "-nname"], &[], |n| {
+        (0..n)
+            .map(|r| format!("rank {r}: x=3 name=name a=1 b=1 rest=file optind=5"))
+            .collect()
+    });
+}
+
+#[test]
+fn programs_own_shared_library_is_private_per_rank() {
+    let dir = profile_dir().join("c-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join("libfoo.so");
+    let tmp = dir.join(format!("libfoo.so.{}.tmp", std::process::id()));
+    let o = run_command(
+        Command::new("gcc")
+            .args(["-shared", "-fPIC", "-O2", "-o"])
+            .arg(&tmp)
+            .arg(c_source("foo.c")),
+        Duration::from_secs(60),
+    );
+    expect_success(&o, "gcc -shared foo.c");
+    std::fs::rename(&tmp, &lib).unwrap();
+    let d = dir.to_str().unwrap();
+    let bin = build_c(
+        &c_source("libfoo_user.c"),
+        "libfoo_user",
+        None,
+        &[&format!("-L{d}"), "-lfoo", &format!("-Wl,-rpath,{d}")],
+    );
+    per_rank_output(&bin, &[], &[], |n| {
+        (0..n)
+            .map(|r| format!("rank {r}: counter {} bump {}", r + 1, r + 2))
+            .collect()
+    });
+}
+
+extern "C" {
+    fn srand48(seed: std::os::raw::c_long);
+    fn lrand48() -> std::os::raw::c_long;
+}
+
+#[test]
+fn strtok_rand_drand48_environment_and_errno_per_rank() {
+    let bin = build_c(&c_source("libc_state.c"), "libc_state", None, &[]);
+    // What one process of its own draws with each rank's seeds.
+    let draws = |r: usize| {
+        // SAFETY: this test's thread alone uses libc's generators here.
+        unsafe {
+            libc::srand(100 + r as u32);
+            let a = [libc::rand(), libc::rand(), libc::rand()];
+            srand48(200 + r as std::os::raw::c_long);
+            (a, [lrand48(), lrand48()])
+        }
+    };
+    let expected: Vec<_> = (0..64).map(draws).collect();
+    per_rank_output(&bin, &[], &[("MPCRS_INHERITED", "yes")], |n| {
+        (0..n)
+            .map(|r| {
+                let (a, l) = expected[r];
+                format!(
+                    "rank {r}: tokens r{r} a{r} b{r} c{r} | rand {} {} {} | lrand48 {} {} | env rank-{r} yes | errno {}",
+                    a[0], a[1], a[2], l[0], l[1], 100 + r
+                )
+            })
+            .collect()
+    });
+}
+
+#[test]
+fn exit_from_a_rank_runs_its_atexit_handlers_and_keeps_lines_whole() {
+    let bin = build_c(&c_source("exit_atexit.c"), "exit_atexit", None, &[]);
+    per_rank_output(&bin, &[], &[], |n| {
+        (0..n)
+            .flat_map(|r| {
+                [
+                    format!("rank {r}: first half, second half"),
+                    format!("rank {r}: leavingrank {r}: atexit handler"),
+                ]
+            })
+            .collect()
+    });
+}
