@@ -13,14 +13,16 @@ use crate::libc_state::{self, Drand48Data, ExitHandler, RandomData};
 macro_rules! real {
     ($name:literal : $ty:ty) => {{
         static F: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-        let f = *F.get_or_init(|| libc_symbol(concat!($name, "\0")));
+        let f = *F.get_or_init(|| $crate::interpose::libc_symbol(concat!($name, "\0")));
         // SAFETY: libc's function of that name has this signature.
         unsafe { std::mem::transmute::<usize, $ty>(f) }
     }};
 }
 
+pub(crate) use real;
+
 /// Address of libc's `name` (NUL-terminated); ends the process if libc lacks it.
-fn libc_symbol(name: &str) -> usize {
+pub(crate) fn libc_symbol(name: &str) -> usize {
     // SAFETY: libc is loaded (we run); RTLD_NOLOAD only finds it.
     let h = unsafe { libc::dlopen(c"libc.so.6".as_ptr(), libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
     // SAFETY: a NUL-terminated name.

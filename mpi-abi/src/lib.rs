@@ -35,6 +35,7 @@ mod p2p;
 mod requests;
 mod status;
 mod stdout;
+mod threads;
 mod topo;
 mod type_attrs;
 mod type_queries;

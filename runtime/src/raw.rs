@@ -453,3 +453,14 @@ pub fn enable_thread_multiple() {
 pub fn in_ult() -> bool {
     mpcrs_scheduler::in_ult()
 }
+
+/// The rank the caller acts for (its ULT's, or its OS thread's), if any.
+pub fn acting_rank() -> Option<i32> {
+    crate::universe::current_rank()
+}
+
+/// Makes the calling OS thread act for `rank` (a thread a rank started:
+/// MPI_THREAD_MULTIPLE). Not for ULTs, which carry their rank already.
+pub fn act_as_rank(rank: i32) {
+    crate::universe::set_current_rank(rank);
+}

@@ -469,10 +469,12 @@ fn communicators_made_and_freed_in_a_loop_keep_every_message() {
     }
 }
 
-/// MPI_THREAD_MULTIPLE where each process holds one rank: 4 pthreads per rank
-/// send, receive and reduce at once (2,000 rounds each); the rank's own ULT
-/// blocks its worker in pthread_join, so the threads drive the network
-/// themselves while they wait (they hung before).
+/// MPI_THREAD_MULTIPLE: 4 pthreads per rank send, receive and reduce at once
+/// (2,000 rounds each), in one process, across processes and with several
+/// ranks per process on one worker (-c 1). A thread acts for the rank that
+/// started it (they were outside any rank where a process held several); a
+/// rank's ULT joining its threads waits on the blocking pool, not holding its
+/// worker; waiting threads drive the network themselves (they hung before).
 #[test]
 fn threads_of_a_rank_call_mpi_at_once_across_processes() {
     let bin = build_c(
@@ -485,6 +487,10 @@ fn threads_of_a_rank_call_mpi_at_once_across_processes() {
         &["-n", "1"][..],
         &["-n", "4", "-p", "4"][..],
         &["-n", "3", "--process-mode"][..],
+        &["-n", "8"][..],
+        &["-n", "4", "-c", "1"][..],
+        &["-n", "8", "-p", "2"][..],
+        &["-n", "8", "-p", "4"][..],
     ] {
         let mut a = args.to_vec();
         a.push(bin.to_str().unwrap());
