@@ -230,8 +230,7 @@ impl Communicator {
                 "not an intercommunicator",
             );
         };
-        let mut flags = [high as u64];
-        let theirs = self.leaders_swap(&mut flags, TAG_MERGE)?;
+        let theirs = self.leaders_swap(&[high as u64], 1, TAG_MERGE)?;
         let remote_high = theirs[0] == 1;
         let local_first = if high != remote_high {
             !high
@@ -259,48 +258,6 @@ impl Communicator {
         Ok(Communicator::from_shared(shared, rank, self.world_rank, ""))
     }
 
-    /// The leaders' exchange of `mine` (the same length on both sides), its
-    /// answer broadcast to the local group: every rank returns the remote
-    /// leader's data.
-    fn leaders_swap(&self, mine: &mut [u64], tag: i32) -> Result<Vec<u64>> {
-        let inter = self.inter.as_ref().expect("an intercommunicator");
-        let mut theirs = vec![0u64; mine.len()];
-        if inter.local.rank == 0 {
-            let me = inter.me_at();
-            let bytes = std::mem::size_of_val(mine);
-            // SAFETY: both buffers live until the waits below.
-            unsafe {
-                let r = crate::coll::messages::irecv(
-                    &self.shared,
-                    me,
-                    inter.remote_at[0],
-                    tag,
-                    theirs.as_mut_ptr().cast(),
-                    bytes,
-                );
-                let s = crate::coll::messages::isend(
-                    &self.shared,
-                    me,
-                    inter.remote_at[0],
-                    tag,
-                    mine.as_ptr().cast(),
-                    bytes,
-                );
-                s.wait();
-                let st = r.wait();
-                if crate::coll::messages::mismatch(st, bytes) {
-                    return Err(self.err(
-                        "MPI_Intercomm",
-                        ErrorClass::Other,
-                        "the groups' leaders exchanged data of different lengths",
-                    ));
-                }
-            }
-        }
-        inter.local.broadcast(&mut theirs, 0)?;
-        Ok(theirs)
-    }
-
     /// MPI_Comm_dup of an intercommunicator.
     pub(crate) fn inter_dup(&self) -> Result<Communicator> {
         let inter = self.inter.as_ref().expect("an intercommunicator");
@@ -326,7 +283,7 @@ impl Communicator {
         let mut mine: Vec<u64> = all.iter().map(|&x| x as u64).collect();
         mine.insert(0, n as u64);
         let m = inter.remote.size();
-        let theirs = self.leaders_swap_varying(&mine, 1 + 2 * m, TAG_SPLIT)?;
+        let theirs = self.leaders_swap(&mine, 1 + 2 * m, TAG_SPLIT)?;
         let creation = self.next_creation();
         let new_local = inter
             .local
@@ -354,9 +311,10 @@ impl Communicator {
         Ok(Some(c))
     }
 
-    /// As [`Self::leaders_swap`] where the two sides' data differ in length:
-    /// `mine` here, `theirs` words from the remote leader.
-    fn leaders_swap_varying(&self, mine: &[u64], theirs: usize, tag: i32) -> Result<Vec<u64>> {
+    /// The leaders' exchange of `mine` for `theirs` words from the remote
+    /// leader, broadcast to the local group: every rank returns the remote
+    /// leader's data.
+    fn leaders_swap(&self, mine: &[u64], theirs: usize, tag: i32) -> Result<Vec<u64>> {
         let inter = self.inter.as_ref().expect("an intercommunicator");
         let mut got = vec![0u64; theirs];
         if inter.local.rank == 0 {
@@ -383,7 +341,7 @@ impl Communicator {
                 let st = r.wait();
                 if crate::coll::messages::mismatch(st, theirs * 8) {
                     return Err(self.err(
-                        "MPI_Comm_split",
+                        "MPI_Intercomm",
                         ErrorClass::Other,
                         "the remote group's leader sent data of another length",
                     ));
