@@ -38,8 +38,7 @@ fn init(call: &'static str) -> c_int {
         start_here(call);
     }
     let Some(mut st) = rank_state() else {
-        eprintln!("mpcrs: {call} called outside an MPI rank: start the program with mpcrs-run");
-        mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE);
+        outside_rank(call);
     };
     let world = st.world().expect("world installed before main");
     if st.initialized {
@@ -74,10 +73,7 @@ fn start_here(call: &'static str) {
 }
 
 fn with_state<R>(f: impl FnOnce(&mut RankState) -> R) -> R {
-    let mut st = rank_state().unwrap_or_else(|| {
-        eprintln!("mpcrs: MPI called outside an MPI rank: start the program with mpcrs-run");
-        mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE)
-    });
+    let mut st = rank_state().unwrap_or_else(|| outside_rank("MPI"));
     f(&mut st)
 }
 

@@ -244,6 +244,25 @@ fn sole_rank() -> Option<i32> {
     (v >> 32 == 1).then_some(v as u32 as i32)
 }
 
+/// Ends the job for an MPI call made by a thread that acts for no rank: one a
+/// system library started (OpenMP's team, libstdc++'s std::thread), which
+/// reaches libc's pthread_create and so carries no rank, in a process of
+/// several ranks; or a program not started by mpcrs-run.
+pub(crate) fn outside_rank(call: &str) -> ! {
+    let ranks = INSTALLED.load(Ordering::Acquire) >> 32;
+    if ranks > 1 {
+        eprintln!(
+            "mpcrs: {call} called from a thread that acts for no rank (started by a system \
+             library, e.g. OpenMP or std::thread) in a process of {ranks} ranks: MPI calls from \
+             such threads need one rank per process (mpcrs-run -p equal to -n); threads the \
+             program starts with pthread_create act for their rank"
+        );
+    } else {
+        eprintln!("mpcrs: {call} called outside an MPI rank: start the program with mpcrs-run");
+    }
+    mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE)
+}
+
 /// The libc state of rank `rank` of this process's job.
 pub(crate) fn rank_libc(rank: usize) -> Option<&'static crate::libc_state::RankLibc> {
     Some(&JOB.get()?.ranks.get(rank)?.libc)
@@ -567,12 +586,9 @@ pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<CommRef, c_int
                 "mpcrs: fatal error in {call} on rank {rank}: MPI_ERR_OTHER: called before MPI_Init\n"
             );
             eprint!("{line}");
-        } else {
-            eprintln!(
-                "mpcrs: {call} called outside an MPI rank (was the program started by mpcrs-run?)"
-            );
+            mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE);
         }
-        mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE);
+        outside_rank(call);
     };
     if st.initialized && !st.finalized {
         if let Some(c) = st.comm(h) {

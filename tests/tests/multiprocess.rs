@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mpcrs_tests::{
     build_c, c_source, c_suite_lines, expect_success, heat_checksum, net_stats_line, numbers,
-    program, run_job, shared_bench,
+    program, run_job, shared_bench, text,
 };
 
 const LIMIT: Duration = Duration::from_secs(300);
@@ -475,6 +475,41 @@ fn communicators_made_and_freed_in_a_loop_keep_every_message() {
 /// started it (they were outside any rank where a process held several); a
 /// rank's ULT joining its threads waits on the blocking pool, not holding its
 /// worker; waiting threads drive the network themselves (they hung before).
+/// OpenMP's threads call MPI for their rank where a process holds one rank;
+/// with several ranks in a process they act for none, and the job ends saying
+/// why instead of giving the call to some rank.
+#[test]
+fn openmp_threads_call_mpi_for_their_rank_with_one_rank_per_process() {
+    let bin = build_c(
+        &c_source("openmp_threads.c"),
+        "openmp_threads",
+        None,
+        &["-fopenmp"],
+    );
+    for args in [
+        &["-n", "1"][..],
+        &["-n", "4", "-p", "4"][..],
+        &["-n", "2", "--process-mode"][..],
+    ] {
+        let mut a = args.to_vec();
+        a.push(bin.to_str().unwrap());
+        let out = expect_success(&run_job(&a, LIMIT), &format!("openmp_threads {args:?}"));
+        assert_eq!(out.trim(), "openmp threads errors 0", "{args:?}");
+    }
+    for args in [&["-n", "4"][..], &["-n", "8", "-p", "2"][..]] {
+        let mut a = args.to_vec();
+        a.push(bin.to_str().unwrap());
+        let o = run_job(&a, LIMIT);
+        let (_, err) = text(&o);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        assert!(
+            err.contains("called from a thread that acts for no rank")
+                && err.contains("one rank per process"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn threads_of_a_rank_call_mpi_at_once_across_processes() {
     let bin = build_c(

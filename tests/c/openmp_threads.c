@@ -1,0 +1,32 @@
+/* OpenMP threads of a rank call MPI under MPI_THREAD_MULTIPLE: each thread of
+ * the team exchanges with the same thread of the neighbouring ranks on its own
+ * tag and checks MPI_Comm_rank. libgomp starts its threads through libc, so
+ * they act for their rank only in a process of one rank; with several ranks
+ * per process the job must end with a message saying so. */
+#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+    int provided, rank, size, errs = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (provided != MPI_THREAD_MULTIPLE) errs++;
+#pragma omp parallel num_threads(4) reduction(+ : errs)
+    {
+        int t = omp_get_thread_num(), r = -1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+        if (r != rank) errs++;
+        int to = (rank + 1) % size, from = (rank + size - 1) % size;
+        int out = rank * 100 + t, in = -1;
+        MPI_Sendrecv(&out, 1, MPI_INT, to, t, &in, 1, MPI_INT, from, t, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        if (in != from * 100 + t) errs++;
+    }
+    int all = 0;
+    MPI_Allreduce(&errs, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) printf("openmp threads errors %d\n", all);
+    MPI_Finalize();
+    return 0;
+}
