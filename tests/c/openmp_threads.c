@@ -2,16 +2,46 @@
  * the team exchanges with the same thread of the neighbouring ranks on its own
  * tag and checks MPI_Comm_rank. libgomp starts its threads through libc, so
  * they act for their rank only in a process of one rank; with several ranks
- * per process the job must end with a message saying so. */
+ * per process the job must end with a message saying so. With the argument
+ * "funneled" the team only computes and the rank alone calls MPI, which works
+ * at any layout. */
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
+#include <string.h>
+
+static int funneled(int rank, int size) {
+    enum { N = 1 << 16 };
+    static double v[N];
+    double local = 0, total = 0;
+    int errs = 0;
+    for (int round = 0; round < 20; round++) {
+#pragma omp parallel for num_threads(4) reduction(+ : local)
+        for (int i = 0; i < N; i++) {
+            v[i] = rank + i % 7 + round;
+            local += v[i];
+        }
+        MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        double expect = 0;
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < N; i++) expect += r + i % 7 + round;
+        if (total != expect) errs++;
+        local = 0;
+    }
+    return errs;
+}
 
 int main(int argc, char **argv) {
     int provided, rank, size, errs = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1 && strcmp(argv[1], "funneled") == 0) {
+        errs = funneled(rank, size);
+        if (rank == 0) printf("openmp funneled errors %d\n", errs);
+        MPI_Finalize();
+        return 0;
+    }
     if (provided != MPI_THREAD_MULTIPLE) errs++;
 #pragma omp parallel num_threads(4) reduction(+ : errs)
     {

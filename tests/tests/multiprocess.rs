@@ -477,7 +477,8 @@ fn communicators_made_and_freed_in_a_loop_keep_every_message() {
 /// worker; waiting threads drive the network themselves (they hung before).
 /// OpenMP's threads call MPI for their rank where a process holds one rank;
 /// with several ranks in a process they act for none, and the job ends saying
-/// why instead of giving the call to some rank.
+/// why instead of giving the call to some rank. Teams that only compute run at
+/// any layout.
 #[test]
 fn openmp_threads_call_mpi_for_their_rank_with_one_rank_per_process() {
     let bin = build_c(
@@ -495,6 +496,16 @@ fn openmp_threads_call_mpi_for_their_rank_with_one_rank_per_process() {
         a.push(bin.to_str().unwrap());
         let out = expect_success(&run_job(&a, LIMIT), &format!("openmp_threads {args:?}"));
         assert_eq!(out.trim(), "openmp threads errors 0", "{args:?}");
+    }
+    for args in [
+        &["-n", "8"][..],
+        &["-n", "8", "-p", "2"][..],
+        &["-n", "8", "-p", "4"][..],
+    ] {
+        let mut a = args.to_vec();
+        a.extend([bin.to_str().unwrap(), "funneled"]);
+        let out = expect_success(&run_job(&a, LIMIT), &format!("openmp funneled {args:?}"));
+        assert_eq!(out.trim(), "openmp funneled errors 0", "{args:?}");
     }
     for args in [&["-n", "4"][..], &["-n", "8", "-p", "2"][..]] {
         let mut a = args.to_vec();
