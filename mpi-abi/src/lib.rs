@@ -32,6 +32,7 @@ mod loader;
 mod nbc;
 mod neighbor;
 mod p2p;
+mod program_tls;
 mod requests;
 mod status;
 mod stdout;

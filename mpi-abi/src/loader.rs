@@ -18,6 +18,7 @@ use crate::handles::{create_job, install_world};
 use crate::interpose::RankExit;
 use crate::libc_state;
 use crate::libraries::{self, write_slot, Libraries};
+use crate::program_tls;
 
 /// Default ULT stack of a C rank: C programs size stack arrays for an OS thread's
 /// 8 MiB; only the pages a rank touches are committed.
@@ -226,6 +227,7 @@ fn load_copy(
     let path = CString::new(format!("/proc/self/fd/{fd}")).unwrap();
     // Constructors of the copy run now, on this thread: they count as the rank's.
     libc_state::set_loading(Some(rank));
+    program_tls::fill_for_loading();
     // SAFETY: valid path; RTLD_LOCAL keeps every copy's symbols to itself.
     let handle = unsafe {
         libc::dlopen(
@@ -258,6 +260,7 @@ fn load_copy(
     }
     // SAFETY: `lm` points to the loaded object's link map.
     let base = unsafe { (*lm).l_addr };
+    program_tls::note_copy(rank, base);
     fill_library_variables(base, copies, &fds);
     record_program_vars(base, copies, rank);
     // SAFETY: `main` of a C program has this signature; base + st_value is its
@@ -334,6 +337,10 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
         .unwrap_or_else(|e| die(format!("{program}: {e}")));
     let copies =
         copy_relocations(&mut image, &libs).unwrap_or_else(|e| die(format!("{program}: {e}")));
+    let tls = image
+        .tls_segment()
+        .unwrap_or_else(|e| die(format!("{program}: {e}")));
+    program_tls::plan(&program, tls).unwrap_or_else(|e| die(e));
     let main_offset = match image.symbol("main") {
         Ok(Some(m)) => m,
         Ok(None) => die(format!(
@@ -362,6 +369,7 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     let code = mpcrs::run_with(&cfg, |world| {
         let rank = world.world_rank() as usize;
         install_world(world);
+        program_tls::enter_thread(Some(rank));
         // Each rank gets its own argv, as each MPI process would.
         let mut owned: Vec<CString> = args.clone();
         let mut ptrs: Vec<*mut c_char> = owned

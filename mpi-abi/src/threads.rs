@@ -1,7 +1,7 @@
 //! Threads a rank starts (MPI_THREAD_MULTIPLE): a privatized program's
 //! pthread_create and pthread_join reach these (interpose.rs explains how).
 //! A new thread acts for the rank that started it, so its MPI calls are that
-//! rank's; a rank's ULT joining a thread waits on the blocking pool instead of
+//! rank's, and gets the program's thread-local variables (program_tls.rs); a rank's ULT joining a thread waits on the blocking pool instead of
 //! holding its worker, whose other ranks may be the ones the thread waits for.
 //! Threads started by the system libraries themselves (libstdc++'s std::thread,
 //! OpenMP) call libc's functions directly and carry no rank.
@@ -19,9 +19,10 @@ type PthreadCreate = unsafe extern "C" fn(
 ) -> c_int;
 type PthreadJoin = unsafe extern "C" fn(libc::pthread_t, *mut *mut c_void) -> c_int;
 
-/// What the new thread runs, and for which rank.
+/// What the new thread runs, and for which rank (none: a thread started by
+/// one that acts for no rank).
 struct Start {
-    rank: i32,
+    rank: Option<i32>,
     routine: StartRoutine,
     arg: *mut c_void,
 }
@@ -29,7 +30,10 @@ struct Start {
 unsafe extern "C" fn start_for_rank(p: *mut c_void) -> *mut c_void {
     // SAFETY: `p` is the Box pthread_create below leaked for this thread alone.
     let start = unsafe { Box::from_raw(p.cast::<Start>()) };
-    mpcrs::raw::act_as_rank(start.rank);
+    crate::program_tls::enter_thread(start.rank.map(|r| r as usize));
+    if let Some(rank) = start.rank {
+        mpcrs::raw::act_as_rank(rank);
+    }
     // SAFETY: the program's own start routine with its own argument.
     unsafe { (start.routine)(start.arg) }
 }
@@ -44,10 +48,11 @@ pub unsafe extern "C" fn pthread_create(
     arg: *mut c_void,
 ) -> c_int {
     let create = real!("pthread_create": PthreadCreate);
-    let Some(rank) = mpcrs::raw::acting_rank() else {
+    let rank = mpcrs::raw::acting_rank();
+    if rank.is_none() && !crate::program_tls::program_has_tls() {
         // SAFETY: the caller's arguments, as libc takes them.
         return unsafe { create(thread, attr, routine, arg) };
-    };
+    }
     let start = Box::into_raw(Box::new(Start { rank, routine, arg }));
     // SAFETY: as above; `start` is handed to the new thread.
     let r = unsafe { create(thread, attr, start_for_rank, start.cast()) };

@@ -22,6 +22,7 @@ const ET_EXEC: u16 = 2;
 const ET_DYN: u16 = 3;
 const PT_LOAD: u32 = 1;
 const PT_DYNAMIC: u32 = 2;
+const PT_TLS: u32 = 7;
 const SHT_SYMTAB: u32 = 2;
 const SHT_DYNSYM: u32 = 11;
 const DT_NULL: u64 = 0;
@@ -60,6 +61,17 @@ fn cstr_at(b: &[u8], o: usize) -> &[u8] {
 }
 
 /// A parsed program image.
+/// A PT_TLS segment: the initial image of an object's thread-local block.
+#[derive(Clone, Debug)]
+pub struct TlsSegment {
+    /// Where the image lies in the object (relative to its load base).
+    pub vaddr: u64,
+    /// The initialised part (.tdata) as in the file; the rest is zero.
+    pub init: Vec<u8>,
+    pub mem_size: usize,
+    pub align: usize,
+}
+
 pub struct Image {
     pub bytes: Vec<u8>,
     /// e_type: ET_DYN for a position-independent executable.
@@ -122,6 +134,28 @@ impl Image {
                 ))
             })
             .collect()
+    }
+
+    /// The thread-local storage segment, if the object has one.
+    pub fn tls_segment(&self) -> Result<Option<TlsSegment>, ElfError> {
+        for i in 0..self.phnum {
+            let o = self.phoff + i * 56;
+            if u32_at(&self.bytes, o)? != PT_TLS {
+                continue;
+            }
+            let offset = u64_at(&self.bytes, o + 8)? as usize;
+            let file_size = u64_at(&self.bytes, o + 32)? as usize;
+            let Some(init) = self.bytes.get(offset..offset + file_size) else {
+                return err(format!("TLS segment at {offset:#x} ends past the file"));
+            };
+            return Ok(Some(TlsSegment {
+                vaddr: u64_at(&self.bytes, o + 16)?,
+                init: init.to_vec(),
+                mem_size: u64_at(&self.bytes, o + 40)? as usize,
+                align: u64_at(&self.bytes, o + 48)?.max(1) as usize,
+            }));
+        }
+        Ok(None)
     }
 
     fn vaddr_to_offset(&self, vaddr: u64) -> Result<usize, ElfError> {

@@ -475,6 +475,30 @@ fn communicators_made_and_freed_in_a_loop_keep_every_message() {
 /// started it (they were outside any rank where a process held several); a
 /// rank's ULT joining its threads waits on the blocking pool, not holding its
 /// worker; waiting threads drive the network themselves (they hung before).
+/// The program's own thread-local variables (`__thread`) have their initial
+/// values on a rank's thread and on each thread it starts, one copy per thread.
+#[test]
+fn thread_local_variables_of_the_program_start_initialised_on_every_thread() {
+    let bin = build_c(
+        &c_source("thread_locals.c"),
+        "thread_locals",
+        None,
+        &["-lpthread"],
+    );
+    for args in [
+        &["-n", "1"][..],
+        &["-n", "8"][..],
+        &["-n", "8", "-p", "2"][..],
+        &["-n", "8", "-p", "4"][..],
+        &["-n", "2", "--process-mode"][..],
+    ] {
+        let mut a = args.to_vec();
+        a.push(bin.to_str().unwrap());
+        let out = expect_success(&run_job(&a, LIMIT), &format!("thread_locals {args:?}"));
+        assert_eq!(out.trim(), "thread locals errors 0", "{args:?}");
+    }
+}
+
 /// OpenMP's threads call MPI for their rank where a process holds one rank;
 /// with several ranks in a process they act for none, and the job ends saying
 /// why instead of giving the call to some rank. Teams that only compute run at

@@ -29,10 +29,6 @@ const LEFT_OUT: &[(&str, &str)] = &[
     ),
     ("derive_preinit_panic", "checks that rsmpi itself panics"),
     (
-        "derive_multiple_thread_init",
-        "a Rust program's own std::thread crashes in a privatized copy (README, C ABI)",
-    ),
-    (
         "comm_name",
         "rsmpi 0.8 reads a dropped temporary in get_name: it fails under MPICH too",
     ),

@@ -1,0 +1,54 @@
+/* The program's own thread-local variables in ranks run as threads: initial
+ * values on the rank's thread and on threads the rank starts, each thread
+ * with its own copy, and a large block next to them. */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+static __thread int counter = 42;
+static __thread double weights[4] = {1.5, 2.5, 3.5, 4.5};
+static __thread char scratch[4096];
+static __thread const char *label = "initial";
+
+static int check_initial(void) {
+    int errs = 0;
+    if (counter != 42) errs++;
+    for (int i = 0; i < 4; i++)
+        if (weights[i] != 1.5 + i) errs++;
+    for (int i = 0; i < 4096; i++)
+        if (scratch[i] != 0) { errs++; break; }
+    if (label == NULL || strcmp(label, "initial") != 0) errs++;
+    return errs;
+}
+
+static void *worker(void *arg) {
+    int *errs = arg;
+    *errs += check_initial();
+    counter = 7;
+    memset(scratch, 0x5a, sizeof scratch);
+    label = "thread";
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (counter != 7 || scratch[4095] != 0x5a) (*errs)++;
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    int provided, rank, errs = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    errs += check_initial();
+    int thread_errs[3] = {0, 0, 0};
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++) pthread_create(&t[i], NULL, worker, &thread_errs[i]);
+    for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < 3; i++) errs += thread_errs[i];
+    /* The threads wrote their own copies, not this one. */
+    if (counter != 42 || scratch[0] != 0 || strcmp(label, "initial") != 0) errs++;
+    int all = 0;
+    MPI_Allreduce(&errs, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) printf("thread locals errors %d\n", all);
+    MPI_Finalize();
+    return 0;
+}
