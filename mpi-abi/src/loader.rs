@@ -340,7 +340,21 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     let tls = image
         .tls_segment()
         .unwrap_or_else(|e| die(format!("{program}: {e}")));
-    program_tls::plan(&program, tls).unwrap_or_else(|e| die(e));
+    if let Err(e) = program_tls::plan(&program, tls) {
+        if cfg.local_ranks().len() != 1 {
+            die(e);
+        }
+        // One rank in this process needs no copy: the program runs as itself
+        // and its MPI_Init joins the job.
+        let mut argv: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
+        argv.push(std::ptr::null());
+        // SAFETY: a NULL-terminated argv of valid strings; returns only on failure.
+        unsafe { libc::execv(args[0].as_ptr(), argv.as_ptr()) };
+        die(format!(
+            "cannot run {program}: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
     let main_offset = match image.symbol("main") {
         Ok(Some(m)) => m,
         Ok(None) => die(format!(

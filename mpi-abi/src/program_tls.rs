@@ -68,8 +68,9 @@ fn reservation() -> Option<(usize, usize)> {
     Some((tls as usize, unsafe { *size.cast::<u64>() } as usize))
 }
 
-/// Records the program's TLS segment; an error names what does not fit.
-/// Called once, before any copy is loaded.
+/// Records the program's TLS segment; an error names what does not fit (the
+/// loader then runs a process's only rank as the program itself). Called
+/// once, before any copy is loaded.
 pub(crate) fn plan(program: &str, segment: Option<TlsSegment>) -> Result<(), String> {
     let layout = match segment {
         None => None,
@@ -78,13 +79,14 @@ pub(crate) fn plan(program: &str, segment: Option<TlsSegment>) -> Result<(), Str
             let Some((start, size)) = reservation() else {
                 return Err(format!(
                     "{program} has thread-local variables, and this process reserves no room \
-                     for them (mpcrs-exec without mpcrs_program_tls): run it with --process-mode"
+                     for them (mpcrs-exec without mpcrs_program_tls): run one rank per process \
+                     (--process-mode)"
                 ));
             };
             if cfg!(not(target_arch = "x86_64")) || start + size != thread_pointer() {
                 return Err(format!(
                     "{program} has thread-local variables, and mpcrs-exec's room for them does \
-                     not end at the thread pointer here: run it with --process-mode"
+                     not end at the thread pointer here: run one rank per process (--process-mode)"
                 ));
             }
             if segment.init.len() > segment.mem_size {
@@ -95,7 +97,8 @@ pub(crate) fn plan(program: &str, segment: Option<TlsSegment>) -> Result<(), Str
             if distance > size || segment.align > 64 || segment.vaddr % segment.align as u64 != 0 {
                 return Err(format!(
                     "{program} has {} bytes of thread-local variables aligned to {}: ranks as \
-                     threads hold at most {size} bytes aligned to 64; run it with --process-mode",
+                     threads hold at most {size} bytes aligned to 64; run one rank per process \
+                     (--process-mode, or -p equal to -n)",
                     segment.mem_size, segment.align
                 ));
             }

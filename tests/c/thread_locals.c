@@ -10,6 +10,10 @@ static __thread int counter = 42;
 static __thread double weights[4] = {1.5, 2.5, 3.5, 4.5};
 static __thread char scratch[4096];
 static __thread const char *label = "initial";
+#ifdef TOO_BIG
+/* More than ranks run as threads can hold: the job must refuse it by name. */
+__thread char huge[128 * 1024];
+#endif
 
 static int check_initial(void) {
     int errs = 0;
@@ -19,6 +23,10 @@ static int check_initial(void) {
     for (int i = 0; i < 4096; i++)
         if (scratch[i] != 0) { errs++; break; }
     if (label == NULL || strcmp(label, "initial") != 0) errs++;
+#ifdef TOO_BIG
+    huge[counter] = 1;
+    errs += huge[counter + 1];
+#endif
     return errs;
 }
 

@@ -497,6 +497,24 @@ fn thread_local_variables_of_the_program_start_initialised_on_every_thread() {
         let out = expect_success(&run_job(&a, LIMIT), &format!("thread_locals {args:?}"));
         assert_eq!(out.trim(), "thread locals errors 0", "{args:?}");
     }
+    let big = build_c(
+        &c_source("thread_locals.c"),
+        "thread_locals_too_big",
+        None,
+        &["-lpthread", "-DTOO_BIG"],
+    );
+    let o = run_job(&["-n", "2", big.to_str().unwrap()], LIMIT);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("bytes of thread-local variables") && err.contains("--process-mode"),
+        "{err}"
+    );
+    let o = run_job(&["-n", "2", "--process-mode", big.to_str().unwrap()], LIMIT);
+    assert_eq!(
+        expect_success(&o, "too big, in processes").trim(),
+        "thread locals errors 0"
+    );
 }
 
 /// OpenMP's threads call MPI for their rank where a process holds one rank;
