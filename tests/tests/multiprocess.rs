@@ -510,11 +510,16 @@ fn thread_local_variables_of_the_program_start_initialised_on_every_thread() {
         err.contains("bytes of thread-local variables") && err.contains("--process-mode"),
         "{err}"
     );
-    let o = run_job(&["-n", "2", "--process-mode", big.to_str().unwrap()], LIMIT);
-    assert_eq!(
-        expect_success(&o, "too big, in processes").trim(),
-        "thread locals errors 0"
-    );
+    // One rank per process runs the program itself.
+    for args in [
+        &["-n", "2", "--process-mode"][..],
+        &["-n", "4", "-p", "4"][..],
+    ] {
+        let mut a = args.to_vec();
+        a.push(big.to_str().unwrap());
+        let out = expect_success(&run_job(&a, LIMIT), &format!("too big {args:?}"));
+        assert_eq!(out.trim(), "thread locals errors 0", "{args:?}");
+    }
 }
 
 /// OpenMP's threads call MPI for their rank where a process holds one rank;
