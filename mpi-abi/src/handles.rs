@@ -640,7 +640,11 @@ pub(crate) fn ret(r: mpcrs::Result<()>) -> c_int {
     }
 }
 
-/// Writes a status unless the caller passed MPI_STATUS_IGNORE.
+/// Writes a status unless the caller passed MPI_STATUS_IGNORE. The MPI_ERROR
+/// field is written only for a failed operation and for MPI's empty status
+/// (MPI_SUCCESS, with MPI_ANY_SOURCE and MPI_ANY_TAG): MPI sets it in the calls
+/// that complete several operations, and a successful MPI_Recv, MPI_Wait or
+/// MPI_Mrecv leaves what the program put there (MPICH's tests check both).
 ///
 /// # Safety
 /// `out` is MPI_STATUS_IGNORE or points to a writable MPI_Status.
@@ -651,13 +655,13 @@ pub(crate) unsafe fn write_status(out: *mut MPI_Status, st: &mpcrs::Status) {
     let bytes = st.bytes as u64;
     // SAFETY: `out` is a valid MPI_Status by contract.
     unsafe {
-        *out = MPI_Status {
-            count_lo: bytes as u32 as c_int,
-            count_hi_and_cancelled: (((bytes >> 32) as c_int) << 1) | st.cancelled as c_int,
-            MPI_SOURCE: st.source,
-            MPI_TAG: st.tag,
-            MPI_ERROR: st.error as c_int,
-        };
+        (*out).count_lo = bytes as u32 as c_int;
+        (*out).count_hi_and_cancelled = (((bytes >> 32) as c_int) << 1) | st.cancelled as c_int;
+        (*out).MPI_SOURCE = st.source;
+        (*out).MPI_TAG = st.tag;
+        if st.error != mpcrs::ErrorClass::Success || *st == mpcrs::Status::inactive() {
+            (*out).MPI_ERROR = st.error as c_int;
+        }
     }
 }
 

@@ -158,6 +158,7 @@ unsafe fn isend_common(
     start(call, c, r, staged, request)
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn send_impl(
     call: &'static str,
     buf: *const c_void,

@@ -416,7 +416,7 @@ mpi_fn! {
         if let Some((g, complete)) = g {
             return g.cancel(complete);
         }
-        let cancelled = rank_state().and_then(|st| st.with_request(h, |e| e.request.cancel_recv(&e.comm)));
+        let cancelled = rank_state().and_then(|st| st.with_request(h, |e| e.request.cancel(&e.comm)));
         match cancelled {
             None => invalid_request("MPI_Cancel", h),
             // A send, or a receive that already matched: it completes normally.

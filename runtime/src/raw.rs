@@ -15,34 +15,52 @@ pub use crate::coll::{Layout, Pattern};
 
 /// An operation in flight, without a borrow: the caller keeps its buffer alive
 /// and untouched until the request completed (MPI's rules for MPI_Request).
-pub struct RawRequest(Pending);
+pub struct RawRequest {
+    pending: Pending,
+    /// For a send: the member of the communicator it goes to (MPI_Cancel
+    /// looks for it there).
+    send_to: Option<usize>,
+}
 
 impl RawRequest {
+    fn new(pending: Pending) -> RawRequest {
+        RawRequest {
+            pending,
+            send_to: None,
+        }
+    }
+
     /// An already completed request (operations with MPI_PROC_NULL).
     pub fn completed(status: Status) -> RawRequest {
-        RawRequest(Pending::Done(status))
+        RawRequest::new(Pending::Done(status))
     }
 
     pub fn wait(&self) -> Status {
-        match &self.0 {
+        match &self.pending {
             Pending::Done(s) => *s,
             Pending::Waiting(c) => c.wait(),
         }
     }
 
     pub fn test(&self) -> Option<Status> {
-        self.0.test()
+        self.pending.test()
     }
-}
 
-impl RawRequest {
-    /// MPI_Cancel of a receive on `comm` that has not matched yet: completes it
-    /// with a cancelled status and returns true; false if it already matched (or is
-    /// not a pending receive).
-    pub fn cancel_recv(&self, comm: &Communicator) -> bool {
-        match &self.0 {
-            Pending::Waiting(c) => p2p::cancel_recv(comm.my_mailbox(), c),
-            Pending::Done(_) => false,
+    /// MPI_Cancel of this request, made on `comm`. A receive that has not
+    /// matched yet completes at once with a cancelled status (true). A send
+    /// still unmatched at its receiver is withdrawn and completes as cancelled,
+    /// at once in this process or when the receiving process answered; one that
+    /// matched, or was staged, completes normally.
+    pub fn cancel(&self, comm: &Communicator) -> bool {
+        let Pending::Waiting(c) = &self.pending else {
+            return false;
+        };
+        match self.send_to {
+            Some(dest) => {
+                p2p::cancel_send(&comm.shared, dest, c);
+                c.is_done()
+            }
+            None => p2p::cancel_recv(comm.my_mailbox(), c),
         }
     }
 }
@@ -102,7 +120,7 @@ impl Completer {
 /// A request completed by hand (non-blocking collectives run by a helper ULT).
 pub fn manual_request() -> (RawRequest, Completer) {
     let c = crate::request::Completion::new();
-    (RawRequest(Pending::Waiting(c.clone())), Completer(c))
+    (RawRequest::new(Pending::Waiting(c.clone())), Completer(c))
 }
 
 /// Runs `f` in a new ULT on the caller's worker, acting as the caller's rank, and
@@ -133,7 +151,7 @@ pub fn spawn_as_rank(f: impl FnOnce() + Send + 'static) {
 /// Waits until at least one of `requests` completed; returns the indices of those
 /// that did.
 pub fn wait_some(requests: &[&RawRequest]) -> Vec<usize> {
-    let pending: Vec<&Pending> = requests.iter().map(|r| &r.0).collect();
+    let pending: Vec<&Pending> = requests.iter().map(|r| &r.pending).collect();
     request::wait_some(&pending)
 }
 
@@ -156,9 +174,11 @@ pub unsafe fn isend(
         SendMode::Standard
     };
     // SAFETY: forwarded from this function's contract.
-    Ok(RawRequest(unsafe {
-        comm.send_bytes(call, buf, len, dest, tag, mode)?
-    }))
+    let pending = unsafe { comm.send_bytes(call, buf, len, dest, tag, mode)? };
+    Ok(RawRequest {
+        send_to: matches!(pending, Pending::Waiting(_)).then(|| comm.member_of_peer(dest as usize)),
+        pending,
+    })
 }
 
 /// MPI_Irecv into `capacity` bytes.
@@ -174,7 +194,7 @@ pub unsafe fn irecv(
     tag: i32,
 ) -> Result<RawRequest> {
     // SAFETY: forwarded from this function's contract.
-    Ok(RawRequest(unsafe {
+    Ok(RawRequest::new(unsafe {
         comm.recv_bytes(call, buf, capacity, source, tag)?
     }))
 }

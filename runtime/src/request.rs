@@ -47,6 +47,14 @@ impl Status {
         Status::ok(crate::PROC_NULL, crate::ANY_TAG, 0)
     }
 
+    /// Status of an operation MPI_Cancel withdrew.
+    pub(crate) fn cancelled() -> Status {
+        Status {
+            cancelled: true,
+            ..Status::empty()
+        }
+    }
+
     /// MPI's "empty" status, which waits and tests report for a null or
     /// inactive request: MPI_ANY_SOURCE, MPI_ANY_TAG, no data.
     pub fn inactive() -> Status {

@@ -53,5 +53,15 @@ pub(crate) fn set_current_rank(rank: i32) {
 pub fn abort_job(code: i32) -> ! {
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
-    std::process::exit(code)
+    std::process::exit(failure_status(code))
+}
+
+/// The process exit status for a failure with `code`: the kernel keeps only its
+/// low 8 bits, and a status of 0 (a rank returning 256 or 768) would tell the
+/// launcher this process succeeded, leaving the others waiting for it.
+fn failure_status(code: i32) -> i32 {
+    match code & 0xff {
+        0 => 1,
+        low => low,
+    }
 }

@@ -88,6 +88,43 @@ int main(int argc, char **argv) {
     CHECK(cancelled, "cancel");
     if (rank == 0) printf("cancel ok\n");
 
+    /* cancel sends nobody receives: a large one (waiting in the sender's buffer,
+     * or announced to another process) and a small synchronous one; they are
+     * withdrawn, so nothing of them is left to probe. A send that matched is not
+     * cancelled. */
+    int *large = malloc(20000 * sizeof(int));
+    for (int i = 0; i < 20000; i++) large[i] = i;
+    MPI_Request cs[2];
+    MPI_Status sts[2];
+    MPI_Isend(large, 20000, MPI_INT, next, 998, MPI_COMM_WORLD, &cs[0]);
+    MPI_Issend(&mine, 1, MPI_INT, next, 997, MPI_COMM_WORLD, &cs[1]);
+    MPI_Cancel(&cs[0]);
+    MPI_Cancel(&cs[1]);
+    MPI_Waitall(2, cs, sts);
+    for (int i = 0; i < 2; i++) {
+        MPI_Test_cancelled(&sts[i], &cancelled);
+        CHECK(cancelled, "cancel an unmatched send");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int tag = 997; tag <= 998; tag++) {
+        int there = 1;
+        MPI_Iprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &there, MPI_STATUS_IGNORE);
+        CHECK(!there, "a cancelled send arrived");
+    }
+    int *into = malloc(20000 * sizeof(int));
+    MPI_Irecv(into, 20000, MPI_INT, prev, 996, MPI_COMM_WORLD, &r);
+    MPI_Isend(large, 20000, MPI_INT, next, 996, MPI_COMM_WORLD, &cs[0]);
+    MPI_Wait(&r, &st);
+    CHECK(into[19999] == 19999, "large message after cancels");
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Cancel(&cs[0]);
+    MPI_Wait(&cs[0], &st);
+    MPI_Test_cancelled(&st, &cancelled);
+    CHECK(!cancelled, "a matched send was cancelled");
+    free(into);
+    free(large);
+    if (rank == 0) printf("cancel send ok\n");
+
     /* test and wait families */
     MPI_Request rs[4];
     int bufs[4] = {-1, -1, -1, -1}, vals[2] = {rank, rank * 2};

@@ -1,6 +1,6 @@
 /* Requests at their edges: the status of a null or inactive persistent request
- * is MPI's empty status (MPI_ANY_SOURCE, MPI_ANY_TAG, count 0) from Wait,
- * Test, Waitany and Testany; a synchronous send freed by MPI_Request_free
+ * is MPI's empty status (MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, count 0)
+ * from Wait, Test, Waitany, Testany and Request_get_status; a synchronous send freed by MPI_Request_free
  * before any receive still reaches the receive its own rank posts later. */
 #include <mpi.h>
 #include <stdio.h>
@@ -12,7 +12,8 @@ static int rank;
 static int empty(MPI_Status *s) {
     int n = -1;
     MPI_Get_count(s, MPI_INT, &n);
-    return s->MPI_SOURCE == MPI_ANY_SOURCE && s->MPI_TAG == MPI_ANY_TAG && n == 0;
+    return s->MPI_SOURCE == MPI_ANY_SOURCE && s->MPI_TAG == MPI_ANY_TAG &&
+           s->MPI_ERROR == MPI_SUCCESS && n == 0;
 }
 
 int main(int argc, char **argv) {
@@ -23,28 +24,31 @@ int main(int argc, char **argv) {
     MPI_Request r;
     MPI_Status s;
     MPI_Recv_init(buf, 4, MPI_INT, (rank + 1) % size, 3, MPI_COMM_WORLD, &r);
-    s.MPI_SOURCE = s.MPI_TAG = 10;
+    s.MPI_SOURCE = s.MPI_TAG = s.MPI_ERROR = 10;
     MPI_Test(&r, &flag, &s);
     CHECK(flag && empty(&s), "Test of an inactive receive");
-    s.MPI_SOURCE = s.MPI_TAG = 10;
+    s.MPI_SOURCE = s.MPI_TAG = s.MPI_ERROR = 10;
     MPI_Wait(&r, &s);
     CHECK(empty(&s), "Wait of an inactive receive");
     MPI_Request_free(&r);
     MPI_Send_init(buf, 4, MPI_INT, (rank + 1) % size, 3, MPI_COMM_WORLD, &r);
-    s.MPI_SOURCE = s.MPI_TAG = 10;
+    s.MPI_SOURCE = s.MPI_TAG = s.MPI_ERROR = 10;
     MPI_Wait(&r, &s);
     CHECK(empty(&s), "Wait of an inactive send");
-    s.MPI_SOURCE = s.MPI_TAG = 10;
+    s.MPI_SOURCE = s.MPI_TAG = s.MPI_ERROR = 10;
     MPI_Waitany(1, &r, &idx, &s);
     CHECK(idx == MPI_UNDEFINED && empty(&s), "Waitany of inactive requests");
-    s.MPI_SOURCE = s.MPI_TAG = 10;
+    s.MPI_SOURCE = s.MPI_TAG = s.MPI_ERROR = 10;
     MPI_Testany(1, &r, &idx, &flag, &s);
     CHECK(flag && idx == MPI_UNDEFINED && empty(&s), "Testany of inactive requests");
     MPI_Request_free(&r);
     r = MPI_REQUEST_NULL;
-    s.MPI_SOURCE = s.MPI_TAG = 10;
+    s.MPI_SOURCE = s.MPI_TAG = s.MPI_ERROR = 10;
     MPI_Wait(&r, &s);
     CHECK(empty(&s), "Wait of MPI_REQUEST_NULL");
+    s.MPI_SOURCE = s.MPI_TAG = s.MPI_ERROR = 10;
+    MPI_Request_get_status(MPI_REQUEST_NULL, &flag, &s);
+    CHECK(flag && empty(&s), "Request_get_status of MPI_REQUEST_NULL");
     if (rank == 0) printf("inactive request status ok\n");
 
     /* freed before its receive exists: must not wait for it */

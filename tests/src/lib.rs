@@ -382,6 +382,7 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
             "persistent ok",
             "mprobe ok",
             "cancel ok",
+            "cancel send ok",
             "test wait ok",
             "replace ok",
         ],

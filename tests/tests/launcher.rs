@@ -58,6 +58,22 @@ fn a_failing_rank_ends_the_job_with_its_status() {
     assert!(err.contains("rank 2 exited with status 3"), "{err}");
 }
 
+/// A rank's status of 256 is 0 to the kernel: the process must still fail, so
+/// that the launcher ends the job instead of waiting (with -p 2) for the other
+/// process, whose rank waits for the failed one's message.
+#[test]
+fn a_rank_status_that_is_zero_modulo_256_still_fails_the_job() {
+    let prog = program("errors");
+    for args in [&["-n", "2"][..], &["-n", "2", "-p", "2"][..]] {
+        let mut a = args.to_vec();
+        a.extend([prog.to_str().unwrap(), "exit-status-256"]);
+        let o = run_job(&a, Duration::from_secs(30));
+        let err = text(&o).1;
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("rank 1 exited with status 256"), "{err}");
+    }
+}
+
 #[test]
 fn bad_command_lines_are_refused_clearly() {
     let o = run_job(&["-n", "0", "true"], Duration::from_secs(10));

@@ -591,3 +591,30 @@ fn threads_of_a_rank_call_mpi_at_once_across_processes() {
         assert_eq!(out.trim(), "thread multiple ok 0", "{args:?}");
     }
 }
+
+/// MPI_THREAD_MULTIPLE matched probes: 4 pthreads per receiving rank probe
+/// (MPI_Mprobe, MPI_Improbe) and receive (MPI_Mrecv, MPI_Imrecv) their own
+/// tag's messages, small and rendezvous, at once: each gets exactly its own
+/// data, and the single-completion calls leave the status's MPI_ERROR as it
+/// was (they set it to MPI_SUCCESS before).
+#[test]
+fn threads_of_a_rank_probe_and_receive_their_own_messages() {
+    let bin = build_c(
+        &c_source("threads_mprobe.c"),
+        "threads_mprobe",
+        None,
+        &["-lpthread"],
+    );
+    for args in [
+        &["-n", "2"][..],
+        &["-n", "8"][..],
+        &["-n", "2", "-p", "2"][..],
+        &["-n", "8", "-p", "2"][..],
+        &["-n", "8", "-p", "4"][..],
+    ] {
+        let mut a = args.to_vec();
+        a.push(bin.to_str().unwrap());
+        let out = expect_success(&run_job(&a, LIMIT), &format!("threads_mprobe {args:?}"));
+        assert_eq!(out.trim(), "threads mprobe ok", "{args:?}");
+    }
+}

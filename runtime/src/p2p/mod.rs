@@ -300,10 +300,29 @@ pub(crate) fn cancel_recv(mine: &Mailbox, done: &std::sync::Arc<Completion>) -> 
     };
     q.posted.remove(i);
     drop(q);
-    let mut st = Status::empty();
-    st.cancelled = true;
-    done.complete(st);
+    done.complete(Status::cancelled());
     true
+}
+
+/// MPI_Cancel of the send `done` to member `dest` of `comm`, if it still waits
+/// for its receiver: a message of this process still unmatched in the
+/// receiver's mailbox is taken back and the send completes as cancelled; one
+/// in another process is asked back (see [`crate::remote::Fabric::cancel_send`]).
+/// A send that matched, or whose data was staged, completes normally.
+pub(crate) fn cancel_send(comm: &CommShared, dest: usize, done: &std::sync::Arc<Completion>) {
+    if comm.remote_process(dest).is_some() {
+        crate::remote::Fabric::expect().cancel_send(done);
+        return;
+    }
+    let mut q = comm.mailboxes[dest].lock();
+    let Some(i) = q.unexpected.iter().position(|m| {
+        matches!(&m.payload, Payload::InPlace { done: d, .. } if std::sync::Arc::ptr_eq(d, done))
+    }) else {
+        return;
+    };
+    q.unexpected.remove(i);
+    drop(q);
+    done.complete(Status::cancelled());
 }
 
 /// MPI_Iprobe on the caller's own mailbox: the status of the first matching

@@ -128,11 +128,16 @@ impl Incoming {
     }
 }
 
-/// A send waiting for its receiver (rendezvous, or a synchronous eager send).
+/// A send waiting for its receiver (rendezvous, or a synchronous eager send),
+/// with where it went: process `to`, rank `dest` of communicator `context`
+/// (what a cancel names).
 pub(crate) struct PendingSend {
     pub(crate) buf: *const u8,
     pub(crate) len: usize,
     pub(crate) done: Arc<Completion>,
+    pub(crate) to: u32,
+    pub(crate) context: u64,
+    pub(crate) dest: u32,
 }
 
 /// Where the end of a receive is reported.
@@ -279,6 +284,26 @@ impl Fabric {
                     );
                 };
                 send.done.complete(Status::empty());
+            }
+            Kind::Cancel => {
+                if self.registry.withdraw(h.context, h.dest, from, h.id) {
+                    let mut answer = Header::new(Kind::Cancelled);
+                    answer.id = h.id;
+                    self.defer(Deferred::Frame {
+                        to: from,
+                        header: answer,
+                    });
+                }
+                // Otherwise it matched already: its CTS or FIN ends the send.
+            }
+            Kind::Cancelled => {
+                let Some(send) = self.sends.lock().unwrap().remove(&h.id) else {
+                    panic!(
+                        "process {}: cancel answer from process {from} for unknown send {}",
+                        self.me, h.id
+                    );
+                };
+                send.done.complete(Status::cancelled());
             }
         }
     }
@@ -476,7 +501,48 @@ impl Registry {
     }
 }
 
+impl Registry {
+    /// Withdraws the unmatched message `id` from process `from` to rank `dest`
+    /// of communicator `context` (its sender cancelled it); false if it is not
+    /// waiting any more (matched, or taken by a matched probe).
+    fn withdraw(&self, context: u64, dest: u32, from: u32, id: u64) -> bool {
+        let mut r = self.inner.lock().unwrap();
+        if let Some(comm) = r.comms.get(&context).and_then(|w| w.upgrade()) {
+            drop(r);
+            return comm.withdraw(dest, from, id);
+        }
+        // Held for a communicator this process has not made yet.
+        let Some(held) = r.waiting.get_mut(&context) else {
+            return false;
+        };
+        let Some(i) = held
+            .iter()
+            .position(|m| m.from == from && m.header.id == id)
+        else {
+            return false;
+        };
+        held.remove(i);
+        true
+    }
+}
+
 impl CommShared {
+    /// Takes the unmatched message `id` from process `from` out of rank
+    /// `dest`'s unexpected queue; false if it is not there.
+    fn withdraw(&self, dest: u32, from: u32, id: u64) -> bool {
+        let Some(mailbox) = self.mailboxes.get(dest as usize) else {
+            return false;
+        };
+        let mut q = mailbox.lock();
+        let Some(i) = q.unexpected.iter().position(|m| {
+            matches!(&m.payload, Payload::Remote(inc) if inc.from == from && inc.header.id == id)
+        }) else {
+            return false;
+        };
+        q.unexpected.remove(i);
+        true
+    }
+
     /// Matches a message from another process against the destination's posted
     /// receives, or queues it as unexpected.
     fn arrive(&self, msg: Arrival<'_>) {

@@ -407,6 +407,9 @@ impl Fabric {
                     buf,
                     len,
                     done: done.clone(),
+                    to,
+                    context,
+                    dest: dest as u32,
                 },
             );
             done
@@ -430,6 +433,28 @@ impl Fabric {
             Some(d) => Pending::Waiting(d),
             None => Pending::Done(Status::empty()),
         }
+    }
+
+    /// MPI_Cancel of the send `done` if it still waits for its receiver: asks
+    /// the receiving process to withdraw it. The send then completes as
+    /// cancelled (the message had not matched) or normally (it had).
+    pub(crate) fn cancel_send(&self, done: &Arc<Completion>) {
+        let found = self
+            .sends
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(_, s)| Arc::ptr_eq(&s.done, done))
+            .map(|(&id, s)| (id, s.to, s.context, s.dest));
+        let Some((id, to, context, dest)) = found else {
+            return;
+        };
+        let mut h = Header::new(Kind::Cancel);
+        h.id = id;
+        h.context = context;
+        h.dest = dest;
+        self.defer(Deferred::Frame { to, header: h });
+        self.flush_deferred();
     }
 
     /// A broken network ends the job: the launcher names this process.

@@ -9,6 +9,9 @@
 //! - `Cts` (clear to send): the matched receive `token` wants rendezvous `id`.
 //! - `Data`: bytes of a rendezvous at offset `addr` of receive `token` (`id`).
 //! - `Fin`: the receiver matched (and, for an `Rts`, copied) send `id`.
+//! - `Cancel`: the sender cancels send `id` to rank `dest` of `context`
+//!   (MPI_Cancel); the receiver withdraws it if it has not matched yet.
+//! - `Cancelled`: send `id` was withdrawn unmatched: no `Cts` or `Fin` follows.
 
 /// Kind of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +22,8 @@ pub(crate) enum Kind {
     Cts = 3,
     Data = 4,
     Fin = 5,
+    Cancel = 6,
+    Cancelled = 7,
 }
 
 /// The header of every frame. Fields a kind does not use are zero.
@@ -113,6 +118,8 @@ impl Header {
             3 => Kind::Cts,
             4 => Kind::Data,
             5 => Kind::Fin,
+            6 => Kind::Cancel,
+            7 => Kind::Cancelled,
             _ => return None,
         };
         let h = Header {
@@ -157,6 +164,10 @@ mod tests {
         assert_eq!(n, HEADER_BYTES);
         assert_eq!(Header::decode(&b), Some((h, n)));
         assert_eq!(Header::decode(&b[..HEADER_BYTES - 1]), None);
+        let mut cancel = h;
+        cancel.kind = Kind::Cancel;
+        let (b2, n2) = cancel.encode();
+        assert_eq!(Header::decode(&b2), Some((cancel, n2)));
         let mut bad = b;
         bad[0] = 9;
         assert_eq!(Header::decode(&bad), None);

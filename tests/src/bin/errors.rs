@@ -4,6 +4,8 @@
 //!   returned     checks every class under ERRORS_RETURN, prints "returned ok"
 //!   panic        rank 1 panics while rank 0 waits for it
 //!   exit-status  rank 2 returns status 3 while others wait
+//!   exit-status-256  rank 1 returns status 256 (0 modulo 256) while rank 0
+//!                waits for its message
 
 use mpcrs::{ErrorClass, ErrorHandler, Op};
 
@@ -74,6 +76,14 @@ fn main() -> std::process::ExitCode {
                     return Ok(3);
                 }
                 world.barrier().map_err(|e| e.to_string())?;
+            }
+            "exit-status-256" => {
+                if me == 1 {
+                    return Ok(256);
+                }
+                if me == 0 {
+                    world.recv(&mut [0u8], 1, 0).map_err(|e| e.to_string())?;
+                }
             }
             other => return Err(format!("unknown scenario {other:?}")),
         }
