@@ -143,10 +143,8 @@ pub(crate) struct RankState {
     groups: Vec<Option<mpcrs::Group>>,
     /// Virtual topologies, by communicator handle.
     pub(crate) topos: std::collections::HashMap<MPI_Comm, crate::topo::Topology>,
-    /// Attributes set on communicators: (communicator, keyval) -> value.
-    pub(crate) attrs: std::collections::HashMap<(MPI_Comm, c_int), *mut libc::c_void>,
-    /// User keyvals: index -> (copy function, delete function, extra state).
-    pub(crate) keyvals: Vec<Option<crate::comm::Keyval>>,
+    /// Keyvals and the attributes of communicators and datatypes.
+    pub(crate) attributes: crate::attributes::Store,
     infos: Vec<Option<std::collections::BTreeMap<String, String>>>,
     /// Per communicator, the completion of the last non-blocking collective
     /// issued on it: the next one starts after it (nbc.rs).
@@ -159,8 +157,6 @@ pub(crate) struct RankState {
         std::collections::HashMap<MPI_Comm, std::collections::BTreeMap<String, String>>,
     /// Names given to datatypes (MPI_Type_set_name).
     pub(crate) type_names: std::collections::HashMap<MPI_Datatype, String>,
-    /// Attributes set on datatypes: (datatype, keyval) -> value.
-    pub(crate) type_attrs: std::collections::HashMap<(MPI_Datatype, c_int), *mut libc::c_void>,
 }
 
 /// One rank's tables behind a lock that parks a ULT rather than blocking its

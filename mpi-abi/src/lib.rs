@@ -9,6 +9,7 @@
 //! Must not touch: MPI semantics themselves (it calls the runtime's byte-level
 //! `mpcrs::raw` API and the typed API), the scheduler, the network.
 
+mod attributes;
 mod coll;
 mod comm;
 pub mod ctypes;

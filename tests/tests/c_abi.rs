@@ -604,3 +604,27 @@ fn exit_from_a_rank_runs_its_atexit_handlers_and_keeps_lines_whole() {
             .collect()
     });
 }
+
+/// Lines tests/c/attributes.c prints when every check passed.
+const ATTRIBUTES_LINES: [&str; 3] = [
+    "failing callbacks ok",
+    "freed keyvals ok",
+    "finalize deletes: 4 2 0 105 103 101; MPI usable: yes",
+];
+
+/// Attribute callbacks that fail fail their call (dup, set, delete, free) and
+/// leave the attribute; keyvals freed while in use keep their callbacks;
+/// MPI_Finalize deletes MPI_COMM_SELF's then MPI_COMM_WORLD's attributes
+/// first, last set first, while MPI still works.
+#[test]
+fn attribute_callbacks_freed_keyvals_and_deletion_at_finalize() {
+    let bin = build_c(&c_source("attributes.c"), "attributes", None, &[]);
+    for n in [1, 4, 8] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("attributes at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            ATTRIBUTES_LINES,
+            "at -n {n}"
+        );
+    }
+}

@@ -498,3 +498,24 @@ fn threads_of_a_rank_call_mpi_at_once_across_processes() {
         assert_eq!(out.trim(), "thread multiple ok 0", "{args:?}");
     }
 }
+
+/// Attribute callbacks and the deletions at MPI_Finalize (tests/c/attributes.c)
+/// with ranks in several processes.
+#[test]
+fn attributes_across_processes() {
+    let bin = build_c(&c_source("attributes.c"), "attributes", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &[]);
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "failing callbacks ok",
+                "freed keyvals ok",
+                "finalize deletes: 4 2 0 105 103 101; MPI usable: yes",
+            ],
+            "attributes at -n {} -p {}",
+            layout.0,
+            layout.1
+        );
+    }
+}
