@@ -607,6 +607,8 @@ MPCRS_DECLARE(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
 MPCRS_DECLARE(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
 MPCRS_DECLARE(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
 MPCRS_DECLARE(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+MPCRS_DECLARE(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
+MPCRS_DECLARE(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
 /* Requests, statuses and persistent operations */
 MPCRS_DECLARE(int, Pcontrol, (const int level, ...))
 MPCRS_DECLARE(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))

@@ -145,7 +145,7 @@ pub(crate) struct RankState {
     pub(crate) topos: std::collections::HashMap<MPI_Comm, crate::topo::Topology>,
     /// Keyvals and the attributes of communicators and datatypes.
     pub(crate) attributes: crate::attributes::Store,
-    infos: Vec<Option<std::collections::BTreeMap<String, String>>>,
+    infos: Vec<Option<crate::info::Entries>>,
     /// Per communicator, the completion of the last non-blocking collective
     /// issued on it: the next one starts after it (nbc.rs).
     pub(crate) nbc_chain: std::collections::HashMap<MPI_Comm, Arc<RawRequest>>,
@@ -153,8 +153,7 @@ pub(crate) struct RankState {
     /// (its class, its string).
     pub(crate) user_errors: Vec<(c_int, String)>,
     /// Hints given to communicators (MPI_Comm_set_info, MPI_Comm_dup_with_info).
-    pub(crate) comm_infos:
-        std::collections::HashMap<MPI_Comm, std::collections::BTreeMap<String, String>>,
+    pub(crate) comm_infos: std::collections::HashMap<MPI_Comm, crate::info::Entries>,
     /// Names given to datatypes (MPI_Type_set_name).
     pub(crate) type_names: std::collections::HashMap<MPI_Datatype, String>,
 }
@@ -499,10 +498,7 @@ impl RankState {
         INFO_USER | (self.infos.len() - 1) as c_int
     }
 
-    pub(crate) fn info_mut(
-        &mut self,
-        h: c_int,
-    ) -> Option<&mut std::collections::BTreeMap<String, String>> {
+    pub(crate) fn info_mut(&mut self, h: c_int) -> Option<&mut crate::info::Entries> {
         if h & !INDEX_MASK != INFO_USER {
             return None;
         }

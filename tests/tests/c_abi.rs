@@ -628,3 +628,23 @@ fn attribute_callbacks_freed_keyvals_and_deletion_at_finalize() {
         );
     }
 }
+
+/// Lines tests/c/info.c prints when every check passed.
+const INFO_LINES: [&str; 4] = [
+    "key order: 0,2,3,4,5,6,7,8,9,10,11,1",
+    "get_string ok",
+    "communicator hints ok",
+    "before init and after finalize ok",
+];
+
+/// Info keys in the order first set, MPI_Info_get_string, MPI_Info_create_env,
+/// info calls before MPI_Init and after MPI_Finalize, and communicators that
+/// keep only the hints they understand.
+#[test]
+fn info_order_get_string_create_env_and_communicator_hints() {
+    let bin = build_c(&c_source("info.c"), "info", None, &[]);
+    for n in [1, 4, 8] {
+        let out = expect_success(&run(&bin, n, &["a", "b c"]), &format!("info at -n {n}"));
+        assert_eq!(out.lines().collect::<Vec<_>>(), INFO_LINES, "at -n {n}");
+    }
+}

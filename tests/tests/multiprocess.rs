@@ -519,3 +519,24 @@ fn attributes_across_processes() {
         );
     }
 }
+
+/// Info objects and communicator hints (tests/c/info.c) across processes.
+#[test]
+fn info_across_processes() {
+    let bin = build_c(&c_source("info.c"), "info", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &["a"]);
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "key order: 0,2,3,4,5,6,7,8,9,10,11,1",
+                "get_string ok",
+                "communicator hints ok",
+                "before init and after finalize ok",
+            ],
+            "info at -n {} -p {}",
+            layout.0,
+            layout.1
+        );
+    }
+}
