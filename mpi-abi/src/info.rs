@@ -280,6 +280,26 @@ fn environment(args: &[String]) -> Entries {
     e
 }
 
+/// MPI_INFO_ENV's handle.
+const MPI_INFO_ENV: c_int = 0x5c00_0001;
+
+/// The program's command line, as the loader started its ranks.
+static PROGRAM_ARGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
+/// Records the program's command line for MPI_INFO_ENV (by the loader).
+pub(crate) fn set_program_args(args: Vec<String>) {
+    let _ = PROGRAM_ARGS.set(args);
+}
+
+/// MPI_INFO_ENV's entries: the environment of the command line the job ran
+/// (the process's own when the program was started directly).
+fn info_env() -> Entries {
+    match PROGRAM_ARGS.get() {
+        Some(args) => environment(args),
+        None => environment(&std::env::args().collect::<Vec<_>>()),
+    }
+}
+
 /// A new info object holding `map` (MPI_Info_dup, MPI_Comm_get_info).
 pub(crate) fn new_info(map: Entries) -> Option<c_int> {
     let mut st = rank_state()?;
@@ -292,6 +312,9 @@ pub(crate) fn new_info(map: Entries) -> Option<c_int> {
 pub(crate) fn info_entries(h: c_int) -> Option<Entries> {
     if h == MPI_INFO_NULL {
         return Some(Default::default());
+    }
+    if h == MPI_INFO_ENV {
+        return Some(info_env());
     }
     rank_state()?.info_mut(h).map(|m| m.clone())
 }

@@ -103,6 +103,7 @@ int main(int argc, char **argv) {
     CHECK(flag && strcmp(value, "before") == 0, "info from before MPI_Init");
     MPI_Info_create_env(argc, argv, &env);
     same_env(env, env_early);
+    same_env(MPI_INFO_ENV, env);
     MPI_Info_get_string(env, "maxprocs", &(int){MPI_MAX_INFO_VAL}, value, &flag);
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
