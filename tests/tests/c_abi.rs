@@ -648,3 +648,33 @@ fn info_order_get_string_create_env_and_communicator_hints() {
         assert_eq!(out.lines().collect::<Vec<_>>(), INFO_LINES, "at -n {n}");
     }
 }
+
+/// Lines tests/c/cartesian.c prints when every check passed.
+const CARTESIAN_LINES: [&str; 10] = [
+    "72: 9x8",
+    "240: 16x15",
+    "70416: 163x9x8x6",
+    "712656: 101x14x9x8x7",
+    "559020: 21x20x11x11x11",
+    "100: 5x5x4",
+    "64: 4x4x4",
+    "24: 4x3x2",
+    "7: 7x1x1",
+    "zero-dimensional grids ok",
+];
+
+/// MPI_Dims_create's most balanced grids (the greedy ones were off), and
+/// zero-dimensional Cartesian communicators: rank 0 alone, MPI_COMM_NULL
+/// for the others.
+#[test]
+fn balanced_dims_and_zero_dimensional_cartesian_grids() {
+    let bin = build_c(&c_source("cartesian.c"), "cartesian", None, &[]);
+    for n in [1, 4, 8] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("cartesian at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            CARTESIAN_LINES,
+            "at -n {n}"
+        );
+    }
+}

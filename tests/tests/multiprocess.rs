@@ -540,3 +540,22 @@ fn info_across_processes() {
         );
     }
 }
+
+/// Zero-dimensional Cartesian grids and MPI_Dims_create (tests/c/cartesian.c)
+/// across processes.
+#[test]
+fn cartesian_grids_across_processes() {
+    let bin = build_c(&c_source("cartesian.c"), "cartesian", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &[]);
+        let lines = out.lines().collect::<Vec<_>>();
+        assert_eq!(
+            lines.last(),
+            Some(&"zero-dimensional grids ok"),
+            "cartesian at -n {} -p {}:\n{out}",
+            layout.0,
+            layout.1
+        );
+        assert_eq!(lines.len(), 10, "{out}");
+    }
+}
