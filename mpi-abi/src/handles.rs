@@ -150,8 +150,8 @@ pub(crate) struct RankState {
     /// issued on it: the next one starts after it (nbc.rs).
     pub(crate) nbc_chain: std::collections::HashMap<MPI_Comm, Arc<RawRequest>>,
     /// Error classes and codes the program added: code - FIRST_USER_CODE ->
-    /// (its class, its string).
-    pub(crate) user_errors: Vec<(c_int, String)>,
+    /// (its class, its string); `None` once deleted.
+    pub(crate) user_errors: Vec<Option<(c_int, String)>>,
     /// Hints given to communicators (MPI_Comm_set_info, MPI_Comm_dup_with_info).
     pub(crate) comm_infos: std::collections::HashMap<MPI_Comm, crate::info::Entries>,
     /// Names given to datatypes (MPI_Type_set_name).

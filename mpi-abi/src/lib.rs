@@ -37,6 +37,7 @@ mod requests;
 mod status;
 mod stdout;
 mod threads;
+mod tool;
 mod topo;
 mod type_attrs;
 mod type_queries;
@@ -72,6 +73,7 @@ pub mod abi {
     pub use crate::p2p::*;
     pub use crate::requests::*;
     pub use crate::status::*;
+    pub use crate::tool::*;
     pub use crate::topo::*;
     pub use crate::type_attrs::*;
     pub use crate::type_queries::*;

@@ -678,3 +678,19 @@ fn balanced_dims_and_zero_dimensional_cartesian_grids() {
         );
     }
 }
+
+/// The tool information interface with no variables (usable before MPI_Init),
+/// MPIX_Delete_error_class/_code/_string, and PMPI_Message_c2f/_f2c
+/// (tests/c/tool_errors.c).
+#[test]
+fn tool_interface_deleted_error_classes_and_message_conversions() {
+    let bin = build_c(&c_source("tool_errors.c"), "tool_errors", None, &[]);
+    for n in [1, 4, 8] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("tool_errors at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            ["tool interface ok", "error classes deleted ok"],
+            "at -n {n}"
+        );
+    }
+}
