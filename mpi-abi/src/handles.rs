@@ -616,7 +616,9 @@ pub(crate) fn ret(r: mpcrs::Result<()>) -> c_int {
     }
 }
 
-/// Writes a status unless the caller passed MPI_STATUS_IGNORE.
+/// Writes a status unless the caller passed MPI_STATUS_IGNORE. Its MPI_ERROR
+/// field is left as it was: MPI sets it only where a call completing several
+/// requests returns MPI_ERR_IN_STATUS (MPI-3.1 section 3.2.5).
 ///
 /// # Safety
 /// `out` is MPI_STATUS_IGNORE or points to a writable MPI_Status.
@@ -627,13 +629,10 @@ pub(crate) unsafe fn write_status(out: *mut MPI_Status, st: &mpcrs::Status) {
     let bytes = st.bytes as u64;
     // SAFETY: `out` is a valid MPI_Status by contract.
     unsafe {
-        *out = MPI_Status {
-            count_lo: bytes as u32 as c_int,
-            count_hi_and_cancelled: (((bytes >> 32) as c_int) << 1) | st.cancelled as c_int,
-            MPI_SOURCE: st.source,
-            MPI_TAG: st.tag,
-            MPI_ERROR: st.error as c_int,
-        };
+        (*out).count_lo = bytes as u32 as c_int;
+        (*out).count_hi_and_cancelled = (((bytes >> 32) as c_int) << 1) | st.cancelled as c_int;
+        (*out).MPI_SOURCE = st.source;
+        (*out).MPI_TAG = st.tag;
     }
 }
 

@@ -73,6 +73,23 @@ int main(int argc, char **argv) {
 
     MPI_Message m = MPI_MESSAGE_NO_PROC;
     CHECK(PMPI_Message_f2c(PMPI_Message_c2f(m)) == m && MPI_Message_f2c(MPI_Message_c2f(m)) == m, "message c2f");
+
+    /* Calls completing one request leave a status's MPI_ERROR alone. */
+    int out[2] = {3, 4}, in[2];
+    MPI_Request req;
+    MPI_Status s1, s2;
+    MPI_Isend(out, 2, MPI_INT, 0, 5, MPI_COMM_SELF, &req);
+    s1.MPI_ERROR = MPI_ERR_DIMS;
+    s2.MPI_ERROR = MPI_ERR_TOPOLOGY;
+    MPI_Mprobe(0, 5, MPI_COMM_SELF, &m, &s1);
+    MPI_Mrecv(in, 2, MPI_INT, &m, &s2);
+    CHECK(s1.MPI_ERROR == MPI_ERR_DIMS && s1.MPI_TAG == 5, "mprobe status");
+    CHECK(s2.MPI_ERROR == MPI_ERR_TOPOLOGY && in[1] == 4 && m == MPI_MESSAGE_NULL, "mrecv status");
+    s1.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Wait(&req, &s1);
+    CHECK(s1.MPI_ERROR == MPI_ERR_DIMS, "wait status");
+    if (rank == 0)
+        printf("message conversions and status error fields ok\n");
     MPI_Finalize();
     return 0;
 }

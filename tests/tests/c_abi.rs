@@ -680,7 +680,8 @@ fn balanced_dims_and_zero_dimensional_cartesian_grids() {
 }
 
 /// The tool information interface with no variables (usable before MPI_Init),
-/// MPIX_Delete_error_class/_code/_string, and PMPI_Message_c2f/_f2c
+/// MPIX_Delete_error_class/_code/_string, PMPI_Message_c2f/_f2c, and the
+/// MPI_ERROR field of statuses, which calls completing one request keep
 /// (tests/c/tool_errors.c).
 #[test]
 fn tool_interface_deleted_error_classes_and_message_conversions() {
@@ -689,7 +690,11 @@ fn tool_interface_deleted_error_classes_and_message_conversions() {
         let out = expect_success(&run(&bin, n, &[]), &format!("tool_errors at -n {n}"));
         assert_eq!(
             out.lines().collect::<Vec<_>>(),
-            ["tool interface ok", "error classes deleted ok"],
+            [
+                "tool interface ok",
+                "error classes deleted ok",
+                "message conversions and status error fields ok"
+            ],
             "at -n {n}"
         );
     }
