@@ -37,6 +37,7 @@ typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Info;
+typedef int MPI_Session;
 typedef int MPI_Message;
 typedef int MPI_Win;
 /* MPICH's MPI_File is a pointer to an opaque structure; only its size matters. */
@@ -52,6 +53,7 @@ typedef struct mpcrs_file *MPI_File;
 #define MPI_REQUEST_NULL    ((MPI_Request)0x2c000000)
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
 #define MPI_INFO_NULL       ((MPI_Info)0x1c000000)
+#define MPI_SESSION_NULL    ((MPI_Session)0x38000000)
 #define MPI_MESSAGE_NULL    ((MPI_Message)0x2c000000)
 #define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 #define MPI_WIN_NULL        ((MPI_Win)0x20000000)
@@ -616,6 +618,18 @@ MPCRS_DECLARE(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
 MPCRS_DECLARE(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
 MPCRS_DECLARE(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
 MPCRS_DECLARE(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
+/* MPI-4 sessions and communicators made from groups */
+#define MPI_MAX_PSET_NAME_LEN  256
+#define MPI_MAX_STRINGTAG_LEN  256
+MPCRS_DECLARE(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session))
+MPCRS_DECLARE(int, Session_finalize, (MPI_Session *session))
+MPCRS_DECLARE(int, Session_get_info, (MPI_Session session, MPI_Info *info_used))
+MPCRS_DECLARE(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names))
+MPCRS_DECLARE(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name))
+MPCRS_DECLARE(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info))
+MPCRS_DECLARE(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup))
+MPCRS_DECLARE(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm))
+MPCRS_DECLARE(int, Intercomm_create_from_groups, (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm))
 /* Requests, statuses and persistent operations */
 MPCRS_DECLARE(int, Pcontrol, (const int level, ...))
 MPCRS_DECLARE(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))

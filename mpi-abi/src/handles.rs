@@ -154,6 +154,8 @@ pub(crate) struct RankState {
     pub(crate) user_errors: Vec<Option<(c_int, String)>>,
     /// Hints given to communicators (MPI_Comm_set_info, MPI_Comm_dup_with_info).
     pub(crate) comm_infos: std::collections::HashMap<MPI_Comm, crate::info::Entries>,
+    /// Open MPI-4 sessions (sessions.rs).
+    pub(crate) sessions: crate::sessions::Table,
     /// Names given to datatypes (MPI_Type_set_name).
     pub(crate) type_names: std::collections::HashMap<MPI_Datatype, String>,
 }
@@ -566,14 +568,17 @@ pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<CommRef, c_int
         }
         mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE);
     };
-    if st.initialized && !st.finalized {
+    // MPI is usable between MPI_Init and MPI_Finalize, and while a session
+    // is open.
+    let usable = (st.initialized && !st.finalized) || st.sessions.any_open();
+    if usable {
         if let Some(c) = st.comm(h) {
             return Ok(CommRef::Created(c));
         }
     }
     // Errors: through MPI_COMM_WORLD's handler.
     let world = st.world().expect("world installed before main");
-    let (class, detail) = if !st.initialized || st.finalized {
+    let (class, detail) = if !usable {
         let when = if st.finalized {
             "after MPI_Finalize"
         } else {

@@ -34,6 +34,7 @@ mod nbc;
 mod neighbor;
 mod p2p;
 mod requests;
+mod sessions;
 mod status;
 mod stdout;
 mod threads;
@@ -72,6 +73,7 @@ pub mod abi {
     pub use crate::neighbor::*;
     pub use crate::p2p::*;
     pub use crate::requests::*;
+    pub use crate::sessions::*;
     pub use crate::status::*;
     pub use crate::tool::*;
     pub use crate::topo::*;

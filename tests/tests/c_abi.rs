@@ -699,3 +699,23 @@ fn tool_interface_deleted_error_classes_and_message_conversions() {
         );
     }
 }
+
+/// MPI-4 sessions (tests/c/sessions.c): process sets, groups from them,
+/// communicators made from groups with string tags (intra and inter),
+/// without MPI_Init, beside it and after MPI_Finalize.
+#[test]
+fn sessions_without_beside_and_after_mpi_init() {
+    let bin = build_c(&c_source("sessions.c"), "sessions", None, &[]);
+    for n in [1, 4, 8] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("sessions at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                format!("without MPI_Init: {n} ranks ok"),
+                format!("beside MPI_Init: {n} ranks ok"),
+                format!("after MPI_Finalize: {n} ranks ok"),
+            ],
+            "at -n {n}"
+        );
+    }
+}

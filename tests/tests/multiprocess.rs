@@ -559,3 +559,24 @@ fn cartesian_grids_across_processes() {
         assert_eq!(lines.len(), 10, "{out}");
     }
 }
+
+/// MPI-4 sessions and communicators made from groups (tests/c/sessions.c)
+/// with the ranks in several processes.
+#[test]
+fn sessions_across_processes() {
+    let bin = build_c(&c_source("sessions.c"), "sessions", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &[]);
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "without MPI_Init: 8 ranks ok",
+                "beside MPI_Init: 8 ranks ok",
+                "after MPI_Finalize: 8 ranks ok",
+            ],
+            "sessions at -n {} -p {}",
+            layout.0,
+            layout.1
+        );
+    }
+}
