@@ -622,8 +622,10 @@ pub(crate) fn ret(r: mpcrs::Result<()>) -> c_int {
 }
 
 /// Writes a status unless the caller passed MPI_STATUS_IGNORE. Its MPI_ERROR
-/// field is left as it was: MPI sets it only where a call completing several
-/// requests returns MPI_ERR_IN_STATUS (MPI-3.1 section 3.2.5).
+/// field is left as it was (MPI sets it only where a call completing several
+/// requests returns MPI_ERR_IN_STATUS, MPI-3.1 section 3.2.5), but in the
+/// empty status of a null or inactive request, which is MPI_SUCCESS
+/// (section 3.7.3).
 ///
 /// # Safety
 /// `out` is MPI_STATUS_IGNORE or points to a writable MPI_Status.
@@ -638,6 +640,9 @@ pub(crate) unsafe fn write_status(out: *mut MPI_Status, st: &mpcrs::Status) {
         (*out).count_hi_and_cancelled = (((bytes >> 32) as c_int) << 1) | st.cancelled as c_int;
         (*out).MPI_SOURCE = st.source;
         (*out).MPI_TAG = st.tag;
+        if st.source == mpcrs::ANY_SOURCE && st.tag == mpcrs::ANY_TAG {
+            (*out).MPI_ERROR = MPI_SUCCESS;
+        }
     }
 }
 

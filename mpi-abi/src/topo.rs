@@ -271,7 +271,10 @@ fn balanced(mut n: i64, k: usize) -> Vec<i64> {
             d[i % left] *= p;
         }
         chosen.extend(d);
-    } else if factors.iter().all(|&(_, c)| (c as usize).is_multiple_of(left)) {
+    } else if factors
+        .iter()
+        .all(|&(_, c)| (c as usize).is_multiple_of(left))
+    {
         let v: i64 = factors
             .iter()
             .map(|&(p, c)| p.pow(c / left as u32))

@@ -88,6 +88,11 @@ int main(int argc, char **argv) {
     s1.MPI_ERROR = MPI_ERR_DIMS;
     MPI_Wait(&req, &s1);
     CHECK(s1.MPI_ERROR == MPI_ERR_DIMS, "wait status");
+    /* The empty status of a null request is all set, MPI_ERROR too. */
+    s1.MPI_ERROR = MPI_ERR_DIMS;
+    req = MPI_REQUEST_NULL;
+    MPI_Request_get_status(req, &flag, &s1);
+    CHECK(flag && s1.MPI_ERROR == MPI_SUCCESS && s1.MPI_TAG == MPI_ANY_TAG, "empty status");
     if (rank == 0)
         printf("message conversions and status error fields ok\n");
     MPI_Finalize();
