@@ -37,6 +37,7 @@ typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Info;
+typedef int MPI_Session;
 typedef int MPI_Message;
 typedef int MPI_Win;
 /* MPICH's MPI_File is a pointer to an opaque structure; only its size matters. */
@@ -52,6 +53,7 @@ typedef struct mpcrs_file *MPI_File;
 #define MPI_REQUEST_NULL    ((MPI_Request)0x2c000000)
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
 #define MPI_INFO_NULL       ((MPI_Info)0x1c000000)
+#define MPI_SESSION_NULL    ((MPI_Session)0x38000000)
 #define MPI_MESSAGE_NULL    ((MPI_Message)0x2c000000)
 #define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 #define MPI_WIN_NULL        ((MPI_Win)0x20000000)
@@ -434,6 +436,13 @@ enum {
     MPI_T_SCOPE_CONSTANT = 60438, MPI_T_SCOPE_READONLY, MPI_T_SCOPE_LOCAL, MPI_T_SCOPE_GROUP,
     MPI_T_SCOPE_GROUP_EQ, MPI_T_SCOPE_ALL, MPI_T_SCOPE_ALL_EQ
 };
+enum {
+    MPI_T_PVAR_CLASS_INVALID = 0,
+    MPI_T_PVAR_CLASS_STATE = 240, MPI_T_PVAR_CLASS_LEVEL, MPI_T_PVAR_CLASS_SIZE,
+    MPI_T_PVAR_CLASS_PERCENTAGE, MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_PVAR_CLASS_LOWWATERMARK,
+    MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_AGGREGATE, MPI_T_PVAR_CLASS_TIMER,
+    MPI_T_PVAR_CLASS_GENERIC
+};
 
 /* ---- Functions: every one exists as MPI_name and as PMPI_name ------------ */
 #define MPCRS_DECLARE(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
@@ -607,6 +616,20 @@ MPCRS_DECLARE(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
 MPCRS_DECLARE(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
 MPCRS_DECLARE(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
 MPCRS_DECLARE(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+MPCRS_DECLARE(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
+MPCRS_DECLARE(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
+/* MPI-4 sessions and communicators made from groups */
+#define MPI_MAX_PSET_NAME_LEN  256
+#define MPI_MAX_STRINGTAG_LEN  256
+MPCRS_DECLARE(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session))
+MPCRS_DECLARE(int, Session_finalize, (MPI_Session *session))
+MPCRS_DECLARE(int, Session_get_info, (MPI_Session session, MPI_Info *info_used))
+MPCRS_DECLARE(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names))
+MPCRS_DECLARE(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name))
+MPCRS_DECLARE(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info))
+MPCRS_DECLARE(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup))
+MPCRS_DECLARE(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm))
+MPCRS_DECLARE(int, Intercomm_create_from_groups, (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm))
 /* Requests, statuses and persistent operations */
 MPCRS_DECLARE(int, Pcontrol, (const int level, ...))
 MPCRS_DECLARE(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))
@@ -856,6 +879,10 @@ MPCRS_DECLARE(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle 
 MPCRS_DECLARE(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
 MPCRS_DECLARE(int, T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf))
 int MPIX_Checkpoint(MPIX_CR_state_t *state);
+/* MPICH's extensions taking back added error classes, codes and strings */
+int MPIX_Delete_error_class(int errorclass);
+int MPIX_Delete_error_code(int errorcode);
+int MPIX_Delete_error_string(int errorcode);
 
 /* Fortran handle conversions: handles are the same integers. */
 MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
@@ -874,6 +901,8 @@ MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
 MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
 MPI_Fint MPI_Message_c2f(MPI_Message message);
 MPI_Message MPI_Message_f2c(MPI_Fint message);
+MPI_Fint PMPI_Message_c2f(MPI_Message message);
+MPI_Message PMPI_Message_f2c(MPI_Fint message);
 MPI_Fint MPI_Win_c2f(MPI_Win win);
 MPI_Win MPI_Win_f2c(MPI_Fint win);
 

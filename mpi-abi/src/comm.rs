@@ -5,6 +5,7 @@ use std::os::raw::{c_char, c_int, c_void};
 
 use mpcrs::{Comparison, ErrorClass};
 
+use crate::attributes::{self, Kind};
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 
@@ -46,9 +47,14 @@ mpi_fn! {
             Ok(d) => {
                 store_new(Some(d), newcomm);
                 // SAFETY: just written.
-                copy_attributes(comm, unsafe { *newcomm });
-                // SAFETY: just written.
                 let h = unsafe { *newcomm };
+                if let Err((class, detail)) = attributes::copy_all(Kind::Comm, comm, h) {
+                    // A failed copy callback fails the dup: no new communicator.
+                    rank_state().expect("inside a rank").free_comm(h);
+                    // SAFETY: writable by contract.
+                    unsafe { *newcomm = MPI_COMM_NULL };
+                    return fail(&c, "MPI_Comm_dup", class, detail);
+                }
                 if let Some(d) = rank_state().and_then(|st| st.comm(h)) {
                     crate::errhandler::inherit(&c, &d, h);
                 }
@@ -74,7 +80,12 @@ mpi_fn! {
         // SAFETY: readable and writable by contract.
         let h = unsafe { *comm };
         let c = tri!(comm_for("MPI_Comm_free", h));
-        drop_attributes(h);
+        if h == MPI_COMM_WORLD || h == MPI_COMM_SELF {
+            return fail(&c, "MPI_Comm_free", ErrorClass::Comm, "predefined communicators cannot be freed".into());
+        }
+        if let Err((class, detail)) = attributes::delete_all(Kind::Comm, h) {
+            return fail(&c, "MPI_Comm_free", class, detail);
+        }
         rank_state().expect("inside a rank").topos.remove(&h);
         if !rank_state().expect("inside a rank").free_comm(h) {
             return fail(&c, "MPI_Comm_free", ErrorClass::Comm, "predefined communicators cannot be freed".into());
@@ -119,17 +130,6 @@ pub type DeleteAttrFn = unsafe extern "C" fn(
     extra_state: *mut c_void,
 ) -> c_int;
 
-/// A user keyval: what to do with its attribute when a communicator is
-/// duplicated or freed.
-#[derive(Clone, Copy)]
-pub(crate) struct Keyval {
-    pub(crate) copy: Option<CopyAttrFn>,
-    pub(crate) delete: Option<DeleteAttrFn>,
-    pub(crate) extra: *mut c_void,
-}
-
-const KEYVAL_USER: c_int = 0xa400_0000u32 as c_int;
-const KEYVAL_INVALID: c_int = 0x2400_0000;
 const MPI_TAG_UB: c_int = 0x6440_0001;
 const MPI_HOST: c_int = 0x6440_0003;
 const MPI_IO: c_int = 0x6440_0005;
@@ -152,82 +152,29 @@ static WTIME_IS_GLOBAL_VALUE: c_int = 1;
 static PROC_NULL_VALUE: c_int = mpcrs::PROC_NULL;
 static ANY_SOURCE_VALUE: c_int = mpcrs::ANY_SOURCE;
 
-pub(crate) fn keyval(st: &RankState, k: c_int) -> Option<Keyval> {
-    if k & !0x03ff_ffff != KEYVAL_USER {
-        return None;
-    }
-    st.keyvals
-        .get((k & 0x03ff_ffff) as usize)
-        .copied()
-        .flatten()
+/// The value of a predefined attribute: `None` if `k` is not one,
+/// `Some(None)` for one this implementation does not set.
+fn predefined_value(k: c_int) -> Option<Option<*const c_int>> {
+    Some(match k {
+        MPI_TAG_UB => Some(&TAG_UB_VALUE),
+        MPI_WTIME_IS_GLOBAL => Some(&WTIME_IS_GLOBAL_VALUE),
+        MPI_HOST => Some(&PROC_NULL_VALUE),
+        MPI_IO => Some(&ANY_SOURCE_VALUE),
+        MPI_LASTUSEDCODE => {
+            LAST_USED_CODE.with(|v| v.set(crate::errors::last_used_code()));
+            Some(LAST_USED_CODE.with(|v| v.as_ptr()) as *const c_int)
+        }
+        MPI_UNIVERSE_SIZE | MPI_APPNUM => None,
+        _ => return None,
+    })
 }
 
-/// Runs the delete callbacks of every attribute on `h` and forgets them (on free).
-fn drop_attributes(h: MPI_Comm) {
-    let entries: Vec<(c_int, *mut c_void, Option<Keyval>)> = {
-        let mut st = rank_state().expect("inside a rank");
-        let keys: Vec<(MPI_Comm, c_int)> =
-            st.attrs.keys().filter(|(c, _)| *c == h).copied().collect();
-        keys.into_iter()
-            .map(|key| {
-                let v = st.attrs.remove(&key).expect("listed");
-                (key.1, v, keyval(&st, key.1))
-            })
-            .collect()
-    };
-    for (k, v, kv) in entries {
-        if let Some(Keyval {
-            delete: Some(f),
-            extra,
-            ..
-        }) = kv
-        {
-            // SAFETY: the program's own callback with its own values.
-            unsafe { f(h, k, v, extra) };
-        }
-    }
-}
-
-/// Copies the attributes of `from` to the new communicator `to` through their copy
-/// callbacks (on dup).
-fn copy_attributes(from: MPI_Comm, to: MPI_Comm) {
-    let entries: Vec<(c_int, *mut c_void, Option<Keyval>)> = {
-        let st = rank_state().expect("inside a rank");
-        st.attrs
-            .iter()
-            .filter(|((c, _), _)| *c == from)
-            .map(|(&(_, k), &v)| (k, v, keyval(&st, k)))
-            .collect()
-    };
-    for (k, v, kv) in entries {
-        let Some(Keyval {
-            copy: Some(f),
-            extra,
-            ..
-        }) = kv
-        else {
-            continue;
-        };
-        let mut out: *mut c_void = std::ptr::null_mut();
-        let mut flag = 0;
-        // SAFETY: the program's own callback; `out` receives the new value.
-        let rc = unsafe {
-            f(
-                from,
-                k,
-                extra,
-                v,
-                (&mut out as *mut *mut c_void).cast(),
-                &mut flag,
-            )
-        };
-        if rc == MPI_SUCCESS && flag != 0 {
-            rank_state()
-                .expect("inside a rank")
-                .attrs
-                .insert((to, k), out);
-        }
-    }
+/// Deletes the attributes of MPI_COMM_SELF, then of MPI_COMM_WORLD, each
+/// the last set first: the first thing MPI_Finalize does (MPI-3.1 section
+/// 8.7.1), while MPI is still usable by the callbacks.
+pub(crate) fn delete_predefined_attributes() -> Result<(), attributes::Failure> {
+    attributes::delete_all(Kind::Comm, MPI_COMM_SELF)?;
+    attributes::delete_all(Kind::Comm, MPI_COMM_WORLD)
 }
 
 fn group_arg(call: &'static str, h: c_int) -> Result<mpcrs::Group, c_int> {
@@ -325,63 +272,47 @@ mpi_fn! {
     }
 
     fn Comm_create_keyval(copy_fn: Option<CopyAttrFn>, delete_fn: Option<DeleteAttrFn>, keyval_out: *mut c_int, extra_state: *mut c_void) -> c_int {
-        let mut st = tri!(rank_state().ok_or(ErrorClass::Other as c_int));
-        st.keyvals.push(Some(Keyval { copy: copy_fn, delete: delete_fn, extra: extra_state }));
+        let _world = tri!(comm_for("MPI_Comm_create_keyval", MPI_COMM_WORLD));
+        let k = attributes::create_keyval(Kind::Comm, copy_fn, delete_fn, extra_state);
         // SAFETY: writable by contract.
-        unsafe { *keyval_out = KEYVAL_USER | (st.keyvals.len() - 1) as c_int };
+        unsafe { *keyval_out = k };
         MPI_SUCCESS
     }
 
     fn Comm_free_keyval(keyval_inout: *mut c_int) -> c_int {
+        let call = "MPI_Comm_free_keyval";
+        let world = tri!(comm_for(call, MPI_COMM_WORLD));
         // SAFETY: readable and writable by contract.
         let k = unsafe { *keyval_inout };
-        let mut st = tri!(rank_state().ok_or(ErrorClass::Other as c_int));
-        if keyval(&st, k).is_none() {
-            return ErrorClass::Arg as c_int;
+        if let Err((class, detail)) = attributes::free_keyval(Kind::Comm, k) {
+            return fail(&world, call, class, detail);
         }
-        st.keyvals[(k & 0x03ff_ffff) as usize] = None;
         // SAFETY: writable by contract.
-        unsafe { *keyval_inout = KEYVAL_INVALID };
+        unsafe { *keyval_inout = attributes::KEYVAL_INVALID };
         MPI_SUCCESS
     }
 
     fn Comm_set_attr(comm: MPI_Comm, keyval_in: c_int, attribute_val: *mut c_void) -> c_int {
-        let c = tri!(comm_for("MPI_Comm_set_attr", comm));
-        let old = {
-            let mut st = rank_state().expect("inside a rank");
-            if keyval(&st, keyval_in).is_none() {
-                drop(st);
-                return fail(&c, "MPI_Comm_set_attr", ErrorClass::Arg, format!("invalid keyval {keyval_in:#x}"));
-            }
-            st.attrs.insert((comm, keyval_in), attribute_val)
-        };
-        if let Some(v) = old {
-            let kv = rank_state().and_then(|st| keyval(&st, keyval_in));
-            if let Some(Keyval { delete: Some(f), extra, .. }) = kv {
-                // SAFETY: the program's own callback on the value being replaced.
-                unsafe { f(comm, keyval_in, v, extra) };
-            }
+        let call = "MPI_Comm_set_attr";
+        let c = tri!(comm_for(call, comm));
+        if predefined_value(keyval_in).is_some() {
+            return fail(&c, call, ErrorClass::Keyval, format!("the predefined attribute {keyval_in:#x} cannot be set"));
         }
-        MPI_SUCCESS
+        match attributes::set(Kind::Comm, comm, keyval_in, attribute_val) {
+            Ok(()) => MPI_SUCCESS,
+            Err((class, detail)) => fail(&c, call, class, detail),
+        }
     }
 
     fn Comm_get_attr(comm: MPI_Comm, keyval_in: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
-        let _c = tri!(comm_for("MPI_Comm_get_attr", comm));
-        let predefined: Option<*const c_int> = match keyval_in {
-            MPI_TAG_UB => Some(&TAG_UB_VALUE),
-            MPI_WTIME_IS_GLOBAL => Some(&WTIME_IS_GLOBAL_VALUE),
-            MPI_HOST => Some(&PROC_NULL_VALUE),
-            MPI_IO => Some(&ANY_SOURCE_VALUE),
-            MPI_LASTUSEDCODE => {
-                LAST_USED_CODE.with(|v| v.set(crate::errors::last_used_code()));
-                Some(LAST_USED_CODE.with(|v| v.as_ptr()) as *const c_int)
-            }
-            MPI_UNIVERSE_SIZE | MPI_APPNUM => None,
-            _ => None,
-        };
-        let value: Option<*mut c_void> = match predefined {
-            Some(p) => Some(p as *mut c_void),
-            None => rank_state().and_then(|st| st.attrs.get(&(comm, keyval_in)).copied()),
+        let call = "MPI_Comm_get_attr";
+        let c = tri!(comm_for(call, comm));
+        let value = match predefined_value(keyval_in) {
+            Some(p) => p.map(|p| p as *mut c_void),
+            None => match attributes::get(Kind::Comm, comm, keyval_in) {
+                Ok(v) => v,
+                Err((class, detail)) => return fail(&c, call, class, detail),
+            },
         };
         // SAFETY: `attribute_val` is a `void **` and `flag` writable, per MPI.
         unsafe {
@@ -394,16 +325,14 @@ mpi_fn! {
     }
 
     fn Comm_delete_attr(comm: MPI_Comm, keyval_in: c_int) -> c_int {
-        let c = tri!(comm_for("MPI_Comm_delete_attr", comm));
-        let removed = rank_state().and_then(|mut st| st.attrs.remove(&(comm, keyval_in)).map(|v| (v, keyval(&st, keyval_in))));
-        match removed {
-            Some((v, Some(Keyval { delete: Some(f), extra, .. }))) => {
-                // SAFETY: the program's own callback.
-                unsafe { f(comm, keyval_in, v, extra) };
-                MPI_SUCCESS
-            }
-            Some(_) => MPI_SUCCESS,
-            None => fail(&c, "MPI_Comm_delete_attr", ErrorClass::Arg, format!("no attribute for keyval {keyval_in:#x}")),
+        let call = "MPI_Comm_delete_attr";
+        let c = tri!(comm_for(call, comm));
+        if predefined_value(keyval_in).is_some() {
+            return fail(&c, call, ErrorClass::Keyval, format!("the predefined attribute {keyval_in:#x} cannot be deleted"));
+        }
+        match attributes::delete(Kind::Comm, comm, keyval_in) {
+            Ok(()) => MPI_SUCCESS,
+            Err((class, detail)) => fail(&c, call, class, detail),
         }
     }
 

@@ -130,6 +130,11 @@ mpi_fn! {
 
     fn Finalize() -> c_int {
         let world = tri!(world_of_caller("MPI_Finalize"));
+        // First of all, as if MPI_COMM_SELF were freed: its attributes' delete
+        // callbacks run, and may still call MPI (MPI-3.1 section 8.7.1).
+        if let Err((class, detail)) = crate::comm::delete_predefined_attributes() {
+            fail(&world, "MPI_Finalize", class, detail);
+        }
         // Operations whose requests were freed complete before the rank leaves.
         let freed = with_state(|st| std::mem::take(&mut st.freed));
         crate::requests::finish_freed(freed, true);

@@ -15,21 +15,30 @@ const FIRST_USER_CODE: c_int = 0x4000_0000;
 /// The class and string of a code the program added.
 pub(crate) fn user_error(code: c_int) -> Option<(c_int, String)> {
     let i = usize::try_from(code.checked_sub(FIRST_USER_CODE)?).ok()?;
-    rank_state()?.user_errors.get(i).cloned()
+    rank_state()?.user_errors.get(i).cloned().flatten()
 }
 
+/// A new code of `class` (a new class: `None`), in the first free slot.
 fn add(class: Option<c_int>) -> Option<c_int> {
     let mut st = rank_state()?;
-    let code = FIRST_USER_CODE + st.user_errors.len() as c_int;
+    let i = match st.user_errors.iter().position(|e| e.is_none()) {
+        Some(i) => i,
+        None => {
+            st.user_errors.push(None);
+            st.user_errors.len() - 1
+        }
+    };
+    let code = FIRST_USER_CODE + i as c_int;
     // A new class is its own class.
-    st.user_errors.push((class.unwrap_or(code), String::new()));
+    st.user_errors[i] = Some((class.unwrap_or(code), String::new()));
     Some(code)
 }
 
-/// The largest code added so far, or MPI_ERR_LASTCODE (MPI_LASTUSEDCODE).
+/// The largest code in use, or MPI_ERR_LASTCODE (MPI_LASTUSEDCODE).
 pub(crate) fn last_used_code() -> c_int {
     rank_state().map_or(0x3fff_ffff, |st| {
-        FIRST_USER_CODE + st.user_errors.len() as c_int - 1
+        let used = st.user_errors.iter().rposition(|e| e.is_some());
+        used.map_or(0x3fff_ffff, |i| FIRST_USER_CODE + i as c_int)
     })
 }
 
@@ -65,7 +74,7 @@ mpi_fn! {
         let text = unsafe { CStr::from_ptr(string) }.to_string_lossy().into_owned();
         let i = usize::try_from(errorcode - FIRST_USER_CODE).ok();
         let mut st = tri!(rank_state().ok_or(ErrorClass::Other as c_int));
-        match i.and_then(|i| st.user_errors.get_mut(i)) {
+        match i.and_then(|i| st.user_errors.get_mut(i)).and_then(|e| e.as_mut()) {
             Some(e) => {
                 e.1 = text;
                 MPI_SUCCESS
@@ -85,5 +94,88 @@ mpi_fn! {
     fn Errhandler_get(comm: MPI_Comm, errhandler: *mut MPI_Errhandler) -> c_int {
         // SAFETY: forwarded (MPI-1's name).
         unsafe { crate::env::PMPI_Comm_get_errhandler(comm, errhandler) }
+    }
+}
+
+/// Removes the entry of code `code` if `ok` accepts it; why not otherwise.
+fn remove(code: c_int, ok: impl Fn(&RankState, c_int) -> Result<(), String>) -> Result<(), String> {
+    let mut st = rank_state().ok_or("outside an MPI rank")?;
+    let i = usize::try_from(code - FIRST_USER_CODE)
+        .ok()
+        .filter(|&i| st.user_errors.get(i).is_some_and(|e| e.is_some()))
+        .ok_or_else(|| format!("{code} is not a class or code the program added"))?;
+    ok(&st, st.user_errors[i].as_ref().expect("checked").0)?;
+    st.user_errors[i] = None;
+    Ok(())
+}
+
+/// MPICH's extensions that take back what MPI_Add_error_class, _code and
+/// _string added (MPI-4.1's MPI_Remove_error_class, _code and _string): a
+/// class once its codes are gone, a code, a string. They fail through
+/// MPI_COMM_WORLD's handler with MPI_ERR_ARG when there is nothing to delete.
+#[no_mangle]
+pub extern "C" fn MPIX_Delete_error_class(errorclass: c_int) -> c_int {
+    let r = remove(errorclass, |st, class| {
+        if class != errorclass {
+            return Err(format!("{errorclass} is an error code, not a class"));
+        }
+        let codes = st
+            .user_errors
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| {
+                FIRST_USER_CODE + *i as c_int != errorclass
+                    && e.as_ref().is_some_and(|(c, _)| *c == errorclass)
+            })
+            .count();
+        if codes > 0 {
+            return Err(format!("error class {errorclass} still has {codes} codes"));
+        }
+        Ok(())
+    });
+    match r {
+        Ok(()) => MPI_SUCCESS,
+        Err(why) => arg_error("MPIX_Delete_error_class", why),
+    }
+}
+
+/// See [`MPIX_Delete_error_class`].
+#[no_mangle]
+pub extern "C" fn MPIX_Delete_error_code(errorcode: c_int) -> c_int {
+    let r = remove(errorcode, |_, class| {
+        if class == errorcode {
+            return Err(format!("{errorcode} is an error class, not a code"));
+        }
+        Ok(())
+    });
+    match r {
+        Ok(()) => MPI_SUCCESS,
+        Err(why) => arg_error("MPIX_Delete_error_code", why),
+    }
+}
+
+/// See [`MPIX_Delete_error_class`].
+#[no_mangle]
+pub extern "C" fn MPIX_Delete_error_string(errorcode: c_int) -> c_int {
+    let cleared = rank_state().is_some_and(|mut st| {
+        let i = usize::try_from(errorcode - FIRST_USER_CODE).ok();
+        match i
+            .and_then(|i| st.user_errors.get_mut(i))
+            .and_then(|e| e.as_mut())
+        {
+            Some(e) => {
+                e.1.clear();
+                true
+            }
+            None => false,
+        }
+    });
+    if cleared {
+        MPI_SUCCESS
+    } else {
+        arg_error(
+            "MPIX_Delete_error_string",
+            format!("{errorcode} is not a code the program added"),
+        )
     }
 }

@@ -32,6 +32,7 @@ c2f! {
     MPI_Info_c2f, MPI_Info_f2c;
     MPI_Errhandler_c2f, MPI_Errhandler_f2c;
     MPI_Message_c2f, MPI_Message_f2c;
+    PMPI_Message_c2f, PMPI_Message_f2c;
     MPI_Win_c2f, MPI_Win_f2c;
 }
 

@@ -143,24 +143,21 @@ pub(crate) struct RankState {
     groups: Vec<Option<mpcrs::Group>>,
     /// Virtual topologies, by communicator handle.
     pub(crate) topos: std::collections::HashMap<MPI_Comm, crate::topo::Topology>,
-    /// Attributes set on communicators: (communicator, keyval) -> value.
-    pub(crate) attrs: std::collections::HashMap<(MPI_Comm, c_int), *mut libc::c_void>,
-    /// User keyvals: index -> (copy function, delete function, extra state).
-    pub(crate) keyvals: Vec<Option<crate::comm::Keyval>>,
-    infos: Vec<Option<std::collections::BTreeMap<String, String>>>,
+    /// Keyvals and the attributes of communicators and datatypes.
+    pub(crate) attributes: crate::attributes::Store,
+    infos: Vec<Option<crate::info::Entries>>,
     /// Per communicator, the completion of the last non-blocking collective
     /// issued on it: the next one starts after it (nbc.rs).
     pub(crate) nbc_chain: std::collections::HashMap<MPI_Comm, Arc<RawRequest>>,
     /// Error classes and codes the program added: code - FIRST_USER_CODE ->
-    /// (its class, its string).
-    pub(crate) user_errors: Vec<(c_int, String)>,
+    /// (its class, its string); `None` once deleted.
+    pub(crate) user_errors: Vec<Option<(c_int, String)>>,
     /// Hints given to communicators (MPI_Comm_set_info, MPI_Comm_dup_with_info).
-    pub(crate) comm_infos:
-        std::collections::HashMap<MPI_Comm, std::collections::BTreeMap<String, String>>,
+    pub(crate) comm_infos: std::collections::HashMap<MPI_Comm, crate::info::Entries>,
+    /// Open MPI-4 sessions (sessions.rs).
+    pub(crate) sessions: crate::sessions::Table,
     /// Names given to datatypes (MPI_Type_set_name).
     pub(crate) type_names: std::collections::HashMap<MPI_Datatype, String>,
-    /// Attributes set on datatypes: (datatype, keyval) -> value.
-    pub(crate) type_attrs: std::collections::HashMap<(MPI_Datatype, c_int), *mut libc::c_void>,
 }
 
 /// One rank's tables behind a lock that parks a ULT rather than blocking its
@@ -522,10 +519,7 @@ impl RankState {
         INFO_USER | (self.infos.len() - 1) as c_int
     }
 
-    pub(crate) fn info_mut(
-        &mut self,
-        h: c_int,
-    ) -> Option<&mut std::collections::BTreeMap<String, String>> {
+    pub(crate) fn info_mut(&mut self, h: c_int) -> Option<&mut crate::info::Entries> {
         if h & !INDEX_MASK != INFO_USER {
             return None;
         }
@@ -590,14 +584,17 @@ pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<CommRef, c_int
         }
         outside_rank(call);
     };
-    if st.initialized && !st.finalized {
+    // MPI is usable between MPI_Init and MPI_Finalize, and while a session
+    // is open.
+    let usable = (st.initialized && !st.finalized) || st.sessions.any_open();
+    if usable {
         if let Some(c) = st.comm(h) {
             return Ok(CommRef::Created(c));
         }
     }
     // Errors: through MPI_COMM_WORLD's handler.
     let world = st.world().expect("world installed before main");
-    let (class, detail) = if !st.initialized || st.finalized {
+    let (class, detail) = if !usable {
         let when = if st.finalized {
             "after MPI_Finalize"
         } else {

@@ -9,6 +9,7 @@
 //! Must not touch: MPI semantics themselves (it calls the runtime's byte-level
 //! `mpcrs::raw` API and the typed API), the scheduler, the network.
 
+mod attributes;
 mod coll;
 mod comm;
 pub mod ctypes;
@@ -34,9 +35,11 @@ mod neighbor;
 mod p2p;
 mod program_tls;
 mod requests;
+mod sessions;
 mod status;
 mod stdout;
 mod threads;
+mod tool;
 mod topo;
 mod type_attrs;
 mod type_queries;
@@ -71,7 +74,9 @@ pub mod abi {
     pub use crate::neighbor::*;
     pub use crate::p2p::*;
     pub use crate::requests::*;
+    pub use crate::sessions::*;
     pub use crate::status::*;
+    pub use crate::tool::*;
     pub use crate::topo::*;
     pub use crate::type_attrs::*;
     pub use crate::type_queries::*;

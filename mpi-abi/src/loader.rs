@@ -307,6 +307,11 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
         .map(|i| unsafe { CStr::from_ptr(*argv.add(i)) }.to_owned())
         .collect();
     let program = args[0].to_string_lossy().into_owned();
+    crate::info::set_program_args(
+        args.iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+    );
     let mut cfg = JobConfig::from_env().unwrap_or_else(|e| die(format!("bad job settings: {e}")));
     if std::env::var_os(env::STACK_SIZE).is_none() {
         cfg.stack_size = C_STACK_SIZE;

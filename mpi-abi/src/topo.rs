@@ -175,39 +175,165 @@ pub(crate) fn topology(h: MPI_Comm) -> Option<Topology> {
     rank_state()?.topos.get(&h).cloned()
 }
 
-/// Balanced factorization of `nnodes` into `dims.len()` dimensions, keeping the
-/// non-zero entries the caller fixed (MPI_Dims_create).
-pub(crate) fn dims_create(nnodes: c_int, dims: &mut [c_int]) -> bool {
-    let fixed: c_int = dims.iter().filter(|&&d| d > 0).product();
-    if fixed == 0 || nnodes % fixed != 0 {
-        return false;
+/// MPI_Dims_create: fills the zero entries of `dims` with a balanced
+/// factorization of `nnodes` over the fixed (positive) entries, in
+/// non-increasing order. `Err` says why it cannot.
+pub(crate) fn dims_create(nnodes: c_int, dims: &mut [c_int]) -> Result<(), String> {
+    if nnodes < 0 {
+        return Err(format!("nnodes is {nnodes}"));
+    }
+    if let Some(i) = dims.iter().position(|&d| d < 0) {
+        return Err(format!("dims[{i}] is {}", dims[i]));
+    }
+    let fixed: i64 = dims.iter().filter(|&&d| d > 0).map(|&d| d as i64).product();
+    if nnodes as i64 % fixed != 0 {
+        return Err(format!(
+            "{nnodes} nodes are not a multiple of the fixed dimensions' {fixed}"
+        ));
     }
     let free: Vec<usize> = (0..dims.len()).filter(|&i| dims[i] == 0).collect();
     if free.is_empty() {
-        return fixed == nnodes;
+        return if fixed == nnodes as i64 {
+            Ok(())
+        } else {
+            Err(format!("the dimensions make {fixed} nodes, not {nnodes}"))
+        };
     }
-    // Prime factors, largest first, each given to the currently smallest slot.
-    let mut rest = nnodes / fixed;
-    let mut factors = Vec::new();
+    let vals = balanced(nnodes as i64 / fixed, free.len());
+    for (k, &i) in free.iter().enumerate() {
+        dims[i] = vals[k] as c_int;
+    }
+    Ok(())
+}
+
+/// Prime factors of `n`, smallest first, with their multiplicities.
+fn factorize(mut n: i64) -> Vec<(i64, u32)> {
+    let mut out = Vec::new();
     let mut p = 2;
-    while rest > 1 {
-        while rest % p == 0 {
-            factors.push(p);
-            rest /= p;
+    while p * p <= n {
+        let mut c = 0;
+        while n % p == 0 {
+            n /= p;
+            c += 1;
+        }
+        if c > 0 {
+            out.push((p, c));
         }
         p += 1;
     }
-    factors.sort_unstable_by(|a, b| b.cmp(a));
-    let mut vals = vec![1; free.len()];
-    for f in factors {
-        let i = (0..vals.len()).min_by_key(|&i| vals[i]).unwrap();
-        vals[i] *= f;
+    if n > 1 {
+        out.push((n, 1));
     }
-    vals.sort_unstable_by(|a, b| b.cmp(a));
-    for (k, &i) in free.iter().enumerate() {
-        dims[i] = vals[k];
+    out
+}
+
+/// `n` as a product of `k` factors in non-increasing order, as balanced as
+/// possible: the smallest difference between the largest and the smallest
+/// factor (the measure of Träff and Lübbe, "Specification guideline
+/// violations by MPI_Dims_create", EuroMPI 2015). A single prime larger than
+/// the square root of what is left takes a dimension of its own first. Among
+/// equally balanced choices the one with the largest smallest factor wins,
+/// then the largest next-smallest, and so on: MPICH's choice, so that
+/// programs see the grids they see there.
+fn balanced(mut n: i64, k: usize) -> Vec<i64> {
+    if k == 1 {
+        return vec![n];
     }
-    true
+    let mut factors = factorize(n);
+    let mut chosen = Vec::new();
+    while factors.len() > 1 && chosen.len() < k - 1 {
+        let (p, c) = *factors.last().expect("non-empty");
+        if c != 1 || p * p <= n {
+            break;
+        }
+        chosen.push(p);
+        n /= p;
+        factors.pop();
+    }
+    let left = k - chosen.len();
+    let nprimes: usize = factors.iter().map(|&(_, c)| c as usize).sum();
+    if nprimes <= left {
+        // Each prime factor alone, the largest first, then ones.
+        let mut primes: Vec<i64> = factors
+            .iter()
+            .rev()
+            .flat_map(|&(p, c)| std::iter::repeat_n(p, c as usize))
+            .collect();
+        primes.resize(left, 1);
+        chosen.extend(primes);
+    } else if left == 1 {
+        chosen.push(n);
+    } else if factors.len() == 1 {
+        // A power of one prime: its copies dealt round.
+        let (p, c) = factors[0];
+        let mut d = vec![1; left];
+        for i in 0..c as usize {
+            d[i % left] *= p;
+        }
+        chosen.extend(d);
+    } else if factors
+        .iter()
+        .all(|&(_, c)| (c as usize).is_multiple_of(left))
+    {
+        let v: i64 = factors
+            .iter()
+            .map(|&(p, c)| p.pow(c / left as u32))
+            .product();
+        chosen.extend(std::iter::repeat_n(v, left));
+    } else {
+        let mut best: Option<Vec<i64>> = None;
+        search(n, left, 1, &mut Vec::new(), &mut best);
+        chosen.extend(best.expect("a factorization exists"));
+    }
+    chosen
+}
+
+/// Tries every non-increasing factorization of `m` into `slots` factors of
+/// at least `lo`, the factors after them being `tail` (smallest last), and
+/// keeps in `best` the most balanced (see [`balanced`]). With two factors
+/// left, only the closest pair can be best.
+fn search(m: i64, slots: usize, lo: i64, tail: &mut Vec<i64>, best: &mut Option<Vec<i64>>) {
+    if slots == 2 {
+        let mut f = None;
+        let mut d = lo;
+        while d * d <= m {
+            if m % d == 0 {
+                f = Some(d);
+            }
+            d += 1;
+        }
+        let Some(f) = f else { return };
+        let mut cand = vec![m / f, f];
+        cand.extend(tail.iter().rev());
+        let better = match best {
+            None => true,
+            Some(b) => {
+                let (cb, bb) = (cand[0] - cand[cand.len() - 1], b[0] - b[b.len() - 1]);
+                cb < bb || (cb == bb && cand.iter().rev().gt(b.iter().rev()))
+            }
+        };
+        if better {
+            *best = Some(cand);
+        }
+        return;
+    }
+    let mut d = lo;
+    while d.checked_pow(slots as u32).is_some_and(|p| p <= m) {
+        if m % d == 0 {
+            tail.push(d);
+            search(m / d, slots - 1, d, tail, best);
+            tail.pop();
+        }
+        d += 1;
+    }
+}
+
+/// Raises an error of a call that has no communicator on MPI_COMM_WORLD.
+fn world_error(call: &'static str, class: ErrorClass, detail: String) -> c_int {
+    match comm_for(call, MPI_COMM_WORLD) {
+        Ok(w) => fail(&w, call, class, detail),
+        Err(code) => code,
+    }
 }
 
 fn cart_of(
@@ -228,12 +354,18 @@ fn cart_of(
 
 mpi_fn! {
     fn Dims_create(nnodes: c_int, ndims: c_int, dims: *mut c_int) -> c_int {
+        let call = "MPI_Dims_create";
+        if ndims < 0 || (ndims > 0 && dims.is_null()) {
+            return world_error(call, ErrorClass::Arg, format!("ndims is {ndims}, dims {dims:?}"));
+        }
+        if ndims == 0 {
+            return MPI_SUCCESS;
+        }
         // SAFETY: `ndims` ints, readable and writable, by contract.
-        let d = unsafe { std::slice::from_raw_parts_mut(dims, ndims.max(0) as usize) };
-        if dims_create(nnodes, d) {
-            MPI_SUCCESS
-        } else {
-            ErrorClass::Dims as c_int
+        let d = unsafe { std::slice::from_raw_parts_mut(dims, ndims as usize) };
+        match dims_create(nnodes, d) {
+            Ok(()) => MPI_SUCCESS,
+            Err(why) => world_error(call, ErrorClass::Dims, why),
         }
     }
 
@@ -351,8 +483,18 @@ mpi_fn! {
                 color = color * cart.dims[d] + me[d];
             }
         }
-        let sub = match c.split(Some(color), key) {
-            Ok(s) => s.expect("every rank has a colour"),
+        // No dimension left: a zero-dimensional grid, which is rank 0 alone
+        // (as MPI_Cart_create with no dimensions); the others get
+        // MPI_COMM_NULL.
+        let zero_dims = keep.iter().all(|&k| k == 0);
+        let color = if zero_dims { (c.rank() == 0).then_some(0) } else { Some(color) };
+        let sub = match c.split(color, key) {
+            Ok(Some(s)) => s,
+            Ok(None) => {
+                // SAFETY: writable by contract.
+                unsafe { *newcomm = MPI_COMM_NULL };
+                return MPI_SUCCESS;
+            }
             Err(e) => return code(&e),
         };
         let dims: Vec<c_int> = (0..cart.dims.len()).filter(|&d| keep[d] != 0).map(|d| cart.dims[d]).collect();
@@ -399,13 +541,24 @@ mod tests {
     #[test]
     fn dims_are_balanced_and_respect_fixed_entries() {
         let mut d = [0, 0];
-        assert!(dims_create(12, &mut d));
+        assert!(dims_create(12, &mut d).is_ok());
         assert_eq!(d, [4, 3]);
         let mut d = [0, 3, 0];
-        assert!(dims_create(24, &mut d));
+        assert!(dims_create(24, &mut d).is_ok());
         assert_eq!(d, [4, 3, 2]);
         let mut d = [5, 0];
-        assert!(!dims_create(12, &mut d));
+        assert!(dims_create(12, &mut d).is_err());
+        // Cases a greedy distribution of prime factors gets wrong.
+        for (n, k, want) in [
+            (72, 2, &[9, 8][..]),
+            (70416, 4, &[163, 9, 8, 6]),
+            (712656, 5, &[101, 14, 9, 8, 7]),
+            (559020, 5, &[21, 20, 11, 11, 11]),
+        ] {
+            let mut d = vec![0; k];
+            assert!(dims_create(n, &mut d).is_ok());
+            assert_eq!(d, want, "{n} in {k} dimensions");
+        }
     }
 
     #[test]

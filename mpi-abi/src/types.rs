@@ -190,9 +190,11 @@ mpi_fn! {
     fn Type_dup(oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
         let old = tri!(old_type("MPI_Type_dup", oldtype));
         let rc = store_env(TypeInfo { committed: old.committed, ..old }, combiner::DUP, vec![], vec![], &[oldtype], newtype);
+        if rc != MPI_SUCCESS {
+            return rc;
+        }
         // SAFETY: just written.
-        crate::type_attrs::copy_attributes(oldtype, unsafe { *newtype });
-        rc
+        unsafe { crate::type_attrs::copy_attributes(oldtype, newtype) }
     }
 
     fn Type_commit(datatype: *mut MPI_Datatype) -> c_int {
@@ -209,7 +211,10 @@ mpi_fn! {
         // SAFETY: readable and writable by contract.
         let h = unsafe { *datatype };
         if datatype::predefined(h).is_none() {
-            crate::type_attrs::drop_attributes(h);
+            tri!(match crate::type_attrs::drop_attributes(h) {
+                MPI_SUCCESS => Ok(()),
+                rc => Err(rc),
+            });
         }
         if rank_state().is_some_and(|mut st| st.free_type(h)) {
             // SAFETY: writable by contract.

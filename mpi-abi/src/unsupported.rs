@@ -1,5 +1,5 @@
 //! The MPI-3.1 functions mpcrs does not provide yet (one-sided communication,
-//! dynamic processes, parallel I/O, the tool interface). They exist so that
+//! dynamic processes, parallel I/O). They exist so that
 //! every program links, and each call fails with MPI_ERR_UNSUPPORTED_OPERATION
 //! through the error handler of its communicator (MPI_COMM_WORLD's for the
 //! others), naming the function: a program is never told a call succeeded when
@@ -166,39 +166,5 @@ unsupported! {
         fn File_write_ordered_end(_fh: MPI_File, _buf: *const c_void, _status: *mut MPI_Status) -> c_int;
         fn File_write_shared(_fh: MPI_File, _buf: *const c_void, _count: c_int, _datatype: MPI_Datatype, _status: *mut MPI_Status) -> c_int;
         fn Register_datarep(_datarep: *const c_char, _read_conversion_fn: Option<DatarepConversionFn>, _write_conversion_fn: Option<DatarepConversionFn>, _dtype_file_extent_fn: Option<DatarepExtentFn>, _extra_state: *mut c_void) -> c_int;
-    }
-    // The tool information interface (MPI_T).
-    "the tool information interface is not built yet" => {
-        fn T_category_changed(_update_number: *mut c_int) -> c_int;
-        fn T_category_get_categories(_cat_index: c_int, _len: c_int, _indices: *mut c_int) -> c_int;
-        fn T_category_get_cvars(_cat_index: c_int, _len: c_int, _indices: *mut c_int) -> c_int;
-        fn T_category_get_index(_name: *const c_char, _cat_index: *mut c_int) -> c_int;
-        fn T_category_get_info(_cat_index: c_int, _name: *mut c_char, _name_len: *mut c_int, _desc: *mut c_char, _desc_len: *mut c_int, _num_cvars: *mut c_int, _num_pvars: *mut c_int, _num_categories: *mut c_int) -> c_int;
-        fn T_category_get_num(_num_cat: *mut c_int) -> c_int;
-        fn T_category_get_pvars(_cat_index: c_int, _len: c_int, _indices: *mut c_int) -> c_int;
-        fn T_cvar_get_index(_name: *const c_char, _cvar_index: *mut c_int) -> c_int;
-        fn T_cvar_get_info(_cvar_index: c_int, _name: *mut c_char, _name_len: *mut c_int, _verbosity: *mut c_int, _datatype: *mut MPI_Datatype, _enumtype: *mut MPI_T_enum, _desc: *mut c_char, _desc_len: *mut c_int, _bind: *mut c_int, _scope: *mut c_int) -> c_int;
-        fn T_cvar_get_num(_num_cvar: *mut c_int) -> c_int;
-        fn T_cvar_handle_alloc(_cvar_index: c_int, _obj_handle: *mut c_void, _handle: *mut MPI_T_cvar_handle, _count: *mut c_int) -> c_int;
-        fn T_cvar_handle_free(_handle: *mut MPI_T_cvar_handle) -> c_int;
-        fn T_cvar_read(_handle: MPI_T_cvar_handle, _buf: *mut c_void) -> c_int;
-        fn T_cvar_write(_handle: MPI_T_cvar_handle, _buf: *const c_void) -> c_int;
-        fn T_enum_get_info(_enumtype: MPI_T_enum, _num: *mut c_int, _name: *mut c_char, _name_len: *mut c_int) -> c_int;
-        fn T_enum_get_item(_enumtype: MPI_T_enum, _indx: c_int, _value: *mut c_int, _name: *mut c_char, _name_len: *mut c_int) -> c_int;
-        fn T_finalize() -> c_int;
-        fn T_init_thread(_required: c_int, _provided: *mut c_int) -> c_int;
-        fn T_pvar_get_index(_name: *const c_char, _var_class: c_int, _pvar_index: *mut c_int) -> c_int;
-        fn T_pvar_get_info(_pvar_index: c_int, _name: *mut c_char, _name_len: *mut c_int, _verbosity: *mut c_int, _var_class: *mut c_int, _datatype: *mut MPI_Datatype, _enumtype: *mut MPI_T_enum, _desc: *mut c_char, _desc_len: *mut c_int, _bind: *mut c_int, _readonly: *mut c_int, _continuous: *mut c_int, _atomic: *mut c_int) -> c_int;
-        fn T_pvar_get_num(_num_pvar: *mut c_int) -> c_int;
-        fn T_pvar_handle_alloc(_session: MPI_T_pvar_session, _pvar_index: c_int, _obj_handle: *mut c_void, _handle: *mut MPI_T_pvar_handle, _count: *mut c_int) -> c_int;
-        fn T_pvar_handle_free(_session: MPI_T_pvar_session, _handle: *mut MPI_T_pvar_handle) -> c_int;
-        fn T_pvar_read(_session: MPI_T_pvar_session, _handle: MPI_T_pvar_handle, _buf: *mut c_void) -> c_int;
-        fn T_pvar_readreset(_session: MPI_T_pvar_session, _handle: MPI_T_pvar_handle, _buf: *mut c_void) -> c_int;
-        fn T_pvar_reset(_session: MPI_T_pvar_session, _handle: MPI_T_pvar_handle) -> c_int;
-        fn T_pvar_session_create(_session: *mut MPI_T_pvar_session) -> c_int;
-        fn T_pvar_session_free(_session: *mut MPI_T_pvar_session) -> c_int;
-        fn T_pvar_start(_session: MPI_T_pvar_session, _handle: MPI_T_pvar_handle) -> c_int;
-        fn T_pvar_stop(_session: MPI_T_pvar_session, _handle: MPI_T_pvar_handle) -> c_int;
-        fn T_pvar_write(_session: MPI_T_pvar_session, _handle: MPI_T_pvar_handle, _buf: *const c_void) -> c_int;
     }
 }

@@ -564,6 +564,25 @@ impl Communicator {
         Ok(self.join_created(context, group.clone()))
     }
 
+    /// MPI_Comm_create_from_group: the communicator of `group` that its
+    /// members make with the same `key` (a string tag's hash and how many
+    /// creations with that tag and group came before), with no message: every
+    /// member derives its context alike. `self` is any communicator of the
+    /// caller (for its universe).
+    pub fn from_group(&self, group: &Group, key: &[u64]) -> Result<Communicator> {
+        if group.rank_of_world(self.world_rank).is_none() {
+            return self.fail(
+                "MPI_Comm_create_from_group",
+                ErrorClass::Group,
+                "the caller is not a member of the group",
+            );
+        }
+        let mut parts = vec![u64::MAX - 1];
+        parts.extend_from_slice(key);
+        parts.extend(group.members().iter().map(|&w| w as u64));
+        Ok(self.join_created(derived_context(&parts), group.clone()))
+    }
+
     /// This rank's handle on the new communicator `context` of `group`.
     fn join_created(&self, context: u64, group: Group) -> Communicator {
         let rank = group

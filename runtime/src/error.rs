@@ -64,13 +64,14 @@ pub enum ErrorClass {
     RmaAttach = 56,
     RmaShared = 57,
     RmaFlavor = 58,
+    Session = 75,
 }
 
 impl ErrorClass {
     /// The class whose MPI value is `code`, if it is one.
     pub fn from_code(code: i32) -> Option<ErrorClass> {
         use ErrorClass::*;
-        const ALL: [ErrorClass; 58] = [
+        const ALL: [ErrorClass; 59] = [
             Success,
             Buffer,
             Count,
@@ -129,6 +130,7 @@ impl ErrorClass {
             RmaAttach,
             RmaShared,
             RmaFlavor,
+            Session,
         ];
         ALL.into_iter().find(|c| *c as i32 == code)
     }
@@ -194,6 +196,7 @@ impl ErrorClass {
             ErrorClass::RmaAttach => "MPI_ERR_RMA_ATTACH",
             ErrorClass::RmaShared => "MPI_ERR_RMA_SHARED",
             ErrorClass::RmaFlavor => "MPI_ERR_RMA_FLAVOR",
+            ErrorClass::Session => "MPI_ERR_SESSION",
         }
     }
 }

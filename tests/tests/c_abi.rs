@@ -604,3 +604,118 @@ fn exit_from_a_rank_runs_its_atexit_handlers_and_keeps_lines_whole() {
             .collect()
     });
 }
+
+/// Lines tests/c/attributes.c prints when every check passed.
+const ATTRIBUTES_LINES: [&str; 3] = [
+    "failing callbacks ok",
+    "freed keyvals ok",
+    "finalize deletes: 4 2 0 105 103 101; MPI usable: yes",
+];
+
+/// Attribute callbacks that fail fail their call (dup, set, delete, free) and
+/// leave the attribute; keyvals freed while in use keep their callbacks;
+/// MPI_Finalize deletes MPI_COMM_SELF's then MPI_COMM_WORLD's attributes
+/// first, last set first, while MPI still works.
+#[test]
+fn attribute_callbacks_freed_keyvals_and_deletion_at_finalize() {
+    let bin = build_c(&c_source("attributes.c"), "attributes", None, &[]);
+    for n in [1, 4, 8] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("attributes at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            ATTRIBUTES_LINES,
+            "at -n {n}"
+        );
+    }
+}
+
+/// Lines tests/c/info.c prints when every check passed.
+const INFO_LINES: [&str; 4] = [
+    "key order: 0,2,3,4,5,6,7,8,9,10,11,1",
+    "get_string ok",
+    "communicator hints ok",
+    "before init and after finalize ok",
+];
+
+/// Info keys in the order first set, MPI_Info_get_string, MPI_Info_create_env,
+/// info calls before MPI_Init and after MPI_Finalize, and communicators that
+/// keep only the hints they understand.
+#[test]
+fn info_order_get_string_create_env_and_communicator_hints() {
+    let bin = build_c(&c_source("info.c"), "info", None, &[]);
+    for n in [1, 4, 8] {
+        let out = expect_success(&run(&bin, n, &["a", "b c"]), &format!("info at -n {n}"));
+        assert_eq!(out.lines().collect::<Vec<_>>(), INFO_LINES, "at -n {n}");
+    }
+}
+
+/// Lines tests/c/cartesian.c prints when every check passed.
+const CARTESIAN_LINES: [&str; 10] = [
+    "72: 9x8",
+    "240: 16x15",
+    "70416: 163x9x8x6",
+    "712656: 101x14x9x8x7",
+    "559020: 21x20x11x11x11",
+    "100: 5x5x4",
+    "64: 4x4x4",
+    "24: 4x3x2",
+    "7: 7x1x1",
+    "zero-dimensional grids ok",
+];
+
+/// MPI_Dims_create's most balanced grids (the greedy ones were off), and
+/// zero-dimensional Cartesian communicators: rank 0 alone, MPI_COMM_NULL
+/// for the others.
+#[test]
+fn balanced_dims_and_zero_dimensional_cartesian_grids() {
+    let bin = build_c(&c_source("cartesian.c"), "cartesian", None, &[]);
+    for n in [1, 4, 8] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("cartesian at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            CARTESIAN_LINES,
+            "at -n {n}"
+        );
+    }
+}
+
+/// The tool information interface with no variables (usable before MPI_Init),
+/// MPIX_Delete_error_class/_code/_string, PMPI_Message_c2f/_f2c, and the
+/// MPI_ERROR field of statuses, which calls completing one request keep
+/// (tests/c/tool_errors.c).
+#[test]
+fn tool_interface_deleted_error_classes_and_message_conversions() {
+    let bin = build_c(&c_source("tool_errors.c"), "tool_errors", None, &[]);
+    for n in [1, 4, 8] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("tool_errors at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "tool interface ok",
+                "error classes deleted ok",
+                "message conversions and status error fields ok"
+            ],
+            "at -n {n}"
+        );
+    }
+}
+
+/// MPI-4 sessions (tests/c/sessions.c): process sets, groups from them,
+/// communicators made from groups with string tags (intra and inter),
+/// without MPI_Init, beside it and after MPI_Finalize.
+#[test]
+fn sessions_without_beside_and_after_mpi_init() {
+    let bin = build_c(&c_source("sessions.c"), "sessions", None, &[]);
+    for n in [1, 4, 8] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("sessions at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                format!("without MPI_Init: {n} ranks ok"),
+                format!("beside MPI_Init: {n} ranks ok"),
+                format!("after MPI_Finalize: {n} ranks ok"),
+            ],
+            "at -n {n}"
+        );
+    }
+}

@@ -5,7 +5,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use mpcrs_tests::{
-    example, expect_success, mpcrs_run, process_report, program, run_command, run_job, text,
+    build_c, c_source, example, expect_success, mpcrs_run, process_report, program, run_command,
+    run_job, text,
 };
 
 fn errors(scenario: &str) -> (i32, String, String) {
@@ -370,5 +371,43 @@ fn a_killed_process_ends_a_multi_process_job_within_two_seconds() {
         left.stdout.is_empty(),
         "left running: {}",
         String::from_utf8_lossy(&left.stdout)
+    );
+}
+
+/// MPIEXEC_TIMEOUT (seconds, as MPICH's mpiexec reads it) ends a job that runs
+/// past it, in threads and across processes, with a message saying so and a
+/// non-zero status; a value that is not a number is refused.
+#[test]
+fn mpiexec_timeout_ends_a_job_that_runs_too_long() {
+    let bin = build_c(&c_source("spin.c"), "spin", None, &[]);
+    for layout in [&["-n", "2"][..], &["-n", "2", "-p", "2"]] {
+        let mut args = layout.to_vec();
+        args.push(bin.to_str().unwrap());
+        let t = std::time::Instant::now();
+        let o = run_command(
+            Command::new(mpcrs_run())
+                .args(&args)
+                .env("MPIEXEC_TIMEOUT", "2"),
+            Duration::from_secs(60),
+        );
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(124), "{layout:?}: {err}");
+        assert!(
+            err.contains("ran past its time limit of 2 s (MPIEXEC_TIMEOUT)"),
+            "{layout:?}: {err}"
+        );
+        assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    }
+    let o = run_command(
+        Command::new(mpcrs_run())
+            .args(["-n", "1", bin.to_str().unwrap()])
+            .env("MPIEXEC_TIMEOUT", "soon"),
+        Duration::from_secs(60),
+    );
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("MPIEXEC_TIMEOUT=soon is not a number of seconds"),
+        "{err}"
     );
 }

@@ -618,3 +618,85 @@ fn threads_of_a_rank_probe_and_receive_their_own_messages() {
         assert_eq!(out.trim(), "threads mprobe ok", "{args:?}");
     }
 }
+
+/// Attribute callbacks and the deletions at MPI_Finalize (tests/c/attributes.c)
+/// with ranks in several processes.
+#[test]
+fn attributes_across_processes() {
+    let bin = build_c(&c_source("attributes.c"), "attributes", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &[]);
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "failing callbacks ok",
+                "freed keyvals ok",
+                "finalize deletes: 4 2 0 105 103 101; MPI usable: yes",
+            ],
+            "attributes at -n {} -p {}",
+            layout.0,
+            layout.1
+        );
+    }
+}
+
+/// Info objects and communicator hints (tests/c/info.c) across processes.
+#[test]
+fn info_across_processes() {
+    let bin = build_c(&c_source("info.c"), "info", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &["a"]);
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "key order: 0,2,3,4,5,6,7,8,9,10,11,1",
+                "get_string ok",
+                "communicator hints ok",
+                "before init and after finalize ok",
+            ],
+            "info at -n {} -p {}",
+            layout.0,
+            layout.1
+        );
+    }
+}
+
+/// Zero-dimensional Cartesian grids and MPI_Dims_create (tests/c/cartesian.c)
+/// across processes.
+#[test]
+fn cartesian_grids_across_processes() {
+    let bin = build_c(&c_source("cartesian.c"), "cartesian", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &[]);
+        let lines = out.lines().collect::<Vec<_>>();
+        assert_eq!(
+            lines.last(),
+            Some(&"zero-dimensional grids ok"),
+            "cartesian at -n {} -p {}:\n{out}",
+            layout.0,
+            layout.1
+        );
+        assert_eq!(lines.len(), 10, "{out}");
+    }
+}
+
+/// MPI-4 sessions and communicators made from groups (tests/c/sessions.c)
+/// with the ranks in several processes.
+#[test]
+fn sessions_across_processes() {
+    let bin = build_c(&c_source("sessions.c"), "sessions", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &[]);
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "without MPI_Init: 8 ranks ok",
+                "beside MPI_Init: 8 ranks ok",
+                "after MPI_Finalize: 8 ranks ok",
+            ],
+            "sessions at -n {} -p {}",
+            layout.0,
+            layout.1
+        );
+    }
+}

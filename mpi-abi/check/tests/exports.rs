@@ -10,7 +10,10 @@ const MPICH_INCLUDE: &str = "/usr/include/x86_64-linux-gnu/mpich";
 
 /// MPI-4 families, by prefix.
 const MPI4_PREFIXES: &[&str] = &[
-    "MPI_Session_",     // sessions
+    "MPI_Session_call_errhandler", // session error handlers
+    "MPI_Session_create_errhandler",
+    "MPI_Session_get_errhandler",
+    "MPI_Session_set_errhandler",
     "MPI_T_event_",     // MPI_T events
     "MPI_T_source_",    // MPI_T event sources
     "MPI_Pready",       // partitioned communication
@@ -34,12 +37,7 @@ const MPI1_INIT: &[&str] = &[
 
 /// Other MPI-4 functions.
 const MPI4_FUNCTIONS: &[&str] = &[
-    "MPI_Comm_create_from_group",
     "MPI_Comm_idup_with_info",
-    "MPI_Group_from_session_pset",
-    "MPI_Info_create_env",
-    "MPI_Info_get_string",
-    "MPI_Intercomm_create_from_groups",
     "MPI_Isendrecv",
     "MPI_Isendrecv_replace",
     "MPI_T_category_get_events",

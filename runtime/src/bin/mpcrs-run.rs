@@ -332,10 +332,19 @@ fn supervise_job(
     // Supervised like every process of a job: own process group (nothing it starts
     // outlives the job), Ctrl-C/SIGTERM end it, a failure is reported by name;
     // SIGUSR1 asks a job with checkpoints for one.
+    // MPIEXEC_TIMEOUT (seconds), as MPICH's mpiexec: the job is ended past it.
+    let time_limit = match supervise::time_limit_from_env() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("mpcrs-run: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let how = supervise::Supervision {
         tag_output,
         grace: std::time::Duration::from_secs(1),
         forward_checkpoint_requests: checkpoints,
+        time_limit,
     };
     let outcome = supervise::run(specs, how);
     // Every process is gone: rings offered but never opened go too.

@@ -35,7 +35,12 @@ pub enum Outcome {
     },
     /// The launcher was asked to stop (SIGINT, SIGTERM) and ended the job.
     Interrupted { signal: i32 },
+    /// The job ran longer than its time limit and was ended.
+    TimedOut { limit: Duration },
 }
+
+/// The status of a job ended for running out of time (as timeout(1) exits).
+pub const TIMED_OUT_EXIT_CODE: i32 = 124;
 
 impl Outcome {
     pub fn exit_code(&self) -> i32 {
@@ -43,6 +48,7 @@ impl Outcome {
             Outcome::Success => 0,
             Outcome::Failed { code, .. } => *code,
             Outcome::Interrupted { signal } => 128 + signal,
+            Outcome::TimedOut { .. } => TIMED_OUT_EXIT_CODE,
         }
     }
 
@@ -64,6 +70,10 @@ impl Outcome {
             Outcome::Interrupted { signal } => Some(format!(
                 "interrupted by {}; ending the job",
                 signal_name(*signal)
+            )),
+            Outcome::TimedOut { limit } => Some(format!(
+                "the job ran past its time limit of {} s (MPIEXEC_TIMEOUT); ending the job",
+                limit.as_secs_f64()
             )),
         }
     }
@@ -174,6 +184,21 @@ extern "C" fn on_checkpoint_request(_sig: libc::c_int) {
     CHECKPOINT_ASKED.store(1, Ordering::SeqCst);
 }
 
+/// The job's time limit MPIEXEC_TIMEOUT gives, in whole seconds as MPICH's
+/// mpiexec reads it: unset, empty or 0 is none.
+pub fn time_limit_from_env() -> Result<Option<Duration>, String> {
+    let Some(v) = std::env::var_os("MPIEXEC_TIMEOUT") else {
+        return Ok(None);
+    };
+    let v = v.to_string_lossy();
+    match v.trim().parse::<u64>() {
+        Ok(0) => Ok(None),
+        Ok(s) => Ok(Some(Duration::from_secs(s))),
+        Err(_) if v.trim().is_empty() => Ok(None),
+        Err(_) => Err(format!("MPIEXEC_TIMEOUT={v} is not a number of seconds")),
+    }
+}
+
 /// How the launcher supervises a job.
 #[derive(Debug, Clone, Copy)]
 pub struct Supervision {
@@ -184,6 +209,8 @@ pub struct Supervision {
     /// Pass SIGUSR1 on to every process (a checkpoint request; only for jobs
     /// with checkpoints, whose processes handle it).
     pub forward_checkpoint_requests: bool,
+    /// End the job once it has run this long (MPIEXEC_TIMEOUT).
+    pub time_limit: Option<Duration>,
 }
 
 /// Runs the processes to completion; the first failure ends the others (within
@@ -193,7 +220,9 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
         tag_output,
         grace,
         forward_checkpoint_requests,
+        time_limit,
     } = how;
+    let deadline = time_limit.map(|t| (Instant::now() + t, t));
     install_stop_handlers();
     if forward_checkpoint_requests {
         // SAFETY: the handler only stores to an atomic (async-signal-safe).
@@ -281,6 +310,12 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
             end_all(&mut children, grace);
             break f;
         }
+        if let Some((at, limit)) = deadline {
+            if Instant::now() >= at && !done.iter().all(|&d| d) {
+                end_all(&mut children, grace);
+                break Outcome::TimedOut { limit };
+            }
+        }
         if done.iter().all(|&d| d) {
             break Outcome::Success;
         }
@@ -299,6 +334,7 @@ mod tests {
             tag_output: false,
             grace,
             forward_checkpoint_requests: false,
+            time_limit: None,
         }
     }
     use super::*;
@@ -359,6 +395,28 @@ mod tests {
         for p in pids {
             assert!(!alive(p), "grandchild {p} survived the job");
         }
+    }
+
+    #[test]
+    fn a_job_past_its_time_limit_is_ended_and_reported() {
+        let mut how = quiet(Duration::from_millis(200));
+        how.time_limit = Some(Duration::from_secs(1));
+        let t = Instant::now();
+        let out = run(vec![sh(0, "sleep 30"), sh(1, "exit 0")], how).unwrap();
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        assert_eq!(
+            out,
+            Outcome::TimedOut {
+                limit: Duration::from_secs(1)
+            }
+        );
+        assert_eq!(out.exit_code(), TIMED_OUT_EXIT_CODE);
+        assert!(out
+            .message()
+            .unwrap()
+            .contains("time limit of 1 s (MPIEXEC_TIMEOUT)"));
+        let quick = run(vec![sh(0, "exit 0")], how).unwrap();
+        assert_eq!(quick, Outcome::Success);
     }
 
     #[test]
