@@ -73,19 +73,22 @@ pub(crate) fn at<T>(v: &[T]) -> *const T {
 
 /// A collective as a call described it: the blocking call to run (with the
 /// arguments it copied) and the handles it names.
+#[derive(Clone)]
 pub(crate) struct Coll {
     pub(crate) call: &'static str,
     pub(crate) comm: MPI_Comm,
     handles: Arc<[c_int]>,
-    body: Arc<dyn Fn() -> c_int + Send + Sync>,
+    /// Runs the collective on the communicator it is given: the call's, or
+    /// a persistent request's private duplicate of it (pcoll.rs).
+    pub(crate) body: Arc<dyn Fn(MPI_Comm) -> c_int + Send + Sync>,
 }
 
 impl Coll {
-    fn new(
+    pub(crate) fn new(
         call: &'static str,
         comm: MPI_Comm,
         mut handles: Vec<c_int>,
-        body: impl Fn() -> c_int + Send + Sync + 'static,
+        body: impl Fn(MPI_Comm) -> c_int + Send + Sync + 'static,
     ) -> Coll {
         handles.push(comm);
         Coll {
@@ -116,9 +119,14 @@ impl Coll {
         let (req, completer) = raw::manual_request();
         self.pin();
         let turn = raw::reserve_turn(&c);
-        let (comm, body, pins) = (c.clone(), self.body.clone(), self.handles.clone());
+        let (comm, body, pins, h) = (
+            c.clone(),
+            self.body.clone(),
+            self.handles.clone(),
+            self.comm,
+        );
         raw::spawn_as_rank(move || {
-            let rc = raw::in_turn(&comm, turn, || body());
+            let rc = raw::in_turn(&comm, turn, || body(h));
             unpin(&pins);
             let mut st = mpcrs::Status::empty();
             if rc != MPI_SUCCESS {
@@ -148,7 +156,7 @@ pub(crate) fn launch(
 ) -> c_int {
     // Run once: the body of a call that is never started again.
     let once = std::sync::Mutex::new(Some(run));
-    let body = move || {
+    let body = move |_: MPI_Comm| {
         let run = once.lock().unwrap().take();
         run.map_or(MPI_SUCCESS, |run| run())
     };
@@ -176,7 +184,9 @@ fn class_of_code(code: c_int) -> mpcrs::ErrorClass {
 
 pub(crate) fn barrier(call: &'static str, comm: MPI_Comm) -> Coll {
     // SAFETY: the communicator handle is a plain value.
-    Coll::new(call, comm, vec![], move || unsafe { PMPI_Barrier(comm) })
+    Coll::new(call, comm, vec![], move |comm: MPI_Comm| unsafe {
+        PMPI_Barrier(comm)
+    })
 }
 
 pub(crate) fn bcast(
@@ -189,7 +199,7 @@ pub(crate) fn bcast(
 ) -> Coll {
     let b = P(buffer);
     // SAFETY: see above.
-    Coll::new(call, comm, vec![datatype], move || unsafe {
+    Coll::new(call, comm, vec![datatype], move |comm: MPI_Comm| unsafe {
         PMPI_Bcast({ b }.0, count, datatype, root, comm)
     })
 }
@@ -207,9 +217,14 @@ pub(crate) fn reduce(
 ) -> Coll {
     let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
     // SAFETY: see above.
-    Coll::new(call, comm, vec![datatype, op], move || unsafe {
-        PMPI_Reduce({ s }.0, { r }.0, count, datatype, op, root, comm)
-    })
+    Coll::new(
+        call,
+        comm,
+        vec![datatype, op],
+        move |comm: MPI_Comm| unsafe {
+            PMPI_Reduce({ s }.0, { r }.0, count, datatype, op, root, comm)
+        },
+    )
 }
 
 pub(crate) fn allreduce(
@@ -223,9 +238,14 @@ pub(crate) fn allreduce(
 ) -> Coll {
     let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
     // SAFETY: see above.
-    Coll::new(call, comm, vec![datatype, op], move || unsafe {
-        PMPI_Allreduce({ s }.0, { r }.0, count, datatype, op, comm)
-    })
+    Coll::new(
+        call,
+        comm,
+        vec![datatype, op],
+        move |comm: MPI_Comm| unsafe {
+            PMPI_Allreduce({ s }.0, { r }.0, count, datatype, op, comm)
+        },
+    )
 }
 
 pub(crate) fn scan(
@@ -240,13 +260,18 @@ pub(crate) fn scan(
 ) -> Coll {
     let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
     // SAFETY: see above.
-    Coll::new(call, comm, vec![datatype, op], move || unsafe {
-        if exclusive {
-            PMPI_Exscan({ s }.0, { r }.0, count, datatype, op, comm)
-        } else {
-            PMPI_Scan({ s }.0, { r }.0, count, datatype, op, comm)
-        }
-    })
+    Coll::new(
+        call,
+        comm,
+        vec![datatype, op],
+        move |comm: MPI_Comm| unsafe {
+            if exclusive {
+                PMPI_Exscan({ s }.0, { r }.0, count, datatype, op, comm)
+            } else {
+                PMPI_Scan({ s }.0, { r }.0, count, datatype, op, comm)
+            }
+        },
+    )
 }
 
 pub(crate) fn reduce_scatter_block(
@@ -260,9 +285,14 @@ pub(crate) fn reduce_scatter_block(
 ) -> Coll {
     let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
     // SAFETY: see above.
-    Coll::new(call, comm, vec![datatype, op], move || unsafe {
-        PMPI_Reduce_scatter_block({ s }.0, { r }.0, recvcount, datatype, op, comm)
-    })
+    Coll::new(
+        call,
+        comm,
+        vec![datatype, op],
+        move |comm: MPI_Comm| unsafe {
+            PMPI_Reduce_scatter_block({ s }.0, { r }.0, recvcount, datatype, op, comm)
+        },
+    )
 }
 
 /// # Safety
@@ -284,9 +314,14 @@ pub(crate) unsafe fn reduce_scatter(
     // SAFETY: by contract.
     let counts = unsafe { per_rank(recvcounts, n) };
     // SAFETY: see above; the counts are the helper's copy.
-    Coll::new(call, comm, vec![datatype, op], move || unsafe {
-        PMPI_Reduce_scatter({ s }.0, { r }.0, at(&counts), datatype, op, comm)
-    })
+    Coll::new(
+        call,
+        comm,
+        vec![datatype, op],
+        move |comm: MPI_Comm| unsafe {
+            PMPI_Reduce_scatter({ s }.0, { r }.0, at(&counts), datatype, op, comm)
+        },
+    )
 }
 
 /// Which uniform exchange.
@@ -312,23 +347,28 @@ pub(crate) fn uniform(
 ) -> Coll {
     let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
     // SAFETY: see above.
-    Coll::new(call, comm, vec![sendtype, recvtype], move || unsafe {
-        let (s, r) = ({ s }.0, { r }.0);
-        match which {
-            Uniform::Gather(root) => {
-                PMPI_Gather(s, sendcount, sendtype, r, recvcount, recvtype, root, comm)
+    Coll::new(
+        call,
+        comm,
+        vec![sendtype, recvtype],
+        move |comm: MPI_Comm| unsafe {
+            let (s, r) = ({ s }.0, { r }.0);
+            match which {
+                Uniform::Gather(root) => {
+                    PMPI_Gather(s, sendcount, sendtype, r, recvcount, recvtype, root, comm)
+                }
+                Uniform::Scatter(root) => {
+                    PMPI_Scatter(s, sendcount, sendtype, r, recvcount, recvtype, root, comm)
+                }
+                Uniform::Allgather => {
+                    PMPI_Allgather(s, sendcount, sendtype, r, recvcount, recvtype, comm)
+                }
+                Uniform::Alltoall => {
+                    PMPI_Alltoall(s, sendcount, sendtype, r, recvcount, recvtype, comm)
+                }
             }
-            Uniform::Scatter(root) => {
-                PMPI_Scatter(s, sendcount, sendtype, r, recvcount, recvtype, root, comm)
-            }
-            Uniform::Allgather => {
-                PMPI_Allgather(s, sendcount, sendtype, r, recvcount, recvtype, comm)
-            }
-            Uniform::Alltoall => {
-                PMPI_Alltoall(s, sendcount, sendtype, r, recvcount, recvtype, comm)
-            }
-        }
-    })
+        },
+    )
 }
 
 /// Gatherv (`root` Some) and Allgatherv.
@@ -357,23 +397,30 @@ pub(crate) unsafe fn gatherv(
     // SAFETY: by contract.
     let (rc, rd) = unsafe { (per_rank(recvcounts, n), per_rank(displs, n)) };
     // SAFETY: see above; the arrays are the helper's copies.
-    Coll::new(call, comm, vec![sendtype, recvtype], move || unsafe {
-        let (s, r) = ({ s }.0, { r }.0);
-        match root {
-            Some(root) => PMPI_Gatherv(
-                s,
-                sendcount,
-                sendtype,
-                r,
-                at(&rc),
-                at(&rd),
-                recvtype,
-                root,
-                comm,
-            ),
-            None => PMPI_Allgatherv(s, sendcount, sendtype, r, at(&rc), at(&rd), recvtype, comm),
-        }
-    })
+    Coll::new(
+        call,
+        comm,
+        vec![sendtype, recvtype],
+        move |comm: MPI_Comm| unsafe {
+            let (s, r) = ({ s }.0, { r }.0);
+            match root {
+                Some(root) => PMPI_Gatherv(
+                    s,
+                    sendcount,
+                    sendtype,
+                    r,
+                    at(&rc),
+                    at(&rd),
+                    recvtype,
+                    root,
+                    comm,
+                ),
+                None => {
+                    PMPI_Allgatherv(s, sendcount, sendtype, r, at(&rc), at(&rd), recvtype, comm)
+                }
+            }
+        },
+    )
 }
 
 /// # Safety
@@ -400,19 +447,24 @@ pub(crate) unsafe fn scatterv(
     // SAFETY: by contract.
     let (sc, sd) = unsafe { (per_rank(sendcounts, n), per_rank(displs, n)) };
     // SAFETY: see above; the arrays are the helper's copies.
-    Coll::new(call, comm, vec![sendtype, recvtype], move || unsafe {
-        PMPI_Scatterv(
-            { s }.0,
-            at(&sc),
-            at(&sd),
-            sendtype,
-            { r }.0,
-            recvcount,
-            recvtype,
-            root,
-            comm,
-        )
-    })
+    Coll::new(
+        call,
+        comm,
+        vec![sendtype, recvtype],
+        move |comm: MPI_Comm| unsafe {
+            PMPI_Scatterv(
+                { s }.0,
+                at(&sc),
+                at(&sd),
+                sendtype,
+                { r }.0,
+                recvcount,
+                recvtype,
+                root,
+                comm,
+            )
+        },
+    )
 }
 
 /// # Safety
@@ -444,19 +496,24 @@ pub(crate) unsafe fn alltoallv(
         )
     };
     // SAFETY: see above; the arrays are the helper's copies.
-    Coll::new(call, comm, vec![sendtype, recvtype], move || unsafe {
-        PMPI_Alltoallv(
-            { s }.0,
-            at(&sc),
-            at(&sd),
-            sendtype,
-            { r }.0,
-            at(&rc),
-            at(&rd),
-            recvtype,
-            comm,
-        )
-    })
+    Coll::new(
+        call,
+        comm,
+        vec![sendtype, recvtype],
+        move |comm: MPI_Comm| unsafe {
+            PMPI_Alltoallv(
+                { s }.0,
+                at(&sc),
+                at(&sd),
+                sendtype,
+                { r }.0,
+                at(&rc),
+                at(&rd),
+                recvtype,
+                comm,
+            )
+        },
+    )
 }
 
 /// # Safety
@@ -490,7 +547,7 @@ pub(crate) unsafe fn alltoallw(
     };
     let handles = st.iter().chain(rt.iter()).copied().collect();
     // SAFETY: see above; the arrays are the helper's copies.
-    Coll::new(call, comm, handles, move || unsafe {
+    Coll::new(call, comm, handles, move |comm: MPI_Comm| unsafe {
         PMPI_Alltoallw(
             { s }.0,
             at(&sc),
@@ -515,7 +572,7 @@ fn idup(
 ) -> Coll {
     let out = P(newcomm.cast());
     // SAFETY: MPI keeps `newcomm` valid until the request completes.
-    Coll::new(call, comm, vec![], move || unsafe {
+    Coll::new(call, comm, vec![], move |comm: MPI_Comm| unsafe {
         let out: *mut MPI_Comm = { out }.0.cast();
         let rc = crate::comm::PMPI_Comm_dup(comm, out);
         if let (MPI_SUCCESS, Some(h)) = (rc, &hints) {

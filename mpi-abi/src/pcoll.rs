@@ -1,19 +1,108 @@
 //! Persistent collectives (MPI-4, MPI_Bcast_init and the like): the call
-//! describes the collective once (nbc.rs copies its per-rank arrays and pins
-//! its handles until the request is freed) and each MPI_Start runs it again as
-//! a non-blocking collective, in its place among the rank's collectives on the
-//! communicator at the time of the start. The info argument carries no hint
-//! this library uses.
+//! describes the collective once (nbc.rs copies its per-rank arrays; the
+//! handles it names stay pinned until the request is freed) and each
+//! MPI_Start runs it again as a non-blocking collective. MPI matches a
+//! persistent collective by the order of the init calls, whatever the order
+//! of the starts: so each request runs on a private duplicate of the
+//! communicator, made (non-blocking, in the place of the init among the
+//! rank's collectives) by the init. The info argument carries no hint this
+//! library uses.
 
 use std::os::raw::{c_int, c_void};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 
-use mpcrs::raw::RawRequest;
+use mpcrs::raw::{self, RawRequest};
 
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 use crate::nbc::{self, Coll, Uniform};
 use crate::requests::Persistent;
+
+/// A persistent collective request's collective and its private communicator.
+pub(crate) struct PColl {
+    coll: Coll,
+    /// Completes when the private duplicate exists (or failed).
+    dup: Arc<RawRequest>,
+    /// The duplicate's handle in the rank's table (MPI_COMM_NULL before).
+    private: Arc<AtomicI32>,
+    /// Completes with the last start: the duplicate is freed after it.
+    last: std::sync::Mutex<Option<RawRequest>>,
+}
+
+impl PColl {
+    /// MPI_Start: runs the collective once more on the private communicator.
+    pub(crate) fn start(&self) -> RawRequest {
+        let (req, completer) = raw::manual_request();
+        let (ran, ran_completer) = raw::manual_request();
+        *self.last.lock().unwrap() = Some(ran);
+        // Pinned for this start too: the request may be freed while it runs.
+        self.coll.pin();
+        let (dup, private, coll) = (self.dup.clone(), self.private.clone(), self.coll.clone());
+        raw::spawn_as_rank(move || {
+            let made = dup.wait();
+            let mut st = mpcrs::Status::empty();
+            if made.error != mpcrs::ErrorClass::Success {
+                st.error = made.error;
+            } else {
+                let rc = (coll.body)(private.load(Ordering::Acquire));
+                if rc != MPI_SUCCESS {
+                    st.error = crate::env::class_of(rc).unwrap_or(mpcrs::ErrorClass::Other);
+                }
+            }
+            coll.unpin();
+            ran_completer.complete(st);
+            completer.complete(st);
+        });
+        req
+    }
+
+    /// MPI_Request_free: the handles are the program's again, and the
+    /// private communicator goes once it exists (a start in flight holds its
+    /// own reference to it).
+    pub(crate) fn free(&self) {
+        self.coll.unpin();
+        let (dup, private) = (self.dup.clone(), self.private.clone());
+        let last = self.last.lock().unwrap().take();
+        raw::spawn_as_rank(move || {
+            dup.wait();
+            if let Some(l) = last {
+                l.wait();
+            }
+            let h = private.swap(MPI_COMM_NULL, Ordering::AcqRel);
+            if h != MPI_COMM_NULL {
+                rank_state().expect("inside a rank").free_comm(h);
+            }
+        });
+    }
+}
+
+/// Makes the private duplicate of `comm` in a helper, in the init's place
+/// among the rank's collectives on `comm`: no attributes are copied (it is no
+/// communicator of the program's).
+fn private_dup(
+    call: &'static str,
+    comm: MPI_Comm,
+) -> Result<(Arc<RawRequest>, Arc<AtomicI32>), c_int> {
+    let slot = Arc::new(AtomicI32::new(MPI_COMM_NULL));
+    let out = slot.clone();
+    let dup = Coll::new(call, comm, vec![], move |comm: MPI_Comm| {
+        let c = match comm_for(call, comm) {
+            Ok(c) => c,
+            Err(code) => return code,
+        };
+        match c.dup() {
+            Ok(d) => {
+                let h = rank_state().expect("inside a rank").add_comm(d);
+                out.store(h, Ordering::Release);
+                MPI_SUCCESS
+            }
+            Err(e) => code(&e),
+        }
+    });
+    let (_, done) = dup.begin()?;
+    Ok((Arc::new(done), slot))
+}
 
 /// Makes an inactive persistent request of `coll`.
 ///
@@ -21,6 +110,7 @@ use crate::requests::Persistent;
 /// `request` writable.
 unsafe fn persist(coll: Coll, request: *mut MPI_Request) -> c_int {
     let c = tri!(comm_for(coll.call, coll.comm));
+    let (dup, private) = tri!(private_dup(coll.call, coll.comm));
     coll.pin();
     let call = coll.call;
     let h = rank_state()
@@ -30,7 +120,12 @@ unsafe fn persist(coll: Coll, request: *mut MPI_Request) -> c_int {
             comm: c.into(),
             call,
             staging: None,
-            persistent: Some(Persistent::Collective(Arc::new(coll))),
+            persistent: Some(Persistent::Collective(Arc::new(PColl {
+                coll,
+                dup,
+                private,
+                last: Default::default(),
+            }))),
             active: false,
             grequest: None,
         });

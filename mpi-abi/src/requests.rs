@@ -33,7 +33,7 @@ pub(crate) enum Persistent {
     },
     /// A persistent collective (pcoll.rs), whose handles stay pinned until
     /// the request is freed.
-    Collective(std::sync::Arc<crate::nbc::Coll>),
+    Collective(std::sync::Arc<crate::pcoll::PColl>),
 }
 
 /// The mode of a persistent send.
@@ -399,7 +399,7 @@ mpi_fn! {
         // A persistent collective's handles are the program's again (a start
         // in flight holds its own pins).
         if let Some(Persistent::Collective(coll)) = &e.persistent {
-            coll.unpin();
+            coll.free();
         }
         // The operation still completes, maybe only after this rank's next calls
         // (a synchronous send to itself): keep it until then, not wait for it.
@@ -624,7 +624,7 @@ unsafe fn start_one(request: *mut MPI_Request) -> c_int {
         return invalid_request("MPI_Start", h);
     };
     let started = match p {
-        Persistent::Collective(coll) => coll.begin().map(|(_, r)| (r, None)),
+        Persistent::Collective(coll) => Ok((coll.start(), None)),
         Persistent::Send {
             buf,
             count,

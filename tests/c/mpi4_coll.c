@@ -113,6 +113,26 @@ static void persistent(void) {
         MPI_Request_free(&r[i]);
         CHECK(r[i] == MPI_REQUEST_NULL, "request_free of an inactive persistent collective");
     }
+
+    /* Matched by the order of the inits, whatever the order of the starts;
+     * a blocking collective on the communicator between start and wait. */
+    int a = -1, b = -1, c = rank == size - 1 ? 5 : -1;
+    MPI_Bcast_init(&a, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    MPI_Bcast_init(&b, 1, MPI_INT, size - 1, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]);
+    for (int k = 0; k < 3; k++) {
+        if (rank == 0) a = 60 + k;
+        if (rank == size - 1) b = 70 + k;
+        if (rank % 2) {
+            MPI_Start(&r[2]), MPI_Start(&r[1]), MPI_Start(&r[0]);
+        } else {
+            MPI_Start(&r[0]), MPI_Start(&r[2]), MPI_Start(&r[1]);
+        }
+        MPI_Bcast(&c, 1, MPI_INT, size - 1, MPI_COMM_WORLD);
+        MPI_Waitall(3, r, MPI_STATUSES_IGNORE);
+        CHECK(a == 60 + k && b == 70 + k && c == 5, "starts out of init order");
+    }
+    for (int i = 0; i < 3; i++) MPI_Request_free(&r[i]);
     free(sb);
     free(rb);
     free(counts);
