@@ -248,6 +248,7 @@ pub(crate) fn allreduce(
     )
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn scan(
     call: &'static str,
     exclusive: bool,
