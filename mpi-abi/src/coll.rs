@@ -35,8 +35,18 @@ fn op_of(h: MPI_Op, t: MPI_Datatype, el: Elements) -> Option<Op> {
             let func = u.func;
             // The C function sees (invec, inoutvec, &count, &datatype), as MPI says,
             // with the count in elements of the datatype the call named.
-            let unit = datatype::info(t)?.size.max(1);
+            let ti = datatype::info(t)?;
+            let unit = ti.size.max(1);
             let _ = el;
+            if !ti.is_contiguous() {
+                return Some(Op::user_bytes(
+                    u.commute,
+                    Arc::new(move |input: &[u8], inout: &mut [u8]| {
+                        // SAFETY: both slices hold whole packed elements of `ti`.
+                        unsafe { user_in_layout(func, t, &ti, input, inout) }
+                    }),
+                ));
+            }
             Op::user_bytes(
                 u.commute,
                 Arc::new(move |input: &[u8], inout: &mut [u8]| {
@@ -56,6 +66,53 @@ fn op_of(h: MPI_Op, t: MPI_Datatype, el: Elements) -> Option<Op> {
             )
         }
     })
+}
+
+/// Calls a user function on packed elements of a non-contiguous datatype `t`:
+/// the function indexes its vectors by the type's layout (extent, gaps), so
+/// both are laid out that way in scratch areas first, and the result packed
+/// back.
+///
+/// # Safety
+/// `input` and `inout` hold the same whole number of packed elements of `ti`.
+unsafe fn user_in_layout(
+    func: MPI_User_function,
+    t: MPI_Datatype,
+    ti: &TypeInfo,
+    input: &[u8],
+    inout: &mut [u8],
+) {
+    let n = inout.len() / ti.size.max(1);
+    if n == 0 {
+        return;
+    }
+    // The span of n elements: from the lowest block offset to the end of the
+    // last element's highest block.
+    let lo = ti.blocks.iter().map(|&(o, _)| o).min().unwrap_or(0).min(0);
+    let hi = ti
+        .blocks
+        .iter()
+        .map(|&(o, l)| o + l as isize)
+        .max()
+        .unwrap_or(0);
+    let span = ((n as isize - 1) * ti.extent.max(0) + hi - lo).max(0) as usize;
+    // 16-byte words: the function may read its elements as long double.
+    let words = span.div_ceil(16).max(1);
+    let (mut a, mut b) = (vec![0u128; words], vec![0u128; words]);
+    let base = |v: &mut Vec<u128>| (v.as_mut_ptr() as *mut u8).wrapping_offset(-lo);
+    let (pa, pb) = (base(&mut a), base(&mut b));
+    let mut len = n as c_int;
+    let mut dt = t;
+    let mut packed = Vec::with_capacity(inout.len());
+    // SAFETY: the scratch areas cover n elements of `ti` from their bases; the
+    // function reads and writes those elements only.
+    unsafe {
+        datatype::unpack(input, pa, n, ti);
+        datatype::unpack(inout, pb, n, ti);
+        func(pa.cast(), pb.cast(), &mut len, &mut dt);
+        datatype::pack(pb, n, ti, &mut packed);
+    }
+    inout.copy_from_slice(&packed[..inout.len()]);
 }
 
 /// The unit a reduction may be split at: a basic element for built-in ops,

@@ -146,9 +146,11 @@ pub(crate) struct RankState {
     /// Keyvals and the attributes of communicators and datatypes.
     pub(crate) attributes: crate::attributes::Store,
     infos: Vec<Option<crate::info::Entries>>,
-    /// Per communicator, the completion of the last non-blocking collective
-    /// issued on it: the next one starts after it (nbc.rs).
-    pub(crate) nbc_chain: std::collections::HashMap<MPI_Comm, Arc<RawRequest>>,
+    /// Handles (communicators, datatypes, ops) that started collectives still
+    /// use, with how many use each and whether the program freed it: MPI lets
+    /// the program free them right after the start, so the last user frees
+    /// them (nbc.rs).
+    pins: std::collections::HashMap<c_int, (usize, bool)>,
     /// Error classes and codes the program added: code - FIRST_USER_CODE ->
     /// (its class, its string); `None` once deleted.
     pub(crate) user_errors: Vec<Option<(c_int, String)>>,
@@ -359,6 +361,9 @@ impl RankState {
 
     /// Frees a user communicator; predefined ones cannot be freed.
     pub(crate) fn free_comm(&mut self, h: MPI_Comm) -> bool {
+        if let Some(first) = self.defer_free(h) {
+            return first;
+        }
         if h & !INDEX_MASK != COMM_USER {
             return false;
         }
@@ -433,6 +438,41 @@ impl RankState {
             .map(f)
     }
 
+    /// Keeps `h` valid until as many [`RankState::unpin`]s (handles the
+    /// program created; predefined ones need no pin).
+    pub(crate) fn pin(&mut self, h: c_int) {
+        if matches!(h & !INDEX_MASK, COMM_USER | TYPE_USER | OP_USER) {
+            self.pins.entry(h).or_insert((0, false)).0 += 1;
+        }
+    }
+
+    /// Ends one use of `h`; the last frees it if the program freed it meanwhile.
+    pub(crate) fn unpin(&mut self, h: c_int) {
+        let Some(p) = self.pins.get_mut(&h) else {
+            return;
+        };
+        p.0 -= 1;
+        if p.0 > 0 {
+            return;
+        }
+        let freed = p.1;
+        self.pins.remove(&h);
+        if freed {
+            match h & !INDEX_MASK {
+                COMM_USER => self.free_comm(h),
+                TYPE_USER => self.free_type(h),
+                _ => self.free_op(h),
+            };
+        }
+    }
+
+    /// A free of a pinned handle: marks it, and tells whether this was the
+    /// first free (`None` if `h` is not pinned).
+    fn defer_free(&mut self, h: c_int) -> Option<bool> {
+        let p = self.pins.get_mut(&h)?;
+        Some(!std::mem::replace(&mut p.1, true))
+    }
+
     pub(crate) fn add_type(&mut self, t: crate::datatype::TypeInfo) -> MPI_Datatype {
         self.types.push(Some(t));
         TYPE_USER | (self.types.len() - 1) as c_int
@@ -461,6 +501,9 @@ impl RankState {
     }
 
     pub(crate) fn free_type(&mut self, h: MPI_Datatype) -> bool {
+        if let Some(first) = self.defer_free(h) {
+            return first;
+        }
         self.type_slot(h).and_then(|t| t.take()).is_some()
     }
 
@@ -546,6 +589,9 @@ impl RankState {
     }
 
     pub(crate) fn free_op(&mut self, h: MPI_Op) -> bool {
+        if let Some(first) = self.defer_free(h) {
+            return first;
+        }
         h & !INDEX_MASK == OP_USER
             && self
                 .ops

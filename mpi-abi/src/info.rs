@@ -62,7 +62,7 @@ impl Entries {
 /// Hints a communicator keeps (MPI_Comm_set_info, MPI_Comm_dup_with_info):
 /// the assertions MPI-4.0 section 7.4.4 defines. Others are ignored, as the
 /// standard allows, so MPI_Comm_get_info shows only hints in force.
-fn understood_comm_hint(key: &str) -> bool {
+pub(crate) fn understood_comm_hint(key: &str) -> bool {
     matches!(
         key,
         "mpi_assert_no_any_tag"

@@ -12,7 +12,7 @@ use crate::handles::*;
 use crate::p2p::{finish, resolve};
 
 /// What MPI_Start starts again for a persistent request.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) enum Persistent {
     Send {
         buf: *const c_void,
@@ -31,6 +31,9 @@ pub(crate) enum Persistent {
         tag: c_int,
         comm: MPI_Comm,
     },
+    /// A persistent collective (pcoll.rs), whose handles stay pinned until
+    /// the request is freed.
+    Collective(std::sync::Arc<crate::pcoll::PColl>),
 }
 
 /// The mode of a persistent send.
@@ -393,6 +396,11 @@ mpi_fn! {
         let Some(e) = rank_state().and_then(|mut st| st.take_request(h)) else {
             return invalid_request("MPI_Request_free", h);
         };
+        // A persistent collective's handles are the program's again (a start
+        // in flight holds its own pins).
+        if let Some(Persistent::Collective(coll)) = &e.persistent {
+            coll.free();
+        }
         // The operation still completes, maybe only after this rank's next calls
         // (a synchronous send to itself): keep it until then, not wait for it.
         let mut st = rank_state().expect("inside a rank");
@@ -582,6 +590,7 @@ unsafe fn init_request(call: &'static str, p: Persistent, request: *mut MPI_Requ
         Persistent::Send { comm, count, t, .. } | Persistent::Recv { comm, count, t, .. } => {
             (comm, count, t)
         }
+        Persistent::Collective(_) => unreachable!("made by pcoll.rs"),
     };
     let (c, _, _) = tri!(resolve(call, comm, count, t));
     let h = rank_state()
@@ -610,11 +619,12 @@ unsafe fn start_one(request: *mut MPI_Request) -> c_int {
     let Some(mut e) = rank_state().and_then(|mut st| st.take_request(h)) else {
         return invalid_request("MPI_Start", h);
     };
-    let Some(p) = e.persistent else {
+    let Some(p) = e.persistent.clone() else {
         rank_state().expect("inside a rank").put_back(h, e);
         return invalid_request("MPI_Start", h);
     };
     let started = match p {
+        Persistent::Collective(coll) => Ok((coll.start(), None)),
         Persistent::Send {
             buf,
             count,

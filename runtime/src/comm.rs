@@ -15,31 +15,59 @@ use crate::p2p::mailbox::Mailbox;
 use crate::universe::Universe;
 
 /// A ticket queue: collectives of one rank on one communicator, one at a time, in
-/// the order they took their tickets.
+/// the order they took their tickets. A non-blocking collective takes its ticket
+/// when the program issues it and its helper waits for that turn later, so a
+/// blocking collective issued next comes after it. The holder of the turn may
+/// enter again (a helper running a blocking collective, a creation that runs
+/// collectives inside) without a ticket.
 #[derive(Default)]
 pub(crate) struct Lane {
     next: std::sync::atomic::AtomicU64,
     done: std::sync::atomic::AtomicU64,
+    /// The execution context holding the turn (`mpcrs_scheduler::context_id`), or 0.
+    holder: std::sync::atomic::AtomicUsize,
     waiters: mpcrs_scheduler::sync::WaitList,
 }
 
-/// Holds the lane until dropped.
-pub(crate) struct LaneTurn<'a>(&'a Lane);
+/// Holds the lane until dropped (unless it was entered again by its holder).
+pub(crate) struct LaneTurn<'a>(&'a Lane, bool);
 
 impl Lane {
     /// Takes a ticket (without yielding first) and waits for its turn.
     pub(crate) fn enter(&self) -> LaneTurn<'_> {
-        let t = self.next.fetch_add(1, Ordering::AcqRel);
+        // Only a held lane (done < next) can be held by the caller.
+        if self.done.load(Ordering::Acquire) != self.next.load(Ordering::Acquire)
+            && self.holder.load(Ordering::Acquire) == mpcrs_scheduler::context_id()
+        {
+            return LaneTurn(self, false);
+        }
+        let t = self.reserve();
+        self.claim(t)
+    }
+
+    /// Takes a ticket to be claimed later with [`Lane::claim`].
+    pub(crate) fn reserve(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::AcqRel)
+    }
+
+    /// Waits for the turn of ticket `t` and holds it.
+    pub(crate) fn claim(&self, t: u64) -> LaneTurn<'_> {
         if self.done.load(Ordering::Acquire) != t {
             self.waiters
                 .wait_until(|| self.done.load(Ordering::Acquire) == t);
         }
-        LaneTurn(self)
+        self.holder
+            .store(mpcrs_scheduler::context_id(), Ordering::Release);
+        LaneTurn(self, true)
     }
 }
 
 impl Drop for LaneTurn<'_> {
     fn drop(&mut self) {
+        if !self.1 {
+            return;
+        }
+        self.0.holder.store(0, Ordering::Release);
         self.0.done.fetch_add(1, Ordering::AcqRel);
         self.0.waiters.notify_all();
     }
@@ -322,6 +350,8 @@ impl Communicator {
 
     /// MPI_Comm_dup: same group, new context. Collective.
     pub fn dup(&self) -> Result<Communicator> {
+        // After this rank's earlier collectives on `self` (non-blocking ones too).
+        let _turn = self.lane.enter();
         if self.is_inter() {
             let r = self.inter_dup();
             return self.check(r);
@@ -343,6 +373,7 @@ impl Communicator {
                 format!("color {color} is negative"),
             );
         }
+        let _turn = self.lane.enter();
         let r = if self.is_inter() {
             self.inter_split(color, key)
         } else {
@@ -354,6 +385,7 @@ impl Communicator {
     /// MPI_Comm_create: the members of `group` (a subset of this communicator's)
     /// get a communicator in the group's order; others get `None`. Collective.
     pub fn create(&self, group: &Group) -> Result<Option<Communicator>> {
+        let _turn = self.lane.enter();
         if self.is_inter() {
             let r = self.inter_create(group);
             return self.check(r);

@@ -123,29 +123,43 @@ pub fn manual_request() -> (RawRequest, Completer) {
     (RawRequest::new(Pending::Waiting(c.clone())), Completer(c))
 }
 
-/// Runs `f` in a new ULT on the caller's worker, acting as the caller's rank, and
-/// yields until `f` has started, so whatever `f` begins (entering a collective)
-/// is ordered before the caller's next call. Must be called from a rank.
+/// Runs `f` in a new ULT acting as the caller's rank: on the caller's worker,
+/// or, for an OS thread acting for a rank (the program's own thread, or one a
+/// rank started under MPI_THREAD_MULTIPLE), on a worker of the rank's
+/// scheduler. Does not wait for `f` to start: what must be ordered is ordered
+/// by a turn taken before (see [`reserve_turn`]).
 pub fn spawn_as_rank(f: impl FnOnce() + Send + 'static) {
     let rank = crate::universe::current_rank().expect("spawn_as_rank outside a rank");
-    let started = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flag = started.clone();
     // The join handle is not needed: the helper reports through its request.
     let helper = move || {
         crate::universe::set_current_rank(rank);
-        flag.store(true, std::sync::atomic::Ordering::Release);
         f();
     };
     if mpcrs_scheduler::in_ult() {
         let _ = mpcrs_scheduler::spawn_local(helper);
     } else {
-        // A rank that is the program's own thread: its helpers run on a worker.
-        let handle = crate::run::adopted_scheduler().expect("a rank outside a ULT is adopted");
-        let _ = handle.spawn_on(0, helper);
+        let (handle, worker) =
+            crate::run::worker_for_rank(rank).expect("a rank's scheduler runs while it calls MPI");
+        let _ = handle.spawn_on(worker, helper);
     }
-    while !started.load(std::sync::atomic::Ordering::Acquire) {
-        mpcrs_scheduler::yield_now();
-    }
+}
+
+/// A place in the order of the caller's collectives on a communicator, taken
+/// when a non-blocking collective is issued; the helper running it waits for
+/// the place with [`in_turn`]. Every turn taken must be waited for, or the
+/// communicator's later collectives of this rank never start.
+pub struct Turn(u64);
+
+/// Takes the next place in the order of this rank's collectives on `comm`.
+pub fn reserve_turn(comm: &Communicator) -> Turn {
+    Turn(comm.lane.reserve())
+}
+
+/// Waits for `turn` on `comm`, then runs `f` holding it: collectives `f` calls
+/// on `comm` run in that place.
+pub fn in_turn<R>(comm: &Communicator, turn: Turn, f: impl FnOnce() -> R) -> R {
+    let _held = comm.lane.claim(turn.0);
+    f()
 }
 
 /// Waits until at least one of `requests` completed; returns the indices of those

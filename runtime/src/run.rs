@@ -286,6 +286,23 @@ pub(crate) fn adopted_scheduler() -> Option<mpcrs_scheduler::Handle> {
     ADOPTED.lock().unwrap().as_ref().map(|s| s.sched.handle())
 }
 
+/// The workers of the job [`run_with`] runs in this process, and its first local
+/// rank and count of local ranks: where a rank's helpers go when the caller
+/// acting for it is an OS thread the rank started.
+static RUNNING: std::sync::Mutex<Option<(mpcrs_scheduler::Handle, usize, usize)>> =
+    std::sync::Mutex::new(None);
+
+/// A worker of `rank`'s scheduler to run work of the rank on (its own worker
+/// in a job of ULT ranks, the first for a rank that is the program's thread).
+pub(crate) fn worker_for_rank(rank: i32) -> Option<(mpcrs_scheduler::Handle, usize)> {
+    if let Some((h, first, count)) = RUNNING.lock().unwrap().as_ref() {
+        let local = (rank as usize).checked_sub(*first)?;
+        let w = worker_of_rank(local, *count, h.workers());
+        return Some((h.clone(), w));
+    }
+    adopted_scheduler().map(|h| (h, 0))
+}
+
 /// `MPI_Finalize` of an adopted thread: this process serves the others until all
 /// are done, then its workers stop.
 pub fn release_calling_thread() {
@@ -347,6 +364,7 @@ where
     let workers = handle.workers();
     let local = cfg.local_ranks();
     let (first, count) = (local.start, local.len());
+    *RUNNING.lock().unwrap() = Some((handle.clone(), first, count));
     let ranks: Vec<_> = local
         .map(|r| {
             let world = world.clone();
@@ -388,6 +406,7 @@ where
         f.finish();
     }
     drop(requests);
+    *RUNNING.lock().unwrap() = None;
     sched.shutdown();
     worst
 }

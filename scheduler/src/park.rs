@@ -53,6 +53,17 @@ pub fn current() -> Unparker {
     }
 }
 
+/// A number naming the caller's execution context (its ULT, or its OS thread)
+/// among those alive now: for "is this held by me?" checks. Never 0.
+pub fn context_id() -> usize {
+    match worker::current_task_ptr() {
+        Some(task) => task as usize,
+        // The address of a thread-local is distinct for every live thread, and
+        // never that of a task, which lives on the heap.
+        None => THREAD_LOCAL_WORD.with(|w| w as *const _ as usize),
+    }
+}
+
 /// True when called from inside a ULT.
 pub fn in_ult() -> bool {
     worker::current_task_ptr().is_some()

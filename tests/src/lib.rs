@@ -393,6 +393,14 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
             "cartesian ok",
         ],
         "nbc" => &["ibarrier ok", "ireduce ok", "inonblocking ok"],
+        "nbc_order" => &[
+            "order ok",
+            "freed handles ok",
+            "user op layout ok",
+            "intercomm v ok",
+            "threads ok",
+        ],
+        "mpi4_coll" => &["persistent ok", "isendrecv ok", "idup_with_info ok"],
         "misc" => &["misc ok"],
         "request_edges" => &["inactive request status ok", "freed synchronous send ok"],
         "coll_edges" => &[

@@ -123,6 +123,44 @@ fn intercommunicators_in_threads() {
     }
 }
 
+/// Non-blocking collectives among the rank's other collectives: blocking
+/// collectives, dup and split issued while non-blocking ones on the same
+/// communicator pend (a dup interleaved with a pending idup panicked, blocking
+/// collectives overtook pending ones), ops, types and communicators freed right
+/// after the start (invalid handle errors before), user ops on a strided type
+/// (the function got packed data: wrong sums, heap corruption), v-collectives
+/// on intercommunicators with groups of different sizes (arrays copied with
+/// the local size: truncation, bad types) and threads of a rank starting them
+/// (a panic: no worker for the helper).
+#[test]
+fn nonblocking_collectives_keep_issue_order_handles_and_layouts() {
+    let bin = build_c(&c_source("nbc_order.c"), "nbc_order", None, &[]);
+    for n in [1, 2, 5, 8] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("nbc_order at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("nbc_order"),
+            "at -n {n}"
+        );
+    }
+}
+
+/// MPI-4: the persistent collectives (started again and again, handles freed
+/// after the init, inactive requests freed), MPI_Isendrecv(_replace) and
+/// MPI_Comm_idup_with_info.
+#[test]
+fn persistent_collectives_isendrecv_and_idup_with_info() {
+    let bin = build_c(&c_source("mpi4_coll.c"), "mpi4_coll", None, &[]);
+    for n in [1, 2, 5, 8] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("mpi4_coll at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("mpi4_coll"),
+            "at -n {n}"
+        );
+    }
+}
+
 /// Alltoallv/Alltoallw with zero counts and MPI_IN_PLACE (NULL send arrays,
 /// MPI_DATATYPE_NULL send type: a panic before), and a user op over a
 /// 3-double type on vectors split among ranks (wrong answers before: chunks

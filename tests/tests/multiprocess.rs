@@ -65,6 +65,8 @@ fn c_suites() -> Vec<(PathBuf, &'static [&'static str])> {
         "intercomm",
         "coll_edges",
         "request_edges",
+        "nbc_order",
+        "mpi4_coll",
     ]
     .into_iter()
     .map(|name| {

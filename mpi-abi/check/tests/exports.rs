@@ -25,30 +25,18 @@ const MPI4_PREFIXES: &[&str] = &[
     "MPI_Status_f2f08", // mpi_f08 statuses
 ];
 
-/// MPI-4 persistent collectives (`MPI_Bcast_init` ...): the `_init` names
-/// that are not MPI-1's persistent point-to-point requests.
-const MPI1_INIT: &[&str] = &[
-    "MPI_Send_init",
-    "MPI_Bsend_init",
-    "MPI_Ssend_init",
-    "MPI_Rsend_init",
-    "MPI_Recv_init",
-];
+/// MPI-4 persistent neighbourhood collectives (`MPI_Neighbor_allgather_init`
+/// ...); the other persistent collectives are built.
+const NEIGHBOR_INIT: &str = "MPI_Neighbor_";
 
 /// Other MPI-4 functions.
-const MPI4_FUNCTIONS: &[&str] = &[
-    "MPI_Comm_idup_with_info",
-    "MPI_Isendrecv",
-    "MPI_Isendrecv_replace",
-    "MPI_T_category_get_events",
-    "MPI_T_category_get_num_events",
-];
+const MPI4_FUNCTIONS: &[&str] = &["MPI_T_category_get_events", "MPI_T_category_get_num_events"];
 
 fn excluded(name: &str) -> bool {
     // MPI-4 large-count variants (`MPI_Send_c`).
     name.ends_with("_c")
         || MPI4_PREFIXES.iter().any(|p| name.starts_with(p))
-        || (name.ends_with("_init") && !MPI1_INIT.contains(&name) && name != "MPI_T_init_thread")
+        || (name.ends_with("_init") && name.starts_with(NEIGHBOR_INIT))
         || MPI4_FUNCTIONS.contains(&name)
 }
 
