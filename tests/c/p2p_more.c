@@ -3,6 +3,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CHECK(cond, what) do { if (!(cond)) { fprintf(stderr, "rank %d: FAILED %s\n", rank, what); MPI_Abort(MPI_COMM_WORLD, 5); } } while (0)
 
@@ -91,7 +92,9 @@ int main(int argc, char **argv) {
     /* cancel sends nobody receives: a large one (waiting in the sender's buffer,
      * or announced to another process) and a small synchronous one; they are
      * withdrawn, so nothing of them is left to probe. A send that matched is not
-     * cancelled. */
+     * cancelled. "--no-send-cancel" leaves this out, for the comparison with
+     * MPICH, whose MPI_Wait on a cancelled unmatched send never returns. */
+    if (argc > 1 && strcmp(argv[1], "--no-send-cancel") == 0) goto test_families;
     int *large = malloc(20000 * sizeof(int));
     for (int i = 0; i < 20000; i++) large[i] = i;
     MPI_Request cs[2];
@@ -124,6 +127,8 @@ int main(int argc, char **argv) {
     free(into);
     free(large);
     if (rank == 0) printf("cancel send ok\n");
+
+test_families:;
 
     /* test and wait families */
     MPI_Request rs[4];

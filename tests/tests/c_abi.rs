@@ -331,7 +331,7 @@ fn cxx_programs_through_mpcrs_cxx() {
 
 /// Builds `src` with MPICH's mpicc, runs it under mpcrs-run and under MPICH's
 /// launcher at 4 ranks, and requires the same output.
-fn same_output_as_mpich(src: &str) {
+fn same_output_as_mpich(src: &str, args: &[&str]) {
     let bin = build_c(
         &c_source(src),
         &format!("{src}-mpich"),
@@ -339,13 +339,14 @@ fn same_output_as_mpich(src: &str) {
         &[],
     );
     let ours = expect_success(
-        &run(&bin, 4, &[]),
+        &run(&bin, 4, args),
         &format!("MPICH-built {src} under mpcrs-run"),
     );
     let o = run_command(
         Command::new("mpirun.mpich")
             .args(["-launcher", "fork", "-n", "4"])
-            .arg(&bin),
+            .arg(&bin)
+            .args(args),
         Duration::from_secs(120),
     );
     let theirs = expect_success(&o, &format!("{src} under MPICH"));
@@ -354,12 +355,13 @@ fn same_output_as_mpich(src: &str) {
 
 #[test]
 fn binaries_built_by_mpich_run_unchanged_with_the_same_output() {
-    same_output_as_mpich("basics.c");
-    same_output_as_mpich("datatypes.c");
-    same_output_as_mpich("p2p_more.c");
-    same_output_as_mpich("comms.c");
-    same_output_as_mpich("nbc.c");
-    same_output_as_mpich("handlers.c");
+    same_output_as_mpich("basics.c", &[]);
+    same_output_as_mpich("datatypes.c", &[]);
+    // MPICH cannot take back a send nobody receives (its MPI_Wait never returns).
+    same_output_as_mpich("p2p_more.c", &["--no-send-cancel"]);
+    same_output_as_mpich("comms.c", &[]);
+    same_output_as_mpich("nbc.c", &[]);
+    same_output_as_mpich("handlers.c", &[]);
 }
 
 #[test]
