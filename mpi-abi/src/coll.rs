@@ -100,7 +100,7 @@ unsafe fn reduction(
         Resolved::Contiguous(len) => (
             len,
             None,
-            datatype::predefined(t).expect("resolved as predefined"),
+            datatype::predefined_contiguous(t).expect("resolved as predefined"),
         ),
         Resolved::Typed(len, ti) => match ti.elem {
             Some(el) => (len, Some(ti), el),
@@ -221,6 +221,7 @@ unsafe fn stage_v(
         elem: ti.elem,
         committed: true,
         basics: ti.basics.clone(),
+        align: ti.align,
         envelope: None,
     };
     // SAFETY: forwarded; one "element" of `whole` covers every block.

@@ -394,6 +394,13 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
         "nbc" => &["ibarrier ok", "ireduce ok", "inonblocking ok"],
         "misc" => &["misc ok"],
         "request_edges" => &["inactive request status ok", "freed synchronous send ok"],
+        "types_ops" => &[
+            "reductions ok",
+            "pairs ok",
+            "names ok",
+            "alignment ok",
+            "external32 ok",
+        ],
         "coll_edges" => &[
             "alltoallv alltoallw zero and in place ok",
             "user op on long vectors ok",

@@ -123,6 +123,23 @@ fn intercommunicators_in_threads() {
     }
 }
 
+/// Predefined datatypes and reductions (tests/c/types_ops.c): every
+/// operation MPI defines on long double, the complex types, booleans, bytes
+/// and the pair types, the undefined pairs refused with MPI_ERR_OP; pair
+/// sizes and extents, type names, C alignment of structures, external32.
+#[test]
+fn predefined_types_reductions_names_alignment_and_external32() {
+    let bin = build_c(&c_source("types_ops.c"), "types_ops", None, &[]);
+    for n in [1, 2, 8, 13] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("types_ops at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("types_ops"),
+            "at -n {n}"
+        );
+    }
+}
+
 /// Alltoallv/Alltoallw with zero counts and MPI_IN_PLACE (NULL send arrays,
 /// MPI_DATATYPE_NULL send type: a panic before), and a user op over a
 /// 3-double type on vectors split among ranks (wrong answers before: chunks

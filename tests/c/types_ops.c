@@ -1,0 +1,301 @@
+/* Predefined datatypes and reduction operations: every (operation, type group)
+ * pair MPI defines — long double and the complex types included — computed,
+ * and pairs it does not define refused with MPI_ERR_OP; the (value, index)
+ * pair types (sizes, extents, elements, MINLOC/MAXLOC); names; C alignment of
+ * structures; external32; datatype handles freed and reused. Deterministic
+ * output on rank 0; non-zero exit on failure. */
+#include <mpi.h>
+#include <complex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "rank %d: FAILED ", rank); \
+    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 7); } } while (0)
+
+/* Allreduce of one value, checked against the same reduction done here in C
+ * over every rank's contribution (values chosen so every order is exact). */
+#define REDUCE(ctype, mpitype, op, contrib, combine, what) do { \
+    ctype mine_ = contrib(rank), got_, want_ = contrib(0); \
+    for (int r_ = 1; r_ < size; r_++) { ctype x_ = contrib(r_); want_ = combine(want_, x_); } \
+    int rc_ = MPI_Allreduce(&mine_, &got_, 1, mpitype, op, MPI_COMM_WORLD); \
+    CHECK(rc_ == MPI_SUCCESS, "%s returned %d", what, rc_); \
+    CHECK(got_ == want_, "%s", what); \
+} while (0)
+
+#define ADD(a, b) ((a) + (b))
+#define MUL(a, b) ((a) * (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define LXOR(a, b) ((!(a)) != (!(b)))
+#define LAND(a, b) ((a) && (b))
+#define LOR(a, b) ((a) || (b))
+#define BXOR(a, b) ((a) ^ (b))
+#define BAND(a, b) ((a) & (b))
+#define BOR(a, b) ((a) | (b))
+
+/* i^r: products of units stay exact whatever the order. */
+static double complex unit(int r) { static const double complex u[4] = {1, I, -1, -I}; return u[r % 4]; }
+#define LD_SMALL(r) ((long double)(r) + 0.25L)
+#define LD_TWO(r) ((r) % 2 ? 2.0L : 1.0L)
+#define LD_HALF(r) ((long double)((r) * 37 % 11) * 0.5L)
+#define LD_ODD(r) ((long double)((r) % 2))
+#define FC_SUM(r) ((float)(r) - (float)(r) * 2 * I)
+#define FC_PROD(r) ((float complex)unit(r))
+#define DC_SUM(r) ((double)(r) + 0.5 * I)
+#define DC_PROD(r) (unit(r))
+#define LDC_SUM(r) ((long double)(r) - 0.75L * I)
+#define LDC_PROD(r) ((long double complex)unit(r + 1))
+#define BOOL_SOME(r) ((bool)((r) % 3 == 1))
+#define BOOL_ALL(r) ((bool)true)
+#define BYTE_OF(r) ((unsigned char)(0x11 << ((r) % 4)))
+#define FLOG(r) ((int)((r) % 2))
+
+struct ldi { long double v; int i; };
+struct si { short v; int i; };
+struct di { double v; int i; };
+struct li { long v; int i; };
+
+static void reductions(void) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    REDUCE(long double, MPI_LONG_DOUBLE, MPI_SUM, LD_SMALL, ADD, "long double sum");
+    REDUCE(long double, MPI_LONG_DOUBLE, MPI_PROD, LD_TWO, MUL, "long double prod");
+    REDUCE(long double, MPI_LONG_DOUBLE, MPI_MAX, LD_HALF, MAX, "long double max");
+    REDUCE(long double, MPI_LONG_DOUBLE, MPI_MIN, LD_HALF, MIN, "long double min");
+    REDUCE(long double, MPI_LONG_DOUBLE, MPI_LXOR, LD_ODD, LXOR, "long double lxor");
+    REDUCE(float complex, MPI_C_FLOAT_COMPLEX, MPI_SUM, FC_SUM, ADD, "float complex sum");
+    REDUCE(float complex, MPI_C_FLOAT_COMPLEX, MPI_PROD, FC_PROD, MUL, "float complex prod");
+    REDUCE(double complex, MPI_C_DOUBLE_COMPLEX, MPI_SUM, DC_SUM, ADD, "double complex sum");
+    REDUCE(double complex, MPI_C_DOUBLE_COMPLEX, MPI_PROD, DC_PROD, MUL, "double complex prod");
+    REDUCE(double complex, MPI_DOUBLE_COMPLEX, MPI_PROD, DC_PROD, MUL, "Fortran double complex prod");
+    REDUCE(long double complex, MPI_C_LONG_DOUBLE_COMPLEX, MPI_SUM, LDC_SUM, ADD, "long double complex sum");
+    REDUCE(long double complex, MPI_C_LONG_DOUBLE_COMPLEX, MPI_PROD, LDC_PROD, MUL, "long double complex prod");
+    REDUCE(bool, MPI_C_BOOL, MPI_LOR, BOOL_SOME, LOR, "bool lor");
+    REDUCE(bool, MPI_C_BOOL, MPI_LAND, BOOL_ALL, LAND, "bool land");
+    REDUCE(bool, MPI_C_BOOL, MPI_LXOR, BOOL_SOME, LXOR, "bool lxor");
+    REDUCE(unsigned char, MPI_BYTE, MPI_BXOR, BYTE_OF, BXOR, "byte bxor");
+    REDUCE(unsigned char, MPI_BYTE, MPI_BOR, BYTE_OF, BOR, "byte bor");
+    REDUCE(unsigned char, MPI_BYTE, MPI_BAND, BYTE_OF, BAND, "byte band");
+    REDUCE(int, MPI_LOGICAL, MPI_LXOR, FLOG, LXOR, "Fortran logical lxor");
+
+    /* MINLOC/MAXLOC on the pair types, padding and all: values with ties so
+     * the smaller index must win. */
+    {
+        struct ldi a[2] = {{(long double)(rank % 3), rank}, {-(long double)(rank % 3), rank}}, b[2];
+        CHECK(MPI_Allreduce(a, b, 2, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD) == MPI_SUCCESS, "ldi maxloc");
+        int top = size > 2 ? 2 : size - 1;
+        CHECK(b[0].v == (long double)top && b[0].i == top && b[1].v == 0 && b[1].i == 0, "long double int maxloc");
+        struct si c[3], d[3];
+        for (int k = 0; k < 3; k++) { c[k].v = (short)((rank + k) % 4); c[k].i = rank; }
+        CHECK(MPI_Allreduce(c, d, 3, MPI_SHORT_INT, MPI_MINLOC, MPI_COMM_WORLD) == MPI_SUCCESS, "si minloc");
+        for (int k = 0; k < 3; k++) {
+            int best = 0;
+            for (int r = 1; r < size; r++) if ((r + k) % 4 < (best + k) % 4) best = r;
+            CHECK(d[k].v == (best + k) % 4 && d[k].i == best, "short int minloc %d", k);
+        }
+        struct di e = {(double)((rank * 5) % 7), rank}, f;
+        CHECK(MPI_Allreduce(&e, &f, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD) == MPI_SUCCESS, "di maxloc");
+        int best = 0;
+        for (int r = 1; r < size; r++) if ((r * 5) % 7 > (best * 5) % 7) best = r;
+        CHECK(f.v == (best * 5) % 7 && f.i == best, "double int maxloc");
+        struct li g = {-(long)rank, rank}, h;
+        CHECK(MPI_Reduce(&g, &h, 1, MPI_LONG_INT, MPI_MINLOC, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "li minloc");
+        CHECK(rank != 0 || (h.v == -(long)(size - 1) && h.i == size - 1), "long int minloc");
+    }
+
+    /* Pairs MPI does not define fail with MPI_ERR_OP and name the pair. */
+    {
+        double complex z = 1, zr;
+        double x = 1, xr;
+        bool t = true, tr;
+        unsigned char y = 1, yr;
+        wchar_t w = L'a', wr;
+        int cls;
+        int rc = MPI_Allreduce(&z, &zr, 1, MPI_C_DOUBLE_COMPLEX, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_OP, "MPI_MAX on complex: class %d", cls);
+        rc = MPI_Allreduce(&x, &xr, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_OP, "MPI_BAND on double: class %d", cls);
+        rc = MPI_Allreduce(&t, &tr, 1, MPI_C_BOOL, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_OP, "MPI_SUM on bool: class %d", cls);
+        rc = MPI_Allreduce(&y, &yr, 1, MPI_BYTE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_OP, "MPI_MAX on byte: class %d", cls);
+        rc = MPI_Allreduce(&w, &wr, 1, MPI_WCHAR, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_OP, "MPI_SUM on wchar: class %d", cls);
+        rc = MPI_Allreduce(&x, &xr, 1, MPI_DOUBLE, MPI_MINLOC, MPI_COMM_WORLD);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_OP, "MPI_MINLOC on double: class %d", cls);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    if (rank == 0) printf("reductions ok\n");
+}
+
+/* The pair types: MPI_Type_size counts the data, the extent is the C
+ * struct's; a pair moves as its two basic elements. */
+static void pairs(void) {
+    struct { MPI_Datatype t; int size; MPI_Aint extent; } p[] = {
+        {MPI_FLOAT_INT, 8, 8}, {MPI_DOUBLE_INT, 12, sizeof(struct di)},
+        {MPI_LONG_INT, 12, sizeof(struct li)}, {MPI_SHORT_INT, 6, sizeof(struct si)},
+        {MPI_2INT, 8, 8}, {MPI_LONG_DOUBLE_INT, 20, sizeof(struct ldi)},
+    };
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) {
+        int sz;
+        MPI_Aint lb, ext;
+        MPI_Type_size(p[k].t, &sz);
+        MPI_Type_get_extent(p[k].t, &lb, &ext);
+        CHECK(sz == p[k].size && lb == 0 && ext == p[k].extent, "pair %zu: size %d extent %ld", k, sz, (long)ext);
+    }
+    /* Two (double, int) pairs sent as a struct of four members arrive as two
+     * MPI_DOUBLE_INT: four basic elements. */
+    struct { double a; int b; double c; int d; } s = {1.5, 7, -2.5, 9};
+    struct di r[2];
+    int bl[4] = {1, 1, 1, 1};
+    MPI_Aint disp[4] = {0, offsetof(struct di, i), sizeof(struct di), sizeof(struct di) + offsetof(struct di, i)};
+    MPI_Datatype ty[4] = {MPI_DOUBLE, MPI_INT, MPI_DOUBLE, MPI_INT}, st;
+    MPI_Type_create_struct(4, bl, disp, ty, &st);
+    MPI_Type_commit(&st);
+    MPI_Status status;
+    MPI_Sendrecv(&s, 1, st, 0, 0, r, 2, MPI_DOUBLE_INT, 0, 0, MPI_COMM_SELF, &status);
+    int count;
+    MPI_Get_elements(&status, MPI_DOUBLE_INT, &count);
+    CHECK(count == 4, "elements of two pairs: %d", count);
+    MPI_Get_count(&status, MPI_DOUBLE_INT, &count);
+    CHECK(count == 2, "count of two pairs: %d", count);
+    CHECK(r[0].v == 1.5 && r[0].i == 7 && r[1].v == -2.5 && r[1].i == 9, "pair contents");
+    MPI_Type_free(&st);
+    /* Between ranks: a ring of MPI_SHORT_INT pairs (6 bytes each on the wire). */
+    struct si out[2] = {{(short)rank, rank * 10}, {(short)-rank, rank * 20}}, in[2];
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    MPI_Sendrecv(out, 2, MPI_SHORT_INT, next, 1, in, 2, MPI_SHORT_INT, prev, 1, MPI_COMM_WORLD, &status);
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    CHECK(count == 12, "bytes of two short-int pairs: %d", count);
+    CHECK(in[0].v == prev && in[0].i == prev * 10 && in[1].v == -prev && in[1].i == prev * 20, "short int ring");
+    if (rank == 0) printf("pairs ok\n");
+}
+
+/* MPI_Type_get_name of predefined types, synonyms by their MPI names. */
+static void names(void) {
+    struct { MPI_Datatype t; const char *name; } n[] = {
+        {MPI_COMPLEX, "MPI_COMPLEX"}, {MPI_LB, "MPI_LB"}, {MPI_UB, "MPI_UB"},
+        {MPI_2REAL, "MPI_2REAL"}, {MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX"},
+        {MPI_CXX_BOOL, "MPI_CXX_BOOL"}, {MPI_LOGICAL, "MPI_LOGICAL"}, {MPI_INTEGER8, "MPI_INTEGER8"},
+        {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT"}, {MPI_COUNT, "MPI_COUNT"},
+        {MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX"}, {MPI_LONG_LONG, "MPI_LONG_LONG_INT"},
+    };
+    for (size_t k = 0; k < sizeof n / sizeof n[0]; k++) {
+        char got[MPI_MAX_OBJECT_NAME];
+        int len;
+        MPI_Type_get_name(n[k].t, got, &len);
+        CHECK(strcmp(got, n[k].name) == 0 && len == (int)strlen(n[k].name), "name of %s: %s", n[k].name, got);
+    }
+    if (rank == 0) printf("names ok\n");
+}
+
+/* A structure's extent is padded to its widest member's C alignment: complex
+ * numbers align as their parts, long double to 16. */
+#define ALIGNED(T, MPIT) do { \
+    struct s_ { char a; T b; }; \
+    int bl_[2] = {1, 1}; \
+    MPI_Aint d_[2] = {0, offsetof(struct s_, b)}, lb_, ext_; \
+    MPI_Datatype t_[2] = {MPI_CHAR, MPI_DATATYPE_NULL}, st_; \
+    MPI_Type_dup(MPIT, &t_[1]); \
+    MPI_Type_create_struct(2, bl_, d_, t_, &st_); \
+    MPI_Type_get_extent(st_, &lb_, &ext_); \
+    CHECK(ext_ == sizeof(struct s_), "struct {char; %s}: extent %ld, C says %zu", #T, (long)ext_, sizeof(struct s_)); \
+    MPI_Type_free(&t_[1]); \
+    MPI_Type_free(&st_); \
+} while (0)
+
+static void alignment(void) {
+    ALIGNED(float complex, MPI_C_FLOAT_COMPLEX);
+    ALIGNED(double complex, MPI_C_DOUBLE_COMPLEX);
+    ALIGNED(long double complex, MPI_C_LONG_DOUBLE_COMPLEX);
+    ALIGNED(long double, MPI_LONG_DOUBLE);
+    ALIGNED(double, MPI_DOUBLE);
+    ALIGNED(short, MPI_SHORT);
+    ALIGNED(bool, MPI_C_BOOL);
+    ALIGNED(struct di, MPI_DOUBLE_INT);
+    /* A derived type of complex numbers sent between ranks keeps its layout. */
+    struct zc { char c; double complex z; } a[3], b[3];
+    int bl[2] = {1, 1};
+    MPI_Aint d[2] = {offsetof(struct zc, c), offsetof(struct zc, z)}, lb, ext;
+    MPI_Datatype t[2] = {MPI_CHAR, MPI_C_DOUBLE_COMPLEX}, st;
+    MPI_Type_create_struct(2, bl, d, t, &st);
+    MPI_Type_commit(&st);
+    MPI_Type_get_extent(st, &lb, &ext);
+    CHECK(ext == sizeof(struct zc), "struct zc extent %ld", (long)ext);
+    for (int k = 0; k < 3; k++) { a[k].c = (char)('a' + rank % 26); a[k].z = rank + k * I; }
+    memset(b, 0, sizeof b);
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    MPI_Sendrecv(a, 3, st, next, 2, b, 3, st, prev, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int k = 0; k < 3; k++)
+        CHECK(b[k].c == 'a' + prev % 26 && b[k].z == prev + k * I, "complex struct %d", k);
+    MPI_Type_free(&st);
+    if (rank == 0) printf("alignment ok\n");
+}
+
+/* external32: big-endian, long in 4 bytes, long double as IEEE binary128,
+ * each part of a complex number on its own. */
+static void external32(void) {
+    long l[2] = {1, -2};
+    unsigned char buf[64];
+    MPI_Aint pos = 0, sz;
+    MPI_Pack_external_size("external32", 2, MPI_LONG, &sz);
+    CHECK(sz == 8, "external size of 2 longs: %ld", (long)sz);
+    MPI_Pack_external("external32", l, 2, MPI_LONG, buf, sizeof buf, &pos);
+    const unsigned char lw[8] = {0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe};
+    CHECK(pos == 8 && memcmp(buf, lw, 8) == 0, "external longs");
+    long lb[2];
+    pos = 0;
+    MPI_Unpack_external("external32", buf, sizeof buf, &pos, lb, 2, MPI_LONG);
+    CHECK(pos == 8 && lb[0] == 1 && lb[1] == -2, "longs back");
+
+    long double ld[2] = {1.0L, -2.5L}, ldb[2];
+    pos = 0;
+    MPI_Pack_external("external32", ld, 2, MPI_LONG_DOUBLE, buf, sizeof buf, &pos);
+    const unsigned char one[16] = {0x3f, 0xff}, m25[16] = {0xc0, 0x00, 0x40};
+    CHECK(pos == 32 && memcmp(buf, one, 16) == 0 && memcmp(buf + 16, m25, 16) == 0, "external long doubles");
+    pos = 0;
+    MPI_Unpack_external("external32", buf, sizeof buf, &pos, ldb, 2, MPI_LONG_DOUBLE);
+    CHECK(ldb[0] == 1.0L && ldb[1] == -2.5L, "long doubles back");
+
+    float complex fc = 1.0f + 2.0f * I, fcb;
+    pos = 0;
+    MPI_Pack_external("external32", &fc, 1, MPI_C_FLOAT_COMPLEX, buf, sizeof buf, &pos);
+    const unsigned char fw[8] = {0x3f, 0x80, 0, 0, 0x40, 0, 0, 0};
+    CHECK(pos == 8 && memcmp(buf, fw, 8) == 0, "external float complex");
+    pos = 0;
+    MPI_Unpack_external("external32", buf, sizeof buf, &pos, &fcb, 1, MPI_C_FLOAT_COMPLEX);
+    CHECK(fcb == fc, "float complex back");
+
+    /* A pair of (long, int): 4 + 4 bytes. */
+    struct li p = {-3, 5}, pb;
+    MPI_Pack_external_size("external32", 1, MPI_LONG_INT, &sz);
+    CHECK(sz == 8, "external size of a long-int pair: %ld", (long)sz);
+    pos = 0;
+    MPI_Pack_external("external32", &p, 1, MPI_LONG_INT, buf, sizeof buf, &pos);
+    pos = 0;
+    MPI_Unpack_external("external32", buf, sizeof buf, &pos, &pb, 1, MPI_LONG_INT);
+    CHECK(pb.v == -3 && pb.i == 5, "long int pair back");
+    if (rank == 0) printf("external32 ok\n");
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    reductions();
+    pairs();
+    names();
+    alignment();
+    external32();
+    MPI_Finalize();
+    return 0;
+}
