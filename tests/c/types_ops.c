@@ -287,6 +287,59 @@ static void external32(void) {
     if (rank == 0) printf("external32 ok\n");
 }
 
+/* Derived datatype handles: a freed handle goes to the next new type (last
+ * freed first, as MPICH does: programs rely on it), without its name; a type
+ * freed after MPI_Send_init/MPI_Recv_init serves the persistent request for
+ * as long as it lives, its handle not given to another type meanwhile. */
+static void handles(void) {
+    MPI_Datatype a, b, c;
+    MPI_Type_contiguous(2, MPI_INT, &a);
+    MPI_Type_contiguous(3, MPI_INT, &b);
+    MPI_Type_set_name(b, "three ints");
+    MPI_Datatype was_a = a, was_b = b;
+    MPI_Type_free(&a);
+    MPI_Type_free(&b);
+    CHECK(a == MPI_DATATYPE_NULL && b == MPI_DATATYPE_NULL, "freed handles are nulled");
+    MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &c);
+    CHECK(c == was_b, "the last freed handle is reused");
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    MPI_Type_get_name(c, name, &len);
+    CHECK(len == 0, "a reused handle has no name: %s", name);
+    MPI_Type_free(&c);
+    (void)was_a;
+
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    MPI_Datatype st, rt;
+    MPI_Type_dup(MPI_INT, &st);
+    MPI_Type_contiguous(2, MPI_SHORT, &rt);
+    MPI_Type_commit(&rt);
+    int v[2] = {0, 0};
+    short w[4] = {0, 0, 0, 0};
+    MPI_Request req[2];
+    MPI_Send_init(v, 2, st, next, 5, MPI_COMM_WORLD, &req[0]);
+    MPI_Recv_init(w, 2, rt, prev, 5, MPI_COMM_WORLD, &req[1]);
+    MPI_Datatype held_s = st, held_r = rt;
+    MPI_Type_free(&st);
+    MPI_Type_free(&rt);
+    MPI_Datatype other;
+    MPI_Type_contiguous(4, MPI_CHAR, &other);
+    CHECK(other != held_s && other != held_r, "a handle a persistent request holds is not reused");
+    for (int it = 0; it < 3; it++) {
+        v[0] = rank * 100 + it;
+        v[1] = -v[0];
+        MPI_Startall(2, req);
+        MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        int got[2];
+        memcpy(got, w, sizeof got);
+        CHECK(got[0] == prev * 100 + it && got[1] == -got[0], "persistent round %d", it);
+    }
+    MPI_Request_free(&req[0]);
+    MPI_Request_free(&req[1]);
+    MPI_Type_free(&other);
+    if (rank == 0) printf("handles ok\n");
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -296,6 +349,7 @@ int main(int argc, char **argv) {
     names();
     alignment();
     external32();
+    handles();
     MPI_Finalize();
     return 0;
 }

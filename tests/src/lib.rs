@@ -400,6 +400,7 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
             "names ok",
             "alignment ok",
             "external32 ok",
+            "handles ok",
         ],
         "coll_edges" => &[
             "alltoallv alltoallw zero and in place ok",
