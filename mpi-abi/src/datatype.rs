@@ -226,6 +226,9 @@ pub(crate) struct Envelope {
     /// The handles the program passed, with the description of each derived
     /// one (the program may free the handle; get_contents makes a new one).
     pub(crate) types: Vec<(MPI_Datatype, Option<TypeInfo>)>,
+    /// Built by a large-count constructor with a count beyond `int`: `ints`
+    /// cannot hold the arguments (MPI_Type_get_envelope refuses the type).
+    pub(crate) large: bool,
 }
 
 /// Appends `reps` copies of the runs `of` to `runs`, merging runs of one type.
@@ -388,6 +391,14 @@ impl TypeInfo {
     ) -> (Vec<(isize, usize)>, usize) {
         let mut blocks: Vec<(isize, usize)> = Vec::new();
         let mut size = 0;
+        if self.is_contiguous() {
+            // Copies of a contiguous type are one block each, however many.
+            for &(disp, reps) in placements {
+                push_merged(&mut blocks, disp, reps * self.size);
+                size += reps * self.size;
+            }
+            return (blocks, size);
+        }
         for &(disp, reps) in placements {
             for k in 0..reps {
                 let base = disp + k as isize * stride;

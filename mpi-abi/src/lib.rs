@@ -26,6 +26,7 @@ mod handles;
 mod info;
 mod intercomm;
 mod interpose;
+mod large_count;
 mod libc_state;
 mod libraries;
 mod loader;
@@ -66,6 +67,7 @@ pub mod abi {
     pub use crate::grequest::*;
     pub use crate::info::*;
     pub use crate::intercomm::*;
+    pub use crate::large_count::*;
     pub use crate::nbc::*;
     pub use crate::neighbor::*;
     pub use crate::p2p::*;

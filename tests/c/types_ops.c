@@ -6,6 +6,7 @@
  * output on rank 0; non-zero exit on failure. */
 #include <mpi.h>
 #include <complex.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -340,6 +341,116 @@ static void handles(void) {
     if (rank == 0) printf("handles ok\n");
 }
 
+/* MPI-4's large-count (_c) calls: types of more than INT_MAX bytes described
+ * exactly; counts within int through the ordinary paths; MPI_Type_size says
+ * MPI_UNDEFINED where an int cannot hold the size. */
+static void large_count(void) {
+    const MPI_Count big = (MPI_Count)5 << 30;
+    MPI_Datatype t;
+    MPI_Count sz, lb, ext;
+    MPI_Type_contiguous_c(big, MPI_CHAR, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_size_c(t, &sz);
+    MPI_Type_get_true_extent_c(t, &lb, &ext);
+    CHECK(sz == big && lb == 0 && ext == big, "contiguous_c: size %lld extent %lld", (long long)sz, (long long)ext);
+    int isz;
+    MPI_Type_size(t, &isz);
+    CHECK(isz == MPI_UNDEFINED, "MPI_Type_size beyond int: %d", isz);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int ni, na, nd, comb, cls;
+    int rc = MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_TYPE, "envelope of a count beyond int: class %d", cls);
+    MPI_Datatype bad;
+    rc = MPI_Type_contiguous_c(-1, MPI_INT, &bad);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_COUNT, "negative count: class %d", cls);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Type_free(&t);
+
+    MPI_Count bl[3] = {0, 7, ((MPI_Count)3 << 30) + 1}, d[3] = {0, 0, 7};
+    MPI_Type_create_hindexed_c(3, bl, d, MPI_CHAR, &t);
+    MPI_Type_size_c(t, &sz);
+    MPI_Type_get_extent_c(t, &lb, &ext);
+    CHECK(sz == bl[1] + bl[2] && lb == 0 && ext == sz, "hindexed_c: size %lld", (long long)sz);
+    MPI_Type_free(&t);
+    MPI_Count ds[4] = {0, 1 << 28, 2 << 28, 3 << 28};
+    MPI_Type_create_indexed_block_c(4, 1 << 28, ds, MPI_INT, &t);
+    MPI_Type_size_c(t, &sz);
+    CHECK(sz == (MPI_Count)4 << 30, "indexed_block_c: size %lld", (long long)sz);
+    MPI_Type_free(&t);
+    /* Within int: the envelope is the ordinary constructor's. */
+    MPI_Type_contiguous_c(3, MPI_DOUBLE, &t);
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    int ints[1];
+    MPI_Aint aints[1];
+    MPI_Datatype types[1];
+    MPI_Type_get_contents(t, 1, 0, 1, ints, aints, types);
+    CHECK(comb == MPI_COMBINER_CONTIGUOUS && ni == 1 && ints[0] == 3 && types[0] == MPI_DOUBLE, "envelope of contiguous_c");
+    MPI_Type_free(&t);
+
+    /* Point-to-point, broadcast and alltoallv with MPI_Count arguments. */
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    double out[100], in[100];
+    for (int k = 0; k < 100; k++) out[k] = rank * 1000 + k;
+    MPI_Request r;
+    MPI_Irecv(in, 100, MPI_DOUBLE, prev, 9, MPI_COMM_WORLD, &r);
+    MPI_Send_c(out, 100, MPI_DOUBLE, next, 9, MPI_COMM_WORLD);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    for (int k = 0; k < 100; k++) CHECK(in[k] == prev * 1000 + k, "send_c %d", k);
+    MPI_Status st;
+    MPI_Isend(out, 50, MPI_DOUBLE, next, 10, MPI_COMM_WORLD, &r);
+    MPI_Recv_c(in, 100, MPI_DOUBLE, prev, 10, MPI_COMM_WORLD, &st);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Count got;
+    MPI_Get_count_c(&st, MPI_DOUBLE, &got);
+    CHECK(got == 50 && in[49] == prev * 1000 + 49, "recv_c count %lld", (long long)got);
+    long v[3] = {rank, rank, rank};
+    MPI_Bcast_c(v, 3, MPI_LONG, size - 1, MPI_COMM_WORLD);
+    CHECK(v[0] == size - 1 && v[2] == size - 1, "bcast_c");
+    MPI_Count *cnt = malloc(size * sizeof *cnt);
+    MPI_Aint *dsp = malloc(size * sizeof *dsp);
+    int *sb = malloc(3 * size * sizeof *sb), *rb = malloc(3 * size * sizeof *rb);
+    for (int j = 0; j < size; j++) {
+        cnt[j] = 2;
+        dsp[j] = 3 * j;
+        sb[3 * j] = rank * 100 + j;
+        sb[3 * j + 1] = -(rank * 100 + j);
+        rb[3 * j] = rb[3 * j + 1] = rb[3 * j + 2] = -1;
+    }
+    MPI_Alltoallv_c(sb, cnt, dsp, MPI_INT, rb, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+    for (int j = 0; j < size; j++)
+        CHECK(rb[3 * j] == j * 100 + rank && rb[3 * j + 1] == -(j * 100 + rank) && rb[3 * j + 2] == -1, "alltoallv_c %d", j);
+    free(cnt); free(dsp); free(sb); free(rb);
+    if (rank == 0) printf("large count ok\n");
+}
+
+/* A message of more than INT_MAX elements, rank 0 to rank 1 (about 2 GiB at
+ * each end: run only when asked, with two ranks). */
+static void huge_message(void) {
+    const MPI_Count n = (MPI_Count)INT_MAX + 4097;
+    if (rank < 2) {
+        unsigned char *b = malloc(n);
+        CHECK(b != NULL, "2 GiB buffer");
+        if (rank == 0) {
+            for (MPI_Count k = 0; k < n; k += 4096) b[k] = (unsigned char)(k >> 12);
+            b[n - 1] = 0xab;
+            MPI_Send_c(b, n, MPI_BYTE, 1, 11, MPI_COMM_WORLD);
+        } else {
+            memset(b, 0, n);
+            MPI_Status st;
+            MPI_Recv_c(b, n, MPI_BYTE, 0, 11, MPI_COMM_WORLD, &st);
+            MPI_Count got;
+            MPI_Get_count_c(&st, MPI_BYTE, &got);
+            CHECK(got == n, "received %lld bytes", (long long)got);
+            for (MPI_Count k = 0; k < n; k += 4096) CHECK(b[k] == (unsigned char)(k >> 12), "byte %lld", (long long)k);
+            CHECK(b[n - 1] == 0xab, "last byte");
+        }
+        free(b);
+    }
+    if (rank == 0) printf("huge message ok\n");
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -350,6 +461,8 @@ int main(int argc, char **argv) {
     alignment();
     external32();
     handles();
+    large_count();
+    if (argc > 1 && strcmp(argv[1], "huge") == 0) huge_message();
     MPI_Finalize();
     return 0;
 }

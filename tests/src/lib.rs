@@ -401,6 +401,7 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
             "alignment ok",
             "external32 ok",
             "handles ok",
+            "large count ok",
         ],
         "coll_edges" => &[
             "alltoallv alltoallw zero and in place ok",

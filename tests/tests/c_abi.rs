@@ -126,7 +126,8 @@ fn intercommunicators_in_threads() {
 /// Predefined datatypes and reductions (tests/c/types_ops.c): every
 /// operation MPI defines on long double, the complex types, booleans, bytes
 /// and the pair types, the undefined pairs refused with MPI_ERR_OP; pair
-/// sizes and extents, type names, C alignment of structures, external32.
+/// sizes and extents, type names, C alignment of structures, external32,
+/// datatype handles freed and reused, the large-count (_c) calls.
 #[test]
 fn predefined_types_reductions_names_alignment_and_external32() {
     let bin = build_c(&c_source("types_ops.c"), "types_ops", None, &[]);
@@ -138,6 +139,19 @@ fn predefined_types_reductions_names_alignment_and_external32() {
             "at -n {n}"
         );
     }
+}
+
+/// MPI_Send_c/MPI_Recv_c of INT_MAX + 4097 bytes between two ranks of one
+/// process (about 4 GiB of buffers).
+#[test]
+fn a_message_of_more_than_int_max_elements_in_threads() {
+    let bin = build_c(&c_source("types_ops.c"), "types_ops", None, &[]);
+    let out = expect_success(&run(&bin, 2, &["huge"]), "types_ops huge at -n 2");
+    assert_eq!(
+        out.lines().last(),
+        Some("huge message ok"),
+        "types_ops huge:\n{out}"
+    );
 }
 
 /// Alltoallv/Alltoallw with zero counts and MPI_IN_PLACE (NULL send arrays,

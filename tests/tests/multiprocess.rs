@@ -134,6 +134,18 @@ fn predefined_types_and_reductions_across_processes() {
     }
 }
 
+/// MPI_Send_c/MPI_Recv_c of INT_MAX + 4097 bytes from one process to another.
+#[test]
+fn a_message_of_more_than_int_max_elements_across_processes() {
+    let bin = build_c(&c_source("types_ops.c"), "types_ops", None, &[]);
+    let out = run(("2", "2"), "default", &[], &bin, &["huge"]);
+    assert_eq!(
+        out.lines().last(),
+        Some("huge message ok"),
+        "types_ops huge at -n 2 -p 2:\n{out}"
+    );
+}
+
 /// Topologies, neighbourhood collectives and the shared-memory split
 /// (tests/c/topologies.c) across processes: one node communicator of 8.
 #[test]
