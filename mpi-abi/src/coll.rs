@@ -35,23 +35,19 @@ fn op_of(h: MPI_Op, t: MPI_Datatype, el: Elements) -> Option<Op> {
             let func = u.func;
             // The C function sees (invec, inoutvec, &count, &datatype), as MPI says,
             // with the count in elements of the datatype the call named.
-            let unit = datatype::info(t)?.size.max(1);
+            // The data is packed: a type with gaps is laid out again for it.
+            let ti = datatype::info(t)?;
             let _ = el;
             Op::user_bytes(
                 u.commute,
                 Arc::new(move |input: &[u8], inout: &mut [u8]| {
-                    let mut len = (inout.len() / unit) as c_int;
-                    let mut dt = t;
-                    // SAFETY: both slices hold `len` elements of `t` (packed); the C
-                    // function reads `invec` only.
-                    unsafe {
-                        func(
-                            input.as_ptr() as *mut c_void,
-                            inout.as_mut_ptr().cast(),
-                            &mut len,
-                            &mut dt,
-                        )
-                    };
+                    datatype::in_layout(&ti, input, inout, |a, b, n| {
+                        let mut len = n as c_int;
+                        let mut dt = t;
+                        // SAFETY: both areas hold `len` elements of `t` as the
+                        // type lays them out; the C function reads `invec` only.
+                        unsafe { func(a.cast(), b.cast(), &mut len, &mut dt) };
+                    })
                 }),
             )
         }

@@ -711,6 +711,38 @@ pub(crate) unsafe fn unpack(data: &[u8], buf: *mut u8, count: usize, t: &TypeInf
     }
 }
 
+/// Runs `f(input, inout, count)` on the packed elements of `t` in `input` and
+/// `inout` laid out as the type says (what a user reduction function expects),
+/// then packs `inout`'s result back. Contiguous types need no copy.
+pub(crate) fn in_layout(
+    t: &TypeInfo,
+    input: &[u8],
+    inout: &mut [u8],
+    f: impl FnOnce(*mut u8, *mut u8, usize),
+) {
+    let n = inout.len() / t.size.max(1);
+    if t.is_contiguous() {
+        return f(input.as_ptr() as *mut u8, inout.as_mut_ptr(), n);
+    }
+    // Element i's bytes lie in [i * extent + true_lb, .. + true_extent).
+    let span = n.saturating_sub(1) * t.extent.max(0) as usize + t.true_extent.max(0) as usize;
+    let mut a = vec![0u128; span.div_ceil(16)];
+    let mut b = vec![0u128; span.div_ceil(16)];
+    let base_a = a.as_mut_ptr().cast::<u8>().wrapping_offset(-t.true_lb);
+    let base_b = b.as_mut_ptr().cast::<u8>().wrapping_offset(-t.true_lb);
+    // SAFETY: the scratch areas cover every block of `n` elements placed from
+    // the shifted bases (computed above); the packed slices hold `n` elements.
+    unsafe {
+        unpack(input, base_a, n, t);
+        unpack(inout, base_b, n, t);
+    }
+    f(base_a, base_b, n);
+    let mut out = Vec::with_capacity(inout.len());
+    // SAFETY: as above.
+    unsafe { pack(base_b, n, t, &mut out) };
+    inout.copy_from_slice(&out);
+}
+
 /// The bytes behind a (buffer, count, datatype) argument: the user's own memory
 /// when the type is contiguous, else a packed copy (send side) or a scratch area
 /// unpacked into the user's buffer afterwards (receive side).

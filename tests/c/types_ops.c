@@ -60,6 +60,50 @@ struct si { short v; int i; };
 struct di { double v; int i; };
 struct li { long v; int i; };
 
+/* A user op on (double, int) pairs: the function sees them in their C
+ * layout, padding included, whatever the library moves. */
+static void pair_sum(void *in, void *inout, int *count, MPI_Datatype *t) {
+    (void)t;
+    struct di *a = in, *b = inout;
+    for (int k = 0; k < *count; k++) { b[k].v += a[k].v; b[k].i += a[k].i; }
+}
+
+/* A user op on every other int (a vector type with gaps). */
+static void strided_max(void *in, void *inout, int *count, MPI_Datatype *t) {
+    (void)t;
+    int *a = in, *b = inout;
+    for (int k = 0; k < *count; k++)
+        for (int j = 0; j < 3; j++) if (a[6 * k + 2 * j] > b[6 * k + 2 * j]) b[6 * k + 2 * j] = a[6 * k + 2 * j];
+}
+
+static void user_ops_on_types_with_gaps(void) {
+    MPI_Op op;
+    MPI_Op_create(pair_sum, 1, &op);
+    struct di p[5], q[5];
+    for (int k = 0; k < 5; k++) { p[k].v = rank + 0.5 * k; p[k].i = k; }
+    MPI_Allreduce(p, q, 5, MPI_DOUBLE_INT, op, MPI_COMM_WORLD);
+    for (int k = 0; k < 5; k++)
+        CHECK(q[k].v == size * (size - 1) / 2.0 + size * 0.5 * k && q[k].i == size * k, "user op on double int %d", k);
+    MPI_Op_free(&op);
+    MPI_Datatype v;
+    MPI_Type_vector(3, 1, 2, MPI_INT, &v);
+    MPI_Datatype vr;
+    MPI_Type_create_resized(v, 0, 6 * sizeof(int), &vr);
+    MPI_Type_commit(&vr);
+    MPI_Op_create(strided_max, 1, &op);
+    int x[24], y[24];
+    for (int k = 0; k < 24; k++) { x[k] = (k % 2) ? -7 : (rank * 31 + k) % 17; y[k] = -7; }
+    MPI_Allreduce(x, y, 4, vr, op, MPI_COMM_WORLD);
+    for (int k = 0; k < 24; k += 2) {
+        int want = 0;
+        for (int r = 0; r < size; r++) if ((r * 31 + k) % 17 > want) want = (r * 31 + k) % 17;
+        CHECK(y[k] == want && y[k + 1] == -7, "user op on a vector type %d", k);
+    }
+    MPI_Op_free(&op);
+    MPI_Type_free(&vr);
+    MPI_Type_free(&v);
+}
+
 static void reductions(void) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     REDUCE(long double, MPI_LONG_DOUBLE, MPI_SUM, LD_SMALL, ADD, "long double sum");
@@ -135,6 +179,7 @@ static void reductions(void) {
         CHECK(cls == MPI_ERR_OP, "MPI_MINLOC on double: class %d", cls);
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    user_ops_on_types_with_gaps();
     if (rank == 0) printf("reductions ok\n");
 }
 
