@@ -35,84 +35,23 @@ fn op_of(h: MPI_Op, t: MPI_Datatype, el: Elements) -> Option<Op> {
             let func = u.func;
             // The C function sees (invec, inoutvec, &count, &datatype), as MPI says,
             // with the count in elements of the datatype the call named.
+            // The data is packed: a type with gaps is laid out again for it.
             let ti = datatype::info(t)?;
-            let unit = ti.size.max(1);
             let _ = el;
-            if !ti.is_contiguous() {
-                return Some(Op::user_bytes(
-                    u.commute,
-                    Arc::new(move |input: &[u8], inout: &mut [u8]| {
-                        // SAFETY: both slices hold whole packed elements of `ti`.
-                        unsafe { user_in_layout(func, t, &ti, input, inout) }
-                    }),
-                ));
-            }
             Op::user_bytes(
                 u.commute,
                 Arc::new(move |input: &[u8], inout: &mut [u8]| {
-                    let mut len = (inout.len() / unit) as c_int;
-                    let mut dt = t;
-                    // SAFETY: both slices hold `len` elements of `t` (packed); the C
-                    // function reads `invec` only.
-                    unsafe {
-                        func(
-                            input.as_ptr() as *mut c_void,
-                            inout.as_mut_ptr().cast(),
-                            &mut len,
-                            &mut dt,
-                        )
-                    };
+                    datatype::in_layout(&ti, input, inout, |a, b, n| {
+                        let mut len = n as c_int;
+                        let mut dt = t;
+                        // SAFETY: both areas hold `len` elements of `t` as the
+                        // type lays them out; the C function reads `invec` only.
+                        unsafe { func(a.cast(), b.cast(), &mut len, &mut dt) };
+                    })
                 }),
             )
         }
     })
-}
-
-/// Calls a user function on packed elements of a non-contiguous datatype `t`:
-/// the function indexes its vectors by the type's layout (extent, gaps), so
-/// both are laid out that way in scratch areas first, and the result packed
-/// back.
-///
-/// # Safety
-/// `input` and `inout` hold the same whole number of packed elements of `ti`.
-unsafe fn user_in_layout(
-    func: MPI_User_function,
-    t: MPI_Datatype,
-    ti: &TypeInfo,
-    input: &[u8],
-    inout: &mut [u8],
-) {
-    let n = inout.len() / ti.size.max(1);
-    if n == 0 {
-        return;
-    }
-    // The span of n elements: from the lowest block offset to the end of the
-    // last element's highest block.
-    let lo = ti.blocks.iter().map(|&(o, _)| o).min().unwrap_or(0).min(0);
-    let hi = ti
-        .blocks
-        .iter()
-        .map(|&(o, l)| o + l as isize)
-        .max()
-        .unwrap_or(0);
-    let span = ((n as isize - 1) * ti.extent.max(0) + hi - lo).max(0) as usize;
-    // 16-byte words: the function may read its elements as long double.
-    let words = span.div_ceil(16).max(1);
-    let (mut a, mut b) = (vec![0u128; words], vec![0u128; words]);
-    let base = |v: &mut Vec<u128>| (v.as_mut_ptr() as *mut u8).wrapping_offset(-lo);
-    let (pa, pb) = (base(&mut a), base(&mut b));
-    let mut len = n as c_int;
-    let mut dt = t;
-    let mut packed = Vec::with_capacity(inout.len());
-    // SAFETY: the scratch areas cover n elements of `ti` from their bases; the
-    // function reads and writes those elements only.
-    unsafe {
-        datatype::unpack(input, pa, n, ti);
-        datatype::unpack(inout, pb, n, ti);
-        func(pa.cast(), pb.cast(), &mut len, &mut dt);
-        datatype::pack(pb, n, ti, &mut packed);
-    }
-    inout.copy_from_slice(&packed[..inout.len()]);
 }
 
 /// The unit a reduction may be split at: a basic element for built-in ops,
@@ -157,7 +96,7 @@ unsafe fn reduction(
         Resolved::Contiguous(len) => (
             len,
             None,
-            datatype::predefined(t).expect("resolved as predefined"),
+            datatype::predefined_contiguous(t).expect("resolved as predefined"),
         ),
         Resolved::Typed(len, ti) => match ti.elem {
             Some(el) => (len, Some(ti), el),
@@ -278,6 +217,7 @@ unsafe fn stage_v(
         elem: ti.elem,
         committed: true,
         basics: ti.basics.clone(),
+        align: ti.align,
         envelope: None,
     };
     // SAFETY: forwarded; one "element" of `whole` covers every block.

@@ -7,7 +7,7 @@ use std::os::raw::c_int;
 use std::sync::Arc;
 
 use mpcrs::raw::Elements;
-use mpcrs::{ErrorClass, Kind};
+use mpcrs::{ErrorClass, Kind, Num};
 
 use crate::handles::{rank_state, MPI_Datatype};
 
@@ -15,49 +15,151 @@ use crate::handles::{rank_state, MPI_Datatype};
 pub(crate) const MPI_LB: MPI_Datatype = 0x4c00_0010;
 pub(crate) const MPI_UB: MPI_Datatype = 0x4c00_0011;
 
-/// Size in bytes and element kind of a predefined datatype handle of mpi.h;
+/// A (value, index) pair as the library holds it in flight: packed.
+const fn pair(value: Num, index: Num) -> Kind {
+    Kind::Pair {
+        value,
+        index,
+        packed: true,
+    }
+}
+
+/// The predefined datatypes of mpi.h (MPICH's handle values), sorted by handle:
+/// name (MPI_Type_get_name), element kind and size (MPI_Type_size).
+static PREDEFINED: &[(u32, &str, Kind, usize)] = &[
+    (0x4c00_0010, "MPI_LB", Kind::Opaque, 0),
+    (0x4c00_0011, "MPI_UB", Kind::Opaque, 0),
+    (0x4c00_0101, "MPI_CHAR", Kind::I8, 1),
+    (0x4c00_0102, "MPI_UNSIGNED_CHAR", Kind::U8, 1),
+    (0x4c00_010d, "MPI_BYTE", Kind::Byte, 1),
+    (0x4c00_010f, "MPI_PACKED", Kind::Opaque, 1),
+    (0x4c00_0118, "MPI_SIGNED_CHAR", Kind::I8, 1),
+    (0x4c00_011a, "MPI_CHARACTER", Kind::I8, 1),
+    (0x4c00_012d, "MPI_INTEGER1", Kind::I8, 1),
+    (0x4c00_0133, "MPI_CXX_BOOL", Kind::Bool, 1),
+    (0x4c00_0137, "MPI_INT8_T", Kind::I8, 1),
+    (0x4c00_013b, "MPI_UINT8_T", Kind::U8, 1),
+    (0x4c00_013f, "MPI_C_BOOL", Kind::Bool, 1),
+    (0x4c00_0203, "MPI_SHORT", Kind::I16, 2),
+    (0x4c00_0204, "MPI_UNSIGNED_SHORT", Kind::U16, 2),
+    (0x4c00_022f, "MPI_INTEGER2", Kind::I16, 2),
+    (0x4c00_0238, "MPI_INT16_T", Kind::I16, 2),
+    (0x4c00_023c, "MPI_UINT16_T", Kind::U16, 2),
+    (0x4c00_0405, "MPI_INT", Kind::I32, 4),
+    (0x4c00_0406, "MPI_UNSIGNED", Kind::U32, 4),
+    (0x4c00_040a, "MPI_FLOAT", Kind::F32, 4),
+    // wchar_t is a character type: MPI defines no operation on it.
+    (0x4c00_040e, "MPI_WCHAR", Kind::Opaque, 4),
+    (0x4c00_041b, "MPI_INTEGER", Kind::I32, 4),
+    (0x4c00_041c, "MPI_REAL", Kind::F32, 4),
+    (0x4c00_041d, "MPI_LOGICAL", Kind::Logical, 4),
+    (0x4c00_0427, "MPI_REAL4", Kind::F32, 4),
+    (0x4c00_0430, "MPI_INTEGER4", Kind::I32, 4),
+    (0x4c00_0439, "MPI_INT32_T", Kind::I32, 4),
+    (0x4c00_043d, "MPI_UINT32_T", Kind::U32, 4),
+    (0x4c00_0807, "MPI_LONG", Kind::I64, 8),
+    (0x4c00_0808, "MPI_UNSIGNED_LONG", Kind::U64, 8),
+    (0x4c00_0809, "MPI_LONG_LONG_INT", Kind::I64, 8),
+    (0x4c00_080b, "MPI_DOUBLE", Kind::F64, 8),
+    (0x4c00_0816, "MPI_2INT", pair(Num::I32, Num::I32), 8),
+    (0x4c00_0819, "MPI_UNSIGNED_LONG_LONG", Kind::U64, 8),
+    (0x4c00_081e, "MPI_COMPLEX", Kind::C32, 8),
+    (0x4c00_081f, "MPI_DOUBLE_PRECISION", Kind::F64, 8),
+    (0x4c00_0820, "MPI_2INTEGER", pair(Num::I32, Num::I32), 8),
+    (0x4c00_0821, "MPI_2REAL", pair(Num::F32, Num::F32), 8),
+    (0x4c00_0828, "MPI_COMPLEX8", Kind::C32, 8),
+    (0x4c00_0829, "MPI_REAL8", Kind::F64, 8),
+    (0x4c00_0831, "MPI_INTEGER8", Kind::I64, 8),
+    (0x4c00_0834, "MPI_CXX_FLOAT_COMPLEX", Kind::C32, 8),
+    (0x4c00_083a, "MPI_INT64_T", Kind::I64, 8),
+    (0x4c00_083e, "MPI_UINT64_T", Kind::U64, 8),
+    // MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one handle.
+    (0x4c00_0840, "MPI_C_COMPLEX", Kind::C32, 8),
+    (0x4c00_0843, "MPI_AINT", Kind::I64, 8),
+    (0x4c00_0844, "MPI_OFFSET", Kind::I64, 8),
+    (0x4c00_0845, "MPI_COUNT", Kind::I64, 8),
+    (0x4c00_100c, "MPI_LONG_DOUBLE", Kind::F80, 16),
+    (0x4c00_1022, "MPI_DOUBLE_COMPLEX", Kind::C64, 16),
+    (
+        0x4c00_1023,
+        "MPI_2DOUBLE_PRECISION",
+        pair(Num::F64, Num::F64),
+        16,
+    ),
+    (0x4c00_102a, "MPI_COMPLEX16", Kind::C64, 16),
+    // Fortran's REAL*16 is IEEE binary128, which nothing here computes with.
+    (0x4c00_102b, "MPI_REAL16", Kind::Opaque, 16),
+    (0x4c00_1035, "MPI_CXX_DOUBLE_COMPLEX", Kind::C64, 16),
+    (0x4c00_1041, "MPI_C_DOUBLE_COMPLEX", Kind::C64, 16),
+    (0x4c00_202c, "MPI_COMPLEX32", Kind::Opaque, 32),
+    (0x4c00_2036, "MPI_CXX_LONG_DOUBLE_COMPLEX", Kind::C80, 32),
+    (0x4c00_2042, "MPI_C_LONG_DOUBLE_COMPLEX", Kind::C80, 32),
+    (0x8c00_0000, "MPI_FLOAT_INT", pair(Num::F32, Num::I32), 8),
+    (0x8c00_0001, "MPI_DOUBLE_INT", pair(Num::F64, Num::I32), 12),
+    (0x8c00_0002, "MPI_LONG_INT", pair(Num::I64, Num::I32), 12),
+    (0x8c00_0003, "MPI_SHORT_INT", pair(Num::I16, Num::I32), 6),
+    (
+        0x8c00_0004,
+        "MPI_LONG_DOUBLE_INT",
+        pair(Num::F80, Num::I32),
+        20,
+    ),
+];
+
+fn lookup(t: MPI_Datatype) -> Option<&'static (u32, &'static str, Kind, usize)> {
+    let i = PREDEFINED.binary_search_by_key(&(t as u32), |e| e.0).ok()?;
+    Some(&PREDEFINED[i])
+}
+
+/// Kind and size (MPI_Type_size) of a predefined datatype handle of mpi.h;
 /// `None` if the handle is not one.
 pub(crate) fn predefined(t: MPI_Datatype) -> Option<Elements> {
-    let (size, kind) = match t as u32 {
-        0x4c00_0101 | 0x4c00_0118 | 0x4c00_0137 => (1, Kind::I8), // CHAR, SIGNED_CHAR, INT8_T
-        0x4c00_0102 | 0x4c00_010d | 0x4c00_010f | 0x4c00_013b | 0x4c00_013f => (1, Kind::U8), // UNSIGNED_CHAR, BYTE, PACKED, UINT8_T, C_BOOL
-        0x4c00_0203 | 0x4c00_0238 => (2, Kind::I16), // SHORT, INT16_T
-        0x4c00_0204 | 0x4c00_023c => (2, Kind::U16), // UNSIGNED_SHORT, UINT16_T
-        0x4c00_0405 | 0x4c00_0439 | 0x4c00_040e => (4, Kind::I32), // INT, INT32_T, WCHAR
-        0x4c00_0406 | 0x4c00_043d => (4, Kind::U32), // UNSIGNED, UINT32_T
-        0x4c00_0807 | 0x4c00_0809 | 0x4c00_083a => (8, Kind::I64), // LONG, LONG_LONG, INT64_T
-        0x4c00_0843..=0x4c00_0845 => (8, Kind::I64), // AINT, OFFSET, COUNT
-        0x4c00_0808 | 0x4c00_0819 | 0x4c00_083e => (8, Kind::U64), // UNSIGNED_LONG, UNSIGNED_LONG_LONG, UINT64_T
-        0x4c00_040a => (4, Kind::F32),                             // FLOAT
-        0x4c00_080b => (8, Kind::F64),                             // DOUBLE
-        0x4c00_100c => (16, Kind::Opaque),                         // LONG_DOUBLE
-        0x8c00_0000 => (8, Kind::PairF32I32),                      // FLOAT_INT
-        0x8c00_0001 => (16, Kind::PairF64I32),                     // DOUBLE_INT
-        0x8c00_0002 => (16, Kind::PairI64I32),                     // LONG_INT
-        0x8c00_0003 => (8, Kind::PairI16I32),                      // SHORT_INT
-        0x4c00_0816 => (8, Kind::PairI32I32),                      // 2INT
-        0x8c00_0004 => (32, Kind::Opaque),                         // LONG_DOUBLE_INT
-        0x4c00_0010 | 0x4c00_0011 => (0, Kind::U8),                // LB, UB (bound markers)
-        0x4c00_0133 => (1, Kind::U8),                              // CXX_BOOL
-        // Complex numbers move as bytes; no predefined op reduces them yet.
-        0x4c00_0840 | 0x4c00_0834 | 0x4c00_081e | 0x4c00_0828 => (8, Kind::Opaque),
-        0x4c00_1041 | 0x4c00_1035 | 0x4c00_1022 | 0x4c00_102a => (16, Kind::Opaque),
-        0x4c00_2042 | 0x4c00_2036 | 0x4c00_202c => (32, Kind::Opaque),
-        // Fortran types, as the C types of the same size and meaning.
-        0x4c00_011a => (1, Kind::I8),  // CHARACTER
-        0x4c00_012d => (1, Kind::I8),  // INTEGER1
-        0x4c00_022f => (2, Kind::I16), // INTEGER2
-        0x4c00_041b | 0x4c00_0430 | 0x4c00_041d => (4, Kind::I32), // INTEGER, INTEGER4, LOGICAL
-        0x4c00_0831 => (8, Kind::I64), // INTEGER8
-        0x4c00_041c | 0x4c00_0427 => (4, Kind::F32), // REAL, REAL4
-        0x4c00_081f | 0x4c00_0829 => (8, Kind::F64), // DOUBLE_PRECISION, REAL8
-        0x4c00_102b => (16, Kind::Opaque), // REAL16
-        0x4c00_0820 => (8, Kind::PairI32I32), // 2INTEGER
-        0x4c00_0821 => (8, Kind::Opaque), // 2REAL
-        0x4c00_1023 => (16, Kind::Opaque), // 2DOUBLE_PRECISION
-        _ => return None,
-    };
-    Some(Elements { kind, size })
+    lookup(t).map(|&(_, _, kind, size)| Elements { kind, size })
+}
+
+/// As [`predefined`], for the types whose elements follow one another with no
+/// gap (all but the pairs with padding, as MPI_DOUBLE_INT): the fast path of
+/// the calls, which use the program's buffer as it is.
+pub(crate) fn predefined_contiguous(t: MPI_Datatype) -> Option<Elements> {
+    predefined(t)
+        .filter(|el| !matches!(el.kind, Kind::Pair { .. }) || pair_extent(el.kind) == el.size)
+}
+
+/// The name of a predefined datatype (MPI_Type_get_name).
+pub(crate) fn predefined_name(t: MPI_Datatype) -> Option<&'static str> {
+    lookup(t).map(|e| e.1)
+}
+
+/// The extent of a (value, index) pair: its C struct's size.
+fn pair_extent(kind: Kind) -> usize {
+    match kind {
+        Kind::Pair { value, index, .. } => Kind::pair_layout(value, index, false).1,
+        _ => unreachable!("a pair kind"),
+    }
+}
+
+/// The C alignment of a predefined type's elements: what a structure
+/// containing one pads to.
+fn alignment(el: Elements) -> usize {
+    match el.kind {
+        Kind::C32 => 4,
+        Kind::C64 => 8,
+        Kind::F80 | Kind::C80 => 16,
+        Kind::Pair { value, index, .. } => value.size().max(index.size()),
+        _ => el.size.clamp(1, 16),
+    }
+}
+
+/// The C type of a number in a pair, as a predefined handle (basic elements).
+fn num_type(n: Num) -> MPI_Datatype {
+    match n {
+        Num::I16 => 0x4c00_0203,
+        Num::I32 => 0x4c00_0405,
+        Num::I64 => 0x4c00_0807,
+        Num::F32 => 0x4c00_040a,
+        Num::F64 => 0x4c00_080b,
+        Num::F80 => 0x4c00_100c,
+    }
 }
 
 /// The contiguous pieces of one element. Predefined types have one piece and need
@@ -105,8 +207,11 @@ pub(crate) struct TypeInfo {
     pub(crate) elem: Option<Elements>,
     pub(crate) committed: bool,
     /// The basic elements of one element in packed order, as runs of
-    /// (bytes per basic element, count): MPI_Get_elements, external32.
-    pub(crate) basics: Arc<[(usize, usize)]>,
+    /// (predefined type, count): MPI_Get_elements, external32.
+    pub(crate) basics: Arc<[(MPI_Datatype, usize)]>,
+    /// The alignment C gives the widest basic element: a structure holding
+    /// this type pads its extent to a multiple of it.
+    pub(crate) align: usize,
     /// How the program built the type (MPI_Type_get_envelope); `None` for a
     /// predefined type.
     pub(crate) envelope: Option<Arc<Envelope>>,
@@ -121,31 +226,39 @@ pub(crate) struct Envelope {
     /// The handles the program passed, with the description of each derived
     /// one (the program may free the handle; get_contents makes a new one).
     pub(crate) types: Vec<(MPI_Datatype, Option<TypeInfo>)>,
+    /// Built by a large-count constructor with a count beyond `int`: `ints`
+    /// cannot hold the arguments (MPI_Type_get_envelope refuses the type).
+    pub(crate) large: bool,
 }
 
-/// Appends `reps` copies of the runs `of` to `runs`, merging equal sizes.
-fn push_basics(runs: &mut Vec<(usize, usize)>, of: &[(usize, usize)], reps: usize) {
+/// Appends `reps` copies of the runs `of` to `runs`, merging runs of one type.
+fn push_basics(runs: &mut Vec<(MPI_Datatype, usize)>, of: &[(MPI_Datatype, usize)], reps: usize) {
     if reps == 0 {
         return;
     }
-    if let [(size, n)] = of {
-        return push_run(runs, *size, n * reps);
+    if let [(t, n)] = of {
+        return push_run(runs, *t, n * reps);
     }
     for _ in 0..reps {
-        for &(size, n) in of {
-            push_run(runs, size, n);
+        for &(t, n) in of {
+            push_run(runs, t, n);
         }
     }
 }
 
-fn push_run(runs: &mut Vec<(usize, usize)>, size: usize, n: usize) {
-    if n == 0 || size == 0 {
+fn push_run(runs: &mut Vec<(MPI_Datatype, usize)>, t: MPI_Datatype, n: usize) {
+    if n == 0 || basic_size(t) == 0 {
         return;
     }
     match runs.last_mut() {
-        Some(last) if last.0 == size => last.1 += n,
-        _ => runs.push((size, n)),
+        Some(last) if last.0 == t => last.1 += n,
+        _ => runs.push((t, n)),
     }
+}
+
+/// Bytes of one basic element of the predefined type `t`.
+pub(crate) fn basic_size(t: MPI_Datatype) -> usize {
+    predefined(t).map_or(0, |el| el.size)
 }
 
 impl TypeInfo {
@@ -162,7 +275,8 @@ impl TypeInfo {
         }
         let mut count = bytes / self.size * self.basic_count();
         let mut rem = bytes % self.size;
-        for &(size, n) in self.basics.iter() {
+        for &(t, n) in self.basics.iter() {
+            let size = basic_size(t);
             if rem == 0 {
                 break;
             }
@@ -184,16 +298,21 @@ impl TypeInfo {
         }
         let mut bytes = elements / per * self.size;
         let mut rem = elements % per;
-        for &(size, n) in self.basics.iter() {
+        for &(t, n) in self.basics.iter() {
             let k = rem.min(n);
-            bytes += k * size;
+            bytes += k * basic_size(t);
             rem -= k;
         }
         bytes
     }
 }
 
+/// MPI_BYTE, the basic element of untyped bytes.
+const MPI_BYTE: MPI_Datatype = 0x4c00_010d;
+
 impl TypeInfo {
+    /// `el.size` contiguous bytes of kind `el.kind`, counted as bytes by
+    /// MPI_Get_elements (the library's own buffers of no particular type).
     pub(crate) fn basic(el: Elements) -> TypeInfo {
         TypeInfo {
             size: el.size,
@@ -207,9 +326,47 @@ impl TypeInfo {
             basics: if el.size == 0 {
                 Arc::from([])
             } else {
-                Arc::from([(el.size, 1)])
+                Arc::from([(MPI_BYTE, el.size)])
             },
+            align: 1,
             envelope: None,
+        }
+    }
+
+    /// The description of a predefined type. A (value, index) pair is laid
+    /// out as C's struct: its extent counts the padding, its size does not.
+    fn predefined(t: MPI_Datatype, el: Elements) -> TypeInfo {
+        let align = alignment(el);
+        if let Kind::Pair { value, index, .. } = el.kind {
+            let (at, extent) = Kind::pair_layout(value, index, false);
+            let mut blocks = Vec::new();
+            push_merged(&mut blocks, 0, value.size());
+            push_merged(&mut blocks, at as isize, index.size());
+            let mut basics = Vec::new();
+            push_run(&mut basics, num_type(value), 1);
+            push_run(&mut basics, num_type(index), 1);
+            return TypeInfo {
+                size: el.size,
+                lb: 0,
+                extent: extent as isize,
+                true_lb: 0,
+                true_extent: (at + index.size()) as isize,
+                blocks: Blocks::from(blocks),
+                elem: Some(el),
+                committed: true,
+                basics: Arc::from(basics),
+                align,
+                envelope: None,
+            };
+        }
+        TypeInfo {
+            basics: if el.size == 0 {
+                Arc::from([])
+            } else {
+                Arc::from([(t, 1)])
+            },
+            align,
+            ..TypeInfo::basic(el)
         }
     }
 
@@ -234,6 +391,14 @@ impl TypeInfo {
     ) -> (Vec<(isize, usize)>, usize) {
         let mut blocks: Vec<(isize, usize)> = Vec::new();
         let mut size = 0;
+        if self.is_contiguous() {
+            // Copies of a contiguous type are one block each, however many.
+            for &(disp, reps) in placements {
+                push_merged(&mut blocks, disp, reps * self.size);
+                size += reps * self.size;
+            }
+            return (blocks, size);
+        }
         for &(disp, reps) in placements {
             for k in 0..reps {
                 let base = disp + k as isize * stride;
@@ -303,6 +468,7 @@ fn derived(
         elem,
         committed: false,
         basics: Arc::from(basics),
+        align: parts.iter().map(|p| p.1.align).max().unwrap_or(1),
         envelope: None,
     }
 }
@@ -356,11 +522,7 @@ pub(crate) fn structure(members: &[(isize, usize, TypeInfo)]) -> TypeInfo {
         members.iter().map(|(d, n, t)| (*d, t, *n)).collect();
     let mut t = derived(blocks, size, elem.flatten(), &parts);
     // Structures are padded to the alignment of their widest member, as C does.
-    let align = members
-        .iter()
-        .filter_map(|(_, _, t)| t.elem.map(|e| e.size.min(16)))
-        .max()
-        .unwrap_or(1) as isize;
+    let align = t.align as isize;
     if align > 1 && t.extent % align != 0 {
         t.extent += align - t.extent % align;
     }
@@ -488,7 +650,7 @@ pub(crate) fn darray(
 /// Looks a datatype handle up (predefined or created by the calling rank).
 pub(crate) fn info(t: MPI_Datatype) -> Option<TypeInfo> {
     match predefined(t) {
-        Some(el) => Some(TypeInfo::basic(el)),
+        Some(el) => Some(TypeInfo::predefined(t, el)),
         None => rank_state()?.datatype(t),
     }
 }
@@ -547,6 +709,38 @@ pub(crate) unsafe fn unpack(data: &[u8], buf: *mut u8, count: usize, t: &TypeInf
             at += n;
         }
     }
+}
+
+/// Runs `f(input, inout, count)` on the packed elements of `t` in `input` and
+/// `inout` laid out as the type says (what a user reduction function expects),
+/// then packs `inout`'s result back. Contiguous types need no copy.
+pub(crate) fn in_layout(
+    t: &TypeInfo,
+    input: &[u8],
+    inout: &mut [u8],
+    f: impl FnOnce(*mut u8, *mut u8, usize),
+) {
+    let n = inout.len() / t.size.max(1);
+    if t.is_contiguous() {
+        return f(input.as_ptr() as *mut u8, inout.as_mut_ptr(), n);
+    }
+    // Element i's bytes lie in [i * extent + true_lb, .. + true_extent).
+    let span = n.saturating_sub(1) * t.extent.max(0) as usize + t.true_extent.max(0) as usize;
+    let mut a = vec![0u128; span.div_ceil(16)];
+    let mut b = vec![0u128; span.div_ceil(16)];
+    let base_a = a.as_mut_ptr().cast::<u8>().wrapping_offset(-t.true_lb);
+    let base_b = b.as_mut_ptr().cast::<u8>().wrapping_offset(-t.true_lb);
+    // SAFETY: the scratch areas cover every block of `n` elements placed from
+    // the shifted bases (computed above); the packed slices hold `n` elements.
+    unsafe {
+        unpack(input, base_a, n, t);
+        unpack(inout, base_b, n, t);
+    }
+    f(base_a, base_b, n);
+    let mut out = Vec::with_capacity(inout.len());
+    // SAFETY: as above.
+    unsafe { pack(base_b, n, t, &mut out) };
+    inout.copy_from_slice(&out);
 }
 
 /// The bytes behind a (buffer, count, datatype) argument: the user's own memory
@@ -649,11 +843,12 @@ impl Staging {
 mod tests {
     use super::*;
 
+    fn named(t: MPI_Datatype) -> TypeInfo {
+        info(t).expect("a predefined type")
+    }
+
     fn int() -> TypeInfo {
-        TypeInfo::basic(Elements {
-            kind: Kind::I32,
-            size: 4,
-        })
+        named(0x4c00_0405)
     }
 
     #[test]
@@ -685,13 +880,54 @@ mod tests {
 
     #[test]
     fn structures_pad_to_their_widest_member() {
-        let dbl = TypeInfo::basic(Elements {
-            kind: Kind::F64,
-            size: 8,
-        });
+        let dbl = named(0x4c00_080b);
         // struct { int a; double b; } : a at 0, b at 8, extent 16
         let s = structure(&[(0, 1, int()), (8, 1, dbl)]);
         assert_eq!((s.size, s.extent), (12, 16));
         assert!(s.elem.is_none());
+        // struct { char a; double _Complex b; }: complex aligns as its parts.
+        let chr = named(0x4c00_0101);
+        let z = contiguous(1, &named(0x4c00_1041));
+        let s = structure(&[(0, 1, chr.clone()), (8, 1, z)]);
+        assert_eq!((s.size, s.extent), (17, 24));
+        // struct { char a; long double b; }: 16.
+        let s = structure(&[(0, 1, chr), (16, 1, named(0x4c00_100c))]);
+        assert_eq!(s.extent, 32);
+    }
+
+    #[test]
+    fn predefined_table_is_sorted_and_sized() {
+        assert!(PREDEFINED.windows(2).all(|w| w[0].0 < w[1].0));
+        for &(h, name, kind, size) in PREDEFINED {
+            if !matches!(kind, Kind::Opaque | Kind::Pair { .. }) {
+                assert_eq!(mpcrs::kind_size(kind), size, "{name}");
+            }
+            assert_eq!(predefined_name(h as MPI_Datatype), Some(name));
+        }
+    }
+
+    #[test]
+    fn pairs_count_their_data_and_extend_over_their_padding() {
+        // (size, extent, basic elements) of MPICH's pair types.
+        for (h, size, extent) in [
+            (0x8c00_0000u32, 8, 8),
+            (0x8c00_0001, 12, 16),
+            (0x8c00_0002, 12, 16),
+            (0x8c00_0003, 6, 8),
+            (0x4c00_0816, 8, 8),
+            (0x8c00_0004, 20, 32),
+        ] {
+            let t = named(h as MPI_Datatype);
+            assert_eq!((t.size, t.extent), (size, extent), "{h:#x}");
+            assert_eq!(t.basic_count(), 2);
+            assert_eq!(
+                predefined_contiguous(h as MPI_Datatype).is_some(),
+                size == extent as usize
+            );
+        }
+        assert_eq!(
+            &*named(0x8c00_0003u32 as MPI_Datatype).blocks,
+            &[(0, 2), (4, 4)]
+        );
     }
 }

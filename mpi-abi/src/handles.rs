@@ -129,6 +129,13 @@ pub(crate) struct RankState {
     grequests: std::collections::HashMap<MPI_Request, Option<RequestEntry>>,
     ops: Vec<Option<UserOp>>,
     types: Vec<Option<crate::datatype::TypeInfo>>,
+    /// Slots of freed derived types, reused last freed first (as MPICH does:
+    /// programs have come to rely on it).
+    free_types: Vec<usize>,
+    /// Derived types freed while a persistent request names them: they stay
+    /// resolvable until no request does (MPI_Type_free does not affect pending
+    /// operations).
+    held_types: Vec<usize>,
     messages: Vec<Option<mpcrs::raw::RawMessage>>,
     /// MPI_Buffer_attach: (address, size) of the program's buffer for MPI_Bsend.
     pub(crate) bsend_buffer: Option<(usize, usize)>,
@@ -474,8 +481,40 @@ impl RankState {
     }
 
     pub(crate) fn add_type(&mut self, t: crate::datatype::TypeInfo) -> MPI_Datatype {
-        self.types.push(Some(t));
-        TYPE_USER | (self.types.len() - 1) as c_int
+        self.release_held_types();
+        let i = match self.free_types.pop() {
+            Some(i) => {
+                self.types[i] = Some(t);
+                i
+            }
+            None => {
+                self.types.push(Some(t));
+                self.types.len() - 1
+            }
+        };
+        TYPE_USER | i as c_int
+    }
+
+    /// Whether a persistent request names the datatype `h`.
+    fn type_in_use(&self, h: MPI_Datatype) -> bool {
+        use crate::requests::Persistent;
+        self.requests.iter().flatten().any(|e| {
+            matches!(e.persistent,
+                Some(Persistent::Send { t, .. } | Persistent::Recv { t, .. }) if t == h)
+        })
+    }
+
+    /// Frees the held types no persistent request names any more.
+    fn release_held_types(&mut self) {
+        let held = std::mem::take(&mut self.held_types);
+        for i in held {
+            if self.type_in_use(TYPE_USER | i as c_int) {
+                self.held_types.push(i);
+            } else {
+                self.types[i] = None;
+                self.free_types.push(i);
+            }
+        }
     }
 
     fn type_slot(&mut self, h: MPI_Datatype) -> Option<&mut Option<crate::datatype::TypeInfo>> {
@@ -501,10 +540,25 @@ impl RankState {
     }
 
     pub(crate) fn free_type(&mut self, h: MPI_Datatype) -> bool {
+        // A started collective still uses it: the last use frees it.
         if let Some(first) = self.defer_free(h) {
             return first;
         }
-        self.type_slot(h).and_then(|t| t.take()).is_some()
+        if !matches!(self.type_slot(h), Some(Some(_))) {
+            return false;
+        }
+        let i = (h & INDEX_MASK) as usize;
+        if self.held_types.contains(&i) {
+            return false; // freed already
+        }
+        if self.type_in_use(h) {
+            self.held_types.push(i);
+        } else {
+            self.types[i] = None;
+            self.free_types.push(i);
+        }
+        self.type_names.remove(&h);
+        true
     }
 
     pub(crate) fn add_message(&mut self, m: mpcrs::raw::RawMessage) -> c_int {

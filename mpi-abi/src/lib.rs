@@ -28,6 +28,7 @@ mod info;
 mod intercomm;
 mod interpose;
 mod isendrecv;
+mod large_count;
 mod libc_state;
 mod libraries;
 mod loader;
@@ -73,6 +74,7 @@ pub mod abi {
     pub use crate::info::*;
     pub use crate::intercomm::*;
     pub use crate::isendrecv::*;
+    pub use crate::large_count::*;
     pub use crate::nbc::*;
     pub use crate::neighbor::*;
     pub use crate::p2p::*;

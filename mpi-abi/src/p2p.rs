@@ -39,7 +39,7 @@ pub(crate) fn resolve_fast(
     count: c_int,
     t: MPI_Datatype,
 ) -> Result<(CommRef, Resolved), c_int> {
-    if let Some(el) = datatype::predefined(t) {
+    if let Some(el) = datatype::predefined_contiguous(t) {
         if count >= 0 {
             return Ok((
                 comm_for(call, comm)?,

@@ -13,50 +13,6 @@ use crate::handles::*;
 
 const MPI_MAX_OBJECT_NAME: usize = 128;
 
-/// Names MPI_Type_get_name gives the predefined types.
-fn predefined_name(t: MPI_Datatype) -> Option<&'static str> {
-    Some(match t as u32 {
-        0x4c00_0101 => "MPI_CHAR",
-        0x4c00_0118 => "MPI_SIGNED_CHAR",
-        0x4c00_0102 => "MPI_UNSIGNED_CHAR",
-        0x4c00_010d => "MPI_BYTE",
-        0x4c00_040e => "MPI_WCHAR",
-        0x4c00_0203 => "MPI_SHORT",
-        0x4c00_0204 => "MPI_UNSIGNED_SHORT",
-        0x4c00_0405 => "MPI_INT",
-        0x4c00_0406 => "MPI_UNSIGNED",
-        0x4c00_0807 => "MPI_LONG",
-        0x4c00_0808 => "MPI_UNSIGNED_LONG",
-        0x4c00_040a => "MPI_FLOAT",
-        0x4c00_080b => "MPI_DOUBLE",
-        0x4c00_100c => "MPI_LONG_DOUBLE",
-        0x4c00_0809 => "MPI_LONG_LONG_INT",
-        0x4c00_0819 => "MPI_UNSIGNED_LONG_LONG",
-        0x4c00_010f => "MPI_PACKED",
-        0x4c00_0137 => "MPI_INT8_T",
-        0x4c00_0238 => "MPI_INT16_T",
-        0x4c00_0439 => "MPI_INT32_T",
-        0x4c00_083a => "MPI_INT64_T",
-        0x4c00_013b => "MPI_UINT8_T",
-        0x4c00_023c => "MPI_UINT16_T",
-        0x4c00_043d => "MPI_UINT32_T",
-        0x4c00_083e => "MPI_UINT64_T",
-        0x4c00_013f => "MPI_C_BOOL",
-        0x4c00_0843 => "MPI_AINT",
-        0x4c00_0844 => "MPI_OFFSET",
-        0x4c00_0845 => "MPI_COUNT",
-        0x4c00_0840 => "MPI_C_FLOAT_COMPLEX",
-        0x4c00_1041 => "MPI_C_DOUBLE_COMPLEX",
-        0x8c00_0000 => "MPI_FLOAT_INT",
-        0x8c00_0001 => "MPI_DOUBLE_INT",
-        0x8c00_0002 => "MPI_LONG_INT",
-        0x8c00_0003 => "MPI_SHORT_INT",
-        0x4c00_0816 => "MPI_2INT",
-        0x8c00_0004 => "MPI_LONG_DOUBLE_INT",
-        _ => return None,
-    })
-}
-
 fn type_arg(call: &'static str, t: MPI_Datatype) -> Result<(), c_int> {
     if datatype::info(t).is_some() {
         return Ok(());
@@ -178,7 +134,7 @@ mpi_fn! {
     fn Type_get_name(datatype: MPI_Datatype, type_name: *mut c_char, resultlen: *mut c_int) -> c_int {
         tri!(type_arg("MPI_Type_get_name", datatype));
         let set = rank_state().and_then(|st| st.type_names.get(&datatype).cloned());
-        let n = set.unwrap_or_else(|| predefined_name(datatype).unwrap_or("").to_string());
+        let n = set.unwrap_or_else(|| datatype::predefined_name(datatype).unwrap_or("").to_string());
         // SAFETY: MPI specifies a buffer of MPI_MAX_OBJECT_NAME bytes.
         unsafe { crate::env::write_cstr(&n, type_name, MPI_MAX_OBJECT_NAME, resultlen) };
         MPI_SUCCESS

@@ -23,6 +23,15 @@ fn type_of(call: &'static str, t: MPI_Datatype) -> Result<TypeInfo, c_int> {
     })
 }
 
+/// Refuses a type whose constructor's counts do not fit in `int`.
+fn small_envelope(call: &'static str, t: &TypeInfo) -> Result<(), c_int> {
+    if t.envelope.as_ref().is_some_and(|e| e.large) {
+        let w = comm_for(call, MPI_COMM_WORLD)?;
+        return Err(fail(&w, call, ErrorClass::Type, "the type was built with counts beyond int (a large-count constructor); its arguments need MPI_Type_get_envelope_c, which is not provided".into()));
+    }
+    Ok(())
+}
+
 mpi_fn! {
     fn Type_size_x(datatype: MPI_Datatype, size: *mut MPI_Count) -> c_int {
         let t = tri!(type_of("MPI_Type_size_x", datatype));
@@ -74,6 +83,7 @@ mpi_fn! {
 
     fn Type_get_envelope(datatype: MPI_Datatype, num_integers: *mut c_int, num_addresses: *mut c_int, num_datatypes: *mut c_int, comb: *mut c_int) -> c_int {
         let t = tri!(type_of("MPI_Type_get_envelope", datatype));
+        tri!(small_envelope("MPI_Type_get_envelope", &t));
         let (c, ni, na, nd) = match &t.envelope {
             Some(e) => (e.combiner, e.ints.len(), e.aints.len(), e.types.len()),
             None => (combiner::NAMED, 0, 0, 0),
@@ -91,6 +101,7 @@ mpi_fn! {
     fn Type_get_contents(datatype: MPI_Datatype, max_integers: c_int, max_addresses: c_int, max_datatypes: c_int, array_of_integers: *mut c_int, array_of_addresses: *mut MPI_Aint, array_of_datatypes: *mut MPI_Datatype) -> c_int {
         let call = "MPI_Type_get_contents";
         let t = tri!(type_of(call, datatype));
+        tri!(small_envelope(call, &t));
         let Some(e) = t.envelope.as_deref() else {
             let w = tri!(comm_for(call, MPI_COMM_WORLD));
             return fail(&w, call, ErrorClass::Type, "a predefined datatype has no contents".into());

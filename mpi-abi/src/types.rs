@@ -53,15 +53,19 @@ pub(crate) mod combiner {
     pub const HINDEXED_BLOCK: c_int = 19;
 }
 
-/// Stores a new type with the constructor call that made it.
-fn store_env(
+/// Stores a new type with the constructor call that made it; `ints` is
+/// `None` when a count of a large-count constructor does not fit in an `int`.
+pub(crate) fn store_env(
     mut t: TypeInfo,
     combiner: c_int,
-    ints: Vec<c_int>,
+    ints: impl Into<Option<Vec<c_int>>>,
     aints: Vec<isize>,
     types: &[MPI_Datatype],
     out: *mut MPI_Datatype,
 ) -> c_int {
+    let ints = ints.into();
+    let large = ints.is_none();
+    let ints = ints.unwrap_or_default();
     let types = types
         .iter()
         .map(|&h| {
@@ -79,6 +83,7 @@ fn store_env(
         ints,
         aints,
         types,
+        large,
     }));
     store(t, out)
 }
@@ -227,8 +232,9 @@ mpi_fn! {
 
     fn Type_size(datatype: MPI_Datatype, size: *mut c_int) -> c_int {
         let t = tri!(old_type("MPI_Type_size", datatype));
+        // A size beyond `int` is MPI_UNDEFINED (MPI_Type_size_c gives it).
         // SAFETY: writable by contract.
-        unsafe { *size = t.size as c_int };
+        unsafe { *size = c_int::try_from(t.size).unwrap_or(MPI_UNDEFINED) };
         MPI_SUCCESS
     }
 

@@ -42,12 +42,13 @@ mod request;
 pub mod run;
 mod scope;
 mod universe;
+mod x87;
 
 pub use checkpoint::CrState;
 pub use coll::SMALL_LIMIT as COLLECTIVE_SMALL_LIMIT;
 pub use comm::Communicator;
 pub use consts::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED};
-pub use datatype::{bytes_of, bytes_of_mut, Equivalence, Kind, ValueIndex};
+pub use datatype::{bytes_of, bytes_of_mut, kind_size, Equivalence, Kind, Num, ValueIndex};
 pub use error::{Error, ErrorClass, ErrorHandler, Result, FATAL_EXIT_CODE};
 pub use group::{Comparison, Group};
 pub use intercomm::ROOT;

@@ -403,6 +403,15 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
         "mpi4_coll" => &["persistent ok", "isendrecv ok", "idup_with_info ok"],
         "misc" => &["misc ok"],
         "request_edges" => &["inactive request status ok", "freed synchronous send ok"],
+        "types_ops" => &[
+            "reductions ok",
+            "pairs ok",
+            "names ok",
+            "alignment ok",
+            "external32 ok",
+            "handles ok",
+            "large count ok",
+        ],
         "coll_edges" => &[
             "alltoallv alltoallw zero and in place ok",
             "user op on long vectors ok",

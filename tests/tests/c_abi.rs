@@ -145,6 +145,24 @@ fn nonblocking_collectives_keep_issue_order_handles_and_layouts() {
     }
 }
 
+/// Predefined datatypes and reductions (tests/c/types_ops.c): every
+/// operation MPI defines on long double, the complex types, booleans, bytes
+/// and the pair types, the undefined pairs refused with MPI_ERR_OP; pair
+/// sizes and extents, type names, C alignment of structures, external32,
+/// datatype handles freed and reused, the large-count (_c) calls.
+#[test]
+fn predefined_types_reductions_names_alignment_and_external32() {
+    let bin = build_c(&c_source("types_ops.c"), "types_ops", None, &[]);
+    for n in [1, 2, 8, 13] {
+        let out = expect_success(&run(&bin, n, &[]), &format!("types_ops at -n {n}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("types_ops"),
+            "at -n {n}"
+        );
+    }
+}
+
 /// MPI-4: the persistent collectives (started again and again, handles freed
 /// after the init, inactive requests freed), MPI_Isendrecv(_replace) and
 /// MPI_Comm_idup_with_info.
@@ -159,6 +177,19 @@ fn persistent_collectives_isendrecv_and_idup_with_info() {
             "at -n {n}"
         );
     }
+}
+
+/// MPI_Send_c/MPI_Recv_c of INT_MAX + 4097 bytes between two ranks of one
+/// process (about 4 GiB of buffers).
+#[test]
+fn a_message_of_more_than_int_max_elements_in_threads() {
+    let bin = build_c(&c_source("types_ops.c"), "types_ops", None, &[]);
+    let out = expect_success(&run(&bin, 2, &["huge"]), "types_ops huge at -n 2");
+    assert_eq!(
+        out.lines().last(),
+        Some("huge message ok"),
+        "types_ops huge:\n{out}"
+    );
 }
 
 /// Alltoallv/Alltoallw with zero counts and MPI_IN_PLACE (NULL send arrays,

@@ -118,6 +118,36 @@ fn mpi_3_1_surface_across_processes() {
     }
 }
 
+/// Predefined datatypes and reductions (tests/c/types_ops.c) across
+/// processes: long double, complex and pair types reduced and moved between
+/// processes as within one.
+#[test]
+fn predefined_types_and_reductions_across_processes() {
+    let bin = build_c(&c_source("types_ops.c"), "types_ops", None, &[]);
+    for layout in [("8", "2"), ("8", "4")] {
+        let out = run(layout, "default", &[], &bin, &[]);
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("types_ops"),
+            "types_ops at -n {} -p {}",
+            layout.0,
+            layout.1
+        );
+    }
+}
+
+/// MPI_Send_c/MPI_Recv_c of INT_MAX + 4097 bytes from one process to another.
+#[test]
+fn a_message_of_more_than_int_max_elements_across_processes() {
+    let bin = build_c(&c_source("types_ops.c"), "types_ops", None, &[]);
+    let out = run(("2", "2"), "default", &[], &bin, &["huge"]);
+    assert_eq!(
+        out.lines().last(),
+        Some("huge message ok"),
+        "types_ops huge at -n 2 -p 2:\n{out}"
+    );
+}
+
 /// Topologies, neighbourhood collectives and the shared-memory split
 /// (tests/c/topologies.c) across processes: one node communicator of 8.
 #[test]
