@@ -32,45 +32,42 @@ pub(crate) fn set_bool(v: &mut [u8], b: bool) {
 mod fpu {
     use std::arch::asm;
 
-    /// `y = x + y`.
-    pub(crate) fn add(x: &[u8], y: &mut [u8]) {
-        assert!(x.len() >= super::SIGNIFICANT && y.len() >= super::SIGNIFICANT);
-        // SAFETY: both pointers cover 10 readable (y: writable) bytes, checked
-        // above; the sequence pushes two registers and pops both, leaving the
-        // x87 stack empty as the ABI requires.
-        unsafe {
-            asm!(
-                "fld tbyte ptr [{x}]",
-                "fld tbyte ptr [{y}]",
-                "faddp st(1), st",
-                "fstp tbyte ptr [{y}]",
-                x = in(reg) x.as_ptr(),
-                y = in(reg) y.as_mut_ptr(),
-                out("st(0)") _, out("st(1)") _, out("st(2)") _, out("st(3)") _,
-                out("st(4)") _, out("st(5)") _, out("st(6)") _, out("st(7)") _,
-                options(nostack),
-            )
-        }
+    /// `y = x OP y` for a commutative x87 instruction that pops (`faddp`, `fmulp`).
+    macro_rules! binary {
+        ($(#[$doc:meta])* $name:ident, $instruction:literal) => {
+            $(#[$doc])*
+            pub(crate) fn $name(x: &[u8], y: &mut [u8]) {
+                assert!(x.len() >= super::SIGNIFICANT && y.len() >= super::SIGNIFICANT);
+                // SAFETY: both pointers cover 10 readable (y: writable) bytes,
+                // checked above; the sequence pushes two registers and pops
+                // both, leaving the x87 stack empty as the ABI requires.
+                unsafe {
+                    asm!(
+                        "fld tbyte ptr [{x}]",
+                        "fld tbyte ptr [{y}]",
+                        $instruction,
+                        "fstp tbyte ptr [{y}]",
+                        x = in(reg) x.as_ptr(),
+                        y = in(reg) y.as_mut_ptr(),
+                        out("st(0)") _, out("st(1)") _, out("st(2)") _, out("st(3)") _,
+                        out("st(4)") _, out("st(5)") _, out("st(6)") _, out("st(7)") _,
+                        options(nostack),
+                    )
+                }
+            }
+        };
     }
 
-    /// `y = x * y`.
-    pub(crate) fn mul(x: &[u8], y: &mut [u8]) {
-        assert!(x.len() >= super::SIGNIFICANT && y.len() >= super::SIGNIFICANT);
-        // SAFETY: as in `add`.
-        unsafe {
-            asm!(
-                "fld tbyte ptr [{x}]",
-                "fld tbyte ptr [{y}]",
-                "fmulp st(1), st",
-                "fstp tbyte ptr [{y}]",
-                x = in(reg) x.as_ptr(),
-                y = in(reg) y.as_mut_ptr(),
-                out("st(0)") _, out("st(1)") _, out("st(2)") _, out("st(3)") _,
-                out("st(4)") _, out("st(5)") _, out("st(6)") _, out("st(7)") _,
-                options(nostack),
-            )
-        }
-    }
+    binary!(
+        /// `y = x + y`.
+        add,
+        "faddp st(1), st"
+    );
+    binary!(
+        /// `y = x * y`.
+        mul,
+        "fmulp st(1), st"
+    );
 
     /// Complex `y = x * y`: each operand is (re, im), values 16 bytes apart.
     /// Subtraction is written as the addition of a negated product (only
