@@ -345,7 +345,7 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     let tls = image
         .tls_segment()
         .unwrap_or_else(|e| die(format!("{program}: {e}")));
-    if let Err(e) = program_tls::plan(&program, tls) {
+    if let Err(e) = program_tls::plan(&program, tls, cfg.local_ranks()) {
         if cfg.local_ranks().len() != 1 {
             die(e);
         }
@@ -388,7 +388,7 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     let code = mpcrs::run_with(&cfg, |world| {
         let rank = world.world_rank() as usize;
         install_world(world);
-        program_tls::enter_thread(Some(rank));
+        program_tls::enter_rank(rank);
         // Each rank gets its own argv, as each MPI process would.
         let mut owned: Vec<CString> = args.clone();
         let mut ptrs: Vec<*mut c_char> = owned

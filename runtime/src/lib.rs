@@ -62,7 +62,7 @@ pub use run::{adopt_calling_thread, release_calling_thread, run, run_with, JobCo
 pub use scope::{
     scope, test_all, test_any, test_some, wait_all, wait_any, wait_some_of, Request, Scope,
 };
-pub use universe::{abort_job, current_rank};
+pub use universe::{abort_job, current_rank, rank_of_ult_word};
 
 /// Lets the other ranks of the caller's worker run (sched_yield for ranks).
 pub fn yield_now() {

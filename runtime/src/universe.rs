@@ -39,7 +39,12 @@ pub(crate) fn worker_of_rank(rank: usize, size: usize, workers: usize) -> usize 
 
 /// World rank of the calling ULT, if it is a rank of a running job.
 pub fn current_rank() -> Option<i32> {
-    match mpcrs_scheduler::ult_local() {
+    rank_of_ult_word(mpcrs_scheduler::ult_local())
+}
+
+/// The rank a ULT's local word names (see `set_current_rank`), if any.
+pub fn rank_of_ult_word(word: usize) -> Option<i32> {
+    match word {
         0 => None,
         r => Some(r as i32 - 1),
     }

@@ -32,8 +32,8 @@ mod worker;
 
 pub use blocking::{blocking_threads, run_blocking};
 pub use park::{
-    context_id, current, in_ult, park, park_timeout, set_ult_local, ult_local, unpark_all,
-    yield_now, Unparker,
+    context_id, current, in_ult, park, park_timeout, set_resume_hook, set_ult_local, ult_local,
+    unpark_all, yield_now, Unparker,
 };
 pub use progress::{Progress, FOREIGN_THREAD};
 pub use scheduler::{Builder, Handle, Scheduler};

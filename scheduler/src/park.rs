@@ -85,6 +85,20 @@ pub fn set_ult_local(value: usize) {
     }
 }
 
+/// A function every worker calls just before it resumes a ULT, with that
+/// ULT's local word (0 if never set): for state kept per ULT context on the
+/// worker's OS thread itself. At most one; set once, before ULTs run.
+static RESUME_HOOK: std::sync::OnceLock<fn(usize)> = std::sync::OnceLock::new();
+
+/// Installs the resume hook (see [`RESUME_HOOK`]); false if one already is.
+pub fn set_resume_hook(hook: fn(usize)) -> bool {
+    RESUME_HOOK.set(hook).is_ok()
+}
+
+pub(crate) fn resume_hook() -> Option<fn(usize)> {
+    RESUME_HOOK.get().copied()
+}
+
 /// The caller's local word (see [`set_ult_local`]): 0 if never set.
 pub fn ult_local() -> usize {
     match worker::current_task_ptr() {

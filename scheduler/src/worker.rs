@@ -261,6 +261,9 @@ impl WorkerCtx {
             return;
         };
         self.current.set(Arc::as_ptr(&task));
+        if let Some(hook) = crate::park::resume_hook() {
+            hook(task.local.get());
+        }
         let result = ult.resume(());
         self.current.set(std::ptr::null());
         match result {

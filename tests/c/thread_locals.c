@@ -1,6 +1,7 @@
 /* The program's own thread-local variables in ranks run as threads: initial
  * values on the rank's thread and on threads the rank starts, each thread
- * with its own copy, and a large block next to them. */
+ * with its own copy, each rank with its own across calls that run other ranks
+ * on its worker, and a large block next to them. */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -54,6 +55,22 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 3; i++) errs += thread_errs[i];
     /* The threads wrote their own copies, not this one. */
     if (counter != 42 || scratch[0] != 0 || strcmp(label, "initial") != 0) errs++;
+    /* Each rank has its own: values set before calls that let the worker run
+     * other ranks are still the rank's after them. */
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int round = 0; round < 50; round++) {
+        counter = rank * 1000 + round;
+        scratch[rank % 4096] = (char)(rank + round);
+        label = (rank % 2) ? "odd" : "even";
+        MPI_Barrier(MPI_COMM_WORLD);
+        int token = rank;
+        MPI_Sendrecv_replace(&token, 1, MPI_INT, (rank + 1) % size, 0, (rank + size - 1) % size, 0,
+                             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (counter != rank * 1000 + round || scratch[rank % 4096] != (char)(rank + round) ||
+            strcmp(label, (rank % 2) ? "odd" : "even") != 0)
+            errs++;
+    }
     int all = 0;
     MPI_Allreduce(&errs, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("thread locals errors %d\n", all);

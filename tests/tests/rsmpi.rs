@@ -20,12 +20,6 @@ const LEFT_OUT: &[(&str, &str)] = &[
     ("spawn", "dynamic processes are not built"),
     ("spawn_multiple", "dynamic processes are not built"),
     (
-        "derive_nonthreaded_panic",
-        "where two ranks share a worker (-n 3 and up on 2 cores) its joined thread's \
-         panic is not seen by the other rank's join: they share the program's thread-local \
-         variables (README, C ABI); it passes at one rank per worker",
-    ),
-    (
         "comm_name",
         "rsmpi 0.8 reads a dropped temporary in get_name: it fails under MPICH too",
     ),
