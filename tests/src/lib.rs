@@ -199,10 +199,12 @@ impl BackgroundJob {
                 break s;
             }
             if start.elapsed() > limit {
-                // mpcrs-run's children are in our process group only through it.
-                let _ = Command::new("pkill")
-                    .args(["-KILL", "-P", &self.child.id().to_string()])
-                    .status();
+                // The whole tree: mpcrs-run's processes, or mpirun's proxies
+                // and their programs, would go on running without it.
+                for pid in descendants(self.child.id() as i32) {
+                    // SAFETY: signalling a process id; at worst it has gone.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
                 let _ = self.child.kill();
                 let _ = self.child.wait();
                 let (o, e) = self.output();
@@ -235,6 +237,18 @@ pub fn child_processes(pid: i32) -> Vec<i32> {
                 .collect::<Vec<i32>>()
         })
         .collect()
+}
+
+/// Every process below `pid`: its children, theirs, and so on.
+pub fn descendants(pid: i32) -> Vec<i32> {
+    let mut all = child_processes(pid);
+    let mut i = 0;
+    while i < all.len() {
+        let below = child_processes(all[i]);
+        all.extend(below);
+        i += 1;
+    }
+    all
 }
 
 /// The epoch `DIR/latest` names, if any.
