@@ -39,6 +39,32 @@ const SYSTEM_NAMES: &[&str] = &[
 
 const SYSTEM_DIRS: &[&str] = &["/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"];
 
+/// System libraries copied per rank all the same: OpenMP's runtime keeps its
+/// thread pool and team state per OS thread, which the ranks of a worker
+/// share, and starts its threads through the pthread_create its copy binds to
+/// (libmpi's, so they act for the rank).
+const PER_RANK_SYSTEM_NAMES: &[&str] = &["libgomp.so"];
+
+/// Where the dynamic loader's default directories hold `name`.
+fn find_in_system_dirs(name: &str) -> Option<PathBuf> {
+    [
+        "/lib/x86_64-linux-gnu",
+        "/usr/lib/x86_64-linux-gnu",
+        "/lib64",
+        "/usr/lib64",
+        "/lib",
+        "/usr/lib",
+    ]
+    .iter()
+    .map(|d| Path::new(d).join(name))
+    .find(|p| p.is_file())
+}
+
+fn is_per_rank_system(name: &str) -> bool {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    PER_RANK_SYSTEM_NAMES.iter().any(|s| base.starts_with(s))
+}
+
 /// A user library, copied per rank.
 pub(crate) struct UserLib {
     pub(crate) path: PathBuf,
@@ -127,8 +153,12 @@ impl Planner {
             .needed()
             .map_err(|e| format!("{}: {e}", path.display()))?;
         for name in needed {
-            let found = find(&name, image, path)?;
-            if is_system(&name, found.as_deref()) {
+            let mut found = find(&name, image, path)?;
+            let per_rank = is_per_rank_system(&name);
+            if found.is_none() && per_rank {
+                found = find_in_system_dirs(&name);
+            }
+            if !(per_rank && found.is_some()) && is_system(&name, found.as_deref()) {
                 let s = found
                     .map(|p| p.to_string_lossy().into_owned())
                     .unwrap_or(name);

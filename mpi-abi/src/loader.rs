@@ -293,6 +293,47 @@ fn record_program_vars(base: usize, copies: &[CopyReloc], rank: usize) {
     st.publish_environ();
 }
 
+/// The tunable that sizes the static TLS room dlopen can still give out.
+const STATIC_TLS_TUNABLE: &str = "glibc.rtld.optional_static_tls";
+
+/// Makes sure every rank's copies of the libraries with thread-local
+/// variables fit in the static TLS room (libgomp's are initial-exec: each copy
+/// takes its block there, and glibc keeps 512 bytes by default, about three
+/// copies). The room is fixed when the process starts, so this process starts
+/// again, as itself, with the room asked for in GLIBC_TUNABLES.
+fn ensure_static_tls_room(libs: &Libraries, ranks: usize, args: &[CString]) {
+    let per_rank: usize = libs
+        .user
+        .iter()
+        .filter_map(|l| l.image.tls_segment().ok().flatten())
+        .map(|t| t.mem_size.next_multiple_of(t.align.max(64)) + 64)
+        .sum();
+    if per_rank == 0 || ranks <= 1 {
+        return;
+    }
+    let tunables = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+    if tunables.contains(STATIC_TLS_TUNABLE) {
+        return;
+    }
+    let room = per_rank * ranks + 4096;
+    let value = if tunables.is_empty() {
+        format!("{STATIC_TLS_TUNABLE}={room}")
+    } else {
+        format!("{tunables}:{STATIC_TLS_TUNABLE}={room}")
+    };
+    std::env::set_var("GLIBC_TUNABLES", value);
+    let exe = c"/proc/self/exe";
+    let mut argv: Vec<*const c_char> = vec![exe.as_ptr()];
+    argv.extend(args.iter().map(|a| a.as_ptr()));
+    argv.push(std::ptr::null());
+    // SAFETY: a NULL-terminated argv of valid strings; returns only on failure.
+    unsafe { libc::execv(exe.as_ptr(), argv.as_ptr()) };
+    die(format!(
+        "cannot start again with room for {ranks} ranks' thread-local variables: {}",
+        std::io::Error::last_os_error()
+    ));
+}
+
 /// Runs the C program `argv[0]` with the arguments `argv[1..]` as a job of ranks
 /// configured by mpcrs-run's environment; exits the process with the job's status.
 ///
@@ -340,6 +381,7 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     }
     let mut libs = libraries::plan(&mut image, std::path::Path::new(&program))
         .unwrap_or_else(|e| die(format!("{program}: {e}")));
+    ensure_static_tls_room(&libs, cfg.local_ranks().len(), &args);
     let copies =
         copy_relocations(&mut image, &libs).unwrap_or_else(|e| die(format!("{program}: {e}")));
     let tls = image

@@ -37,6 +37,8 @@ const DT_RUNPATH: u64 = 29;
 const PF_W: u32 = 2;
 const SHT_NOBITS: u32 = 8;
 const DT_FLAGS_1: u64 = 0x6fff_fffb;
+const DT_VERNEED: u64 = 0x6fff_fffe;
+const DT_VERNEEDNUM: u64 = 0x6fff_ffff;
 const DF_1_PIE: u64 = 0x0800_0000;
 
 fn u16_at(b: &[u8], o: usize) -> Result<u16, ElfError> {
@@ -301,7 +303,36 @@ impl Image {
         self.strings_used += len;
         self.bytes[at..at + len].fill(0);
         self.bytes[entry.0 + 8..entry.0 + 16].copy_from_slice(&(va - strtab_va).to_le_bytes());
+        self.rename_version_needs(name, (va - strtab_va) as u32)?;
         Ok(at)
+    }
+
+    /// Points the symbol-version needs of library `name` (.gnu.version_r:
+    /// the dynamic loader checks them against the objects by the name it
+    /// loaded them by) at the string at `new_name` in the string table.
+    fn rename_version_needs(&mut self, name: &str, new_name: u32) -> Result<(), ElfError> {
+        let dynamic = self.dynamic()?;
+        let (Some(verneed), Some(count)) = (
+            dynamic.iter().find(|e| e.1 == DT_VERNEED).map(|e| e.2),
+            dynamic.iter().find(|e| e.1 == DT_VERNEEDNUM).map(|e| e.2),
+        ) else {
+            return Ok(());
+        };
+        let strtab_off = self.dynstr_offset()?;
+        let mut at = self.vaddr_to_offset(verneed)?;
+        for _ in 0..count {
+            // Elf64_Verneed: vn_version u16, vn_cnt u16, vn_file u32, vn_aux u32, vn_next u32.
+            let file = u32_at(&self.bytes, at + 4)? as usize;
+            if cstr_at(&self.bytes, strtab_off + file) == name.as_bytes() {
+                self.bytes[at + 4..at + 8].copy_from_slice(&new_name.to_le_bytes());
+            }
+            let next = u32_at(&self.bytes, at + 12)? as usize;
+            if next == 0 {
+                break;
+            }
+            at += next;
+        }
+        Ok(())
     }
 
     /// The largest loaded, unused stretch of the file: (file offset, vaddr, length).

@@ -1,10 +1,7 @@
 /* OpenMP threads of a rank call MPI under MPI_THREAD_MULTIPLE: each thread of
  * the team exchanges with the same thread of the neighbouring ranks on its own
- * tag and checks MPI_Comm_rank. libgomp starts its threads through libc, so
- * they act for their rank only in a process of one rank; with several ranks
- * per process the job must end with a message saying so. With the argument
- * "funneled" the team only computes and the rank alone calls MPI, which works
- * at any layout. */
+ * tag and checks MPI_Comm_rank. With the argument "funneled" the team only
+ * computes and the rank alone calls MPI. */
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>

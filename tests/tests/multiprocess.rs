@@ -554,12 +554,12 @@ fn thread_local_variables_of_the_program_start_initialised_on_every_thread() {
     }
 }
 
-/// OpenMP's threads call MPI for their rank where a process holds one rank;
-/// with several ranks in a process they act for none, and the job ends saying
-/// why instead of giving the call to some rank. Teams that only compute run at
-/// any layout.
+/// OpenMP's threads call MPI for their rank at every layout: each rank has its
+/// own copy of libgomp (its thread pool and team state, threads started
+/// through libmpi's pthread_create), at -n 64 too (the copies' static TLS).
+/// Teams that only compute run at any layout.
 #[test]
-fn openmp_threads_call_mpi_for_their_rank_with_one_rank_per_process() {
+fn openmp_threads_call_mpi_for_their_rank() {
     let bin = build_c(
         &c_source("openmp_threads.c"),
         "openmp_threads",
@@ -568,7 +568,10 @@ fn openmp_threads_call_mpi_for_their_rank_with_one_rank_per_process() {
     );
     for args in [
         &["-n", "1"][..],
-        &["-n", "4", "-p", "4"][..],
+        &["-n", "4"][..],
+        &["-n", "64"][..],
+        &["-n", "8", "-p", "2"][..],
+        &["-n", "8", "-p", "4"][..],
         &["-n", "2", "--process-mode"][..],
     ] {
         let mut a = args.to_vec();
@@ -585,6 +588,26 @@ fn openmp_threads_call_mpi_for_their_rank_with_one_rank_per_process() {
         a.extend([bin.to_str().unwrap(), "funneled"]);
         let out = expect_success(&run_job(&a, LIMIT), &format!("openmp funneled {args:?}"));
         assert_eq!(out.trim(), "openmp funneled errors 0", "{args:?}");
+    }
+}
+
+/// A thread libstdc++ starts (std::thread) acts for the rank where a process
+/// holds one; with several it acts for none, and its MPI call ends the job
+/// saying why instead of giving the call to some rank.
+#[test]
+fn a_std_thread_calls_mpi_for_its_rank_where_a_process_holds_one() {
+    let cxx = mpcrs_tests::profile_dir().join("mpcrs-cxx");
+    let bin = build_c(
+        &c_source("cxx_std_thread.cpp"),
+        "cxx_std_thread",
+        Some(cxx.to_str().unwrap()),
+        &[],
+    );
+    for args in [&["-n", "1"][..], &["-n", "4", "-p", "4"][..]] {
+        let mut a = args.to_vec();
+        a.push(bin.to_str().unwrap());
+        let out = expect_success(&run_job(&a, LIMIT), &format!("cxx_std_thread {args:?}"));
+        assert_eq!(out.trim(), "std::thread errors 0", "{args:?}");
     }
     for args in [&["-n", "4"][..], &["-n", "8", "-p", "2"][..]] {
         let mut a = args.to_vec();
