@@ -251,7 +251,7 @@ fn sole_rank() -> Option<i32> {
 }
 
 /// Ends the job for an MPI call made by a thread that acts for no rank: one a
-/// system library started (OpenMP's team, libstdc++'s std::thread), which
+/// shared system library started (libstdc++'s std::thread), which
 /// reaches libc's pthread_create and so carries no rank, in a process of
 /// several ranks; or a program not started by mpcrs-run.
 pub(crate) fn outside_rank(call: &str) -> ! {
@@ -259,7 +259,7 @@ pub(crate) fn outside_rank(call: &str) -> ! {
     if ranks > 1 {
         eprintln!(
             "mpcrs: {call} called from a thread that acts for no rank (started by a system \
-             library, e.g. OpenMP or std::thread) in a process of {ranks} ranks: MPI calls from \
+             library, e.g. std::thread) in a process of {ranks} ranks: MPI calls from \
              such threads need one rank per process (mpcrs-run -p equal to -n); threads the \
              program starts with pthread_create act for their rank"
         );

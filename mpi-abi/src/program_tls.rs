@@ -13,8 +13,8 @@
 //! block it holds and loads that rank's. Ranks never change worker, so a
 //! saved block is only touched by its rank's worker. A thread the program
 //! starts gets the initial image, as the dynamic loader gives an executable's
-//! new threads; threads system libraries start themselves (OpenMP's team)
-//! find the block zeroed.
+//! new threads; threads the shared system libraries start themselves
+//! (libstdc++'s std::thread) find the block zeroed.
 
 use std::cell::{Cell, UnsafeCell};
 use std::sync::{Mutex, OnceLock};

@@ -1,10 +1,12 @@
 //! Threads a rank starts (MPI_THREAD_MULTIPLE): a privatized program's
-//! pthread_create and pthread_join reach these (interpose.rs explains how).
-//! A new thread acts for the rank that started it, so its MPI calls are that
-//! rank's, and gets the program's thread-local variables (program_tls.rs); a rank's ULT joining a thread waits on the blocking pool instead of
-//! holding its worker, whose other ranks may be the ones the thread waits for.
-//! Threads started by the system libraries themselves (libstdc++'s std::thread,
-//! OpenMP) call libc's functions directly and carry no rank.
+//! pthread_create and pthread_join reach these (interpose.rs explains how), and
+//! so do those of the libraries copied per rank (OpenMP's libgomp). A new
+//! thread acts for the rank that started it, so its MPI calls are that rank's,
+//! and gets the program's thread-local variables (program_tls.rs); a rank's
+//! ULT joining a thread waits on the blocking pool instead of holding its
+//! worker, whose other ranks may be the ones the thread waits for. Threads the
+//! shared system libraries start (libstdc++'s std::thread) call libc's
+//! functions directly and carry no rank.
 
 use std::os::raw::{c_int, c_void};
 
