@@ -132,10 +132,6 @@ pub(crate) struct RankState {
     /// Slots of freed derived types, reused last freed first (as MPICH does:
     /// programs have come to rely on it).
     free_types: Vec<usize>,
-    /// Derived types freed while a persistent request names them: they stay
-    /// resolvable until no request does (MPI_Type_free does not affect pending
-    /// operations).
-    held_types: Vec<usize>,
     messages: Vec<Option<mpcrs::raw::RawMessage>>,
     /// MPI_Buffer_attach: (address, size) of the program's buffer for MPI_Bsend.
     pub(crate) bsend_buffer: Option<(usize, usize)>,
@@ -153,10 +149,10 @@ pub(crate) struct RankState {
     /// Keyvals and the attributes of communicators and datatypes.
     pub(crate) attributes: crate::attributes::Store,
     infos: Vec<Option<crate::info::Entries>>,
-    /// Handles (communicators, datatypes, ops) that started collectives still
-    /// use, with how many use each and whether the program freed it: MPI lets
-    /// the program free them right after the start, so the last user frees
-    /// them (nbc.rs).
+    /// Handles (communicators, datatypes, ops) that started collectives and
+    /// persistent requests still use, with how many use each and whether the
+    /// program freed it: MPI lets the program free them while those live, so
+    /// the last user frees them (nbc.rs, requests.rs).
     pins: std::collections::HashMap<c_int, (usize, bool)>,
     /// Error classes and codes the program added: code - FIRST_USER_CODE ->
     /// (its class, its string); `None` once deleted.
@@ -481,7 +477,6 @@ impl RankState {
     }
 
     pub(crate) fn add_type(&mut self, t: crate::datatype::TypeInfo) -> MPI_Datatype {
-        self.release_held_types();
         let i = match self.free_types.pop() {
             Some(i) => {
                 self.types[i] = Some(t);
@@ -493,28 +488,6 @@ impl RankState {
             }
         };
         TYPE_USER | i as c_int
-    }
-
-    /// Whether a persistent request names the datatype `h`.
-    fn type_in_use(&self, h: MPI_Datatype) -> bool {
-        use crate::requests::Persistent;
-        self.requests.iter().flatten().any(|e| {
-            matches!(e.persistent,
-                Some(Persistent::Send { t, .. } | Persistent::Recv { t, .. }) if t == h)
-        })
-    }
-
-    /// Frees the held types no persistent request names any more.
-    fn release_held_types(&mut self) {
-        let held = std::mem::take(&mut self.held_types);
-        for i in held {
-            if self.type_in_use(TYPE_USER | i as c_int) {
-                self.held_types.push(i);
-            } else {
-                self.types[i] = None;
-                self.free_types.push(i);
-            }
-        }
     }
 
     fn type_slot(&mut self, h: MPI_Datatype) -> Option<&mut Option<crate::datatype::TypeInfo>> {
@@ -540,7 +513,8 @@ impl RankState {
     }
 
     pub(crate) fn free_type(&mut self, h: MPI_Datatype) -> bool {
-        // A started collective still uses it: the last use frees it.
+        // A started collective or a persistent request still uses it: the
+        // last use frees it.
         if let Some(first) = self.defer_free(h) {
             return first;
         }
@@ -548,15 +522,8 @@ impl RankState {
             return false;
         }
         let i = (h & INDEX_MASK) as usize;
-        if self.held_types.contains(&i) {
-            return false; // freed already
-        }
-        if self.type_in_use(h) {
-            self.held_types.push(i);
-        } else {
-            self.types[i] = None;
-            self.free_types.push(i);
-        }
+        self.types[i] = None;
+        self.free_types.push(i);
         self.type_names.remove(&h);
         true
     }

@@ -17,7 +17,7 @@ use mpcrs::raw::{self, RawRequest};
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 use crate::nbc::{self, Coll, Uniform};
-use crate::requests::Persistent;
+use crate::requests::{add_persistent, Persistent};
 
 /// A persistent collective request's collective and its private communicator.
 pub(crate) struct PColl {
@@ -113,22 +113,18 @@ unsafe fn persist(coll: Coll, request: *mut MPI_Request) -> c_int {
     let (dup, private) = tri!(private_dup(coll.call, coll.comm));
     coll.pin();
     let call = coll.call;
-    let h = rank_state()
-        .expect("inside a rank")
-        .add_request(RequestEntry {
-            request: RawRequest::completed(mpcrs::Status::empty()),
-            comm: c.into(),
-            call,
-            staging: None,
-            persistent: Some(Persistent::Collective(Arc::new(PColl {
-                coll,
-                dup,
-                private,
-                last: Default::default(),
-            }))),
-            active: false,
-            grequest: None,
-        });
+    let pcoll = Persistent::Collective(Arc::new(PColl {
+        coll,
+        dup,
+        private,
+        last: Default::default(),
+    }));
+    let h = add_persistent(
+        &mut rank_state().expect("inside a rank"),
+        c.into(),
+        call,
+        pcoll,
+    );
     // SAFETY: by contract.
     unsafe { *request = h };
     MPI_SUCCESS

@@ -398,8 +398,12 @@ mpi_fn! {
         };
         // A persistent collective's handles are the program's again (a start
         // in flight holds its own pins).
-        if let Some(Persistent::Collective(coll)) = &e.persistent {
-            coll.free();
+        match &e.persistent {
+            Some(Persistent::Collective(coll)) => coll.free(),
+            Some(Persistent::Send { t, .. } | Persistent::Recv { t, .. }) => {
+                rank_state().expect("inside a rank").unpin(*t)
+            }
+            None => {}
         }
         // The operation still completes, maybe only after this rank's next calls
         // (a synchronous send to itself): keep it until then, not wait for it.
@@ -593,20 +597,31 @@ unsafe fn init_request(call: &'static str, p: Persistent, request: *mut MPI_Requ
         Persistent::Collective(_) => unreachable!("made by pcoll.rs"),
     };
     let (c, _, _) = tri!(resolve(call, comm, count, t));
-    let h = rank_state()
-        .expect("inside a rank")
-        .add_request(RequestEntry {
-            request: RawRequest::completed(mpcrs::Status::empty()),
-            comm: c.into(),
-            call,
-            staging: None,
-            persistent: Some(p),
-            active: false,
-            grequest: None,
-        });
+    let mut st = rank_state().expect("inside a rank");
+    // MPI lets the program free the datatype while the request lives.
+    st.pin(t);
+    let h = add_persistent(&mut st, c.into(), call, p);
     // SAFETY: by contract.
     unsafe { *request = h };
     MPI_SUCCESS
+}
+
+/// Records an inactive persistent request of `call` on `comm`.
+pub(crate) fn add_persistent(
+    st: &mut RankState,
+    comm: std::sync::Arc<mpcrs::Communicator>,
+    call: &'static str,
+    p: Persistent,
+) -> MPI_Request {
+    st.add_request(RequestEntry {
+        request: RawRequest::completed(mpcrs::Status::empty()),
+        comm,
+        call,
+        staging: None,
+        persistent: Some(p),
+        active: false,
+        grequest: None,
+    })
 }
 
 /// MPI_Start of one persistent request.
