@@ -52,6 +52,46 @@ pub(crate) struct Call<'a> {
     pub(crate) posix: bool,
 }
 
+impl<'a> Call<'a> {
+    /// getopt (`posix`: __posix_getopt, which never permutes).
+    pub(crate) fn short(
+        argc: c_int,
+        argv: *mut *mut c_char,
+        optstring: &'a [u8],
+        posix: bool,
+    ) -> Self {
+        Call {
+            argc,
+            argv,
+            optstring,
+            longopts: std::ptr::null(),
+            longind: std::ptr::null_mut(),
+            long_only: false,
+            posix,
+        }
+    }
+
+    /// getopt_long (`long_only`: getopt_long_only).
+    pub(crate) fn long(
+        argc: c_int,
+        argv: *mut *mut c_char,
+        optstring: &'a [u8],
+        longopts: *const LongOption,
+        longind: *mut c_int,
+        long_only: bool,
+    ) -> Self {
+        Call {
+            argc,
+            argv,
+            optstring,
+            longopts,
+            longind,
+            long_only,
+            posix: false,
+        }
+    }
+}
+
 /// One step of the parse, on the rank's state.
 ///
 /// # Safety

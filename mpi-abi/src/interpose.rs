@@ -148,15 +148,7 @@ pub unsafe extern "C" fn getopt(
     argv: *mut *mut c_char,
     optstring: *const c_char,
 ) -> c_int {
-    let call = getopt::Call {
-        argc,
-        argv,
-        optstring: bytes(optstring),
-        longopts: std::ptr::null(),
-        longind: std::ptr::null_mut(),
-        long_only: false,
-        posix: false,
-    };
+    let call = getopt::Call::short(argc, argv, bytes(optstring), false);
     getopt_call(call, || {
         real!("getopt": unsafe extern "C" fn(c_int, *mut *mut c_char, *const c_char) -> c_int)(
             argc, argv, optstring,
@@ -175,15 +167,7 @@ pub unsafe extern "C" fn __posix_getopt(
     argv: *mut *mut c_char,
     optstring: *const c_char,
 ) -> c_int {
-    let call = getopt::Call {
-        argc,
-        argv,
-        optstring: bytes(optstring),
-        longopts: std::ptr::null(),
-        longind: std::ptr::null_mut(),
-        long_only: false,
-        posix: true,
-    };
+    let call = getopt::Call::short(argc, argv, bytes(optstring), true);
     getopt_call(call, || {
         real!("__posix_getopt": unsafe extern "C" fn(c_int, *mut *mut c_char, *const c_char) -> c_int)(
             argc, argv, optstring,
@@ -209,15 +193,7 @@ pub unsafe extern "C" fn getopt_long(
     longopts: *const LongOption,
     longind: *mut c_int,
 ) -> c_int {
-    let call = getopt::Call {
-        argc,
-        argv,
-        optstring: bytes(optstring),
-        longopts,
-        longind,
-        long_only: false,
-        posix: false,
-    };
+    let call = getopt::Call::long(argc, argv, bytes(optstring), longopts, longind, false);
     getopt_call(call, || {
         real!("getopt_long": GetoptLong)(argc, argv, optstring, longopts, longind)
     })
@@ -233,15 +209,7 @@ pub unsafe extern "C" fn getopt_long_only(
     longopts: *const LongOption,
     longind: *mut c_int,
 ) -> c_int {
-    let call = getopt::Call {
-        argc,
-        argv,
-        optstring: bytes(optstring),
-        longopts,
-        longind,
-        long_only: true,
-        posix: false,
-    };
+    let call = getopt::Call::long(argc, argv, bytes(optstring), longopts, longind, true);
     getopt_call(call, || {
         real!("getopt_long_only": GetoptLong)(argc, argv, optstring, longopts, longind)
     })

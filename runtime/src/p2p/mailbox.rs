@@ -344,6 +344,15 @@ impl Queues {
         self.posted.remove(i)
     }
 
+    /// Takes the unexpected message `which` picks out of the queue (a send its
+    /// sender cancelled); false if none is there (it matched meanwhile).
+    pub(crate) fn withdraw_unexpected(&mut self, which: impl Fn(&Payload) -> bool) -> bool {
+        match self.unexpected.iter().position(|m| which(&m.payload)) {
+            Some(i) => self.unexpected.remove(i).is_some(),
+            None => false,
+        }
+    }
+
     /// Index of the first unexpected message a receive for (source, tag) matches.
     pub(crate) fn find_unexpected(&self, source: i32, tag: i32) -> Option<usize> {
         self.unexpected

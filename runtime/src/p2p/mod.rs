@@ -314,15 +314,12 @@ pub(crate) fn cancel_send(comm: &CommShared, dest: usize, done: &std::sync::Arc<
         crate::remote::Fabric::expect().cancel_send(done);
         return;
     }
-    let mut q = comm.mailboxes[dest].lock();
-    let Some(i) = q.unexpected.iter().position(|m| {
-        matches!(&m.payload, Payload::InPlace { done: d, .. } if std::sync::Arc::ptr_eq(d, done))
-    }) else {
-        return;
-    };
-    q.unexpected.remove(i);
-    drop(q);
-    done.complete(Status::cancelled());
+    let withdrawn = comm.mailboxes[dest].lock().withdraw_unexpected(
+        |p| matches!(p, Payload::InPlace { done: d, .. } if std::sync::Arc::ptr_eq(d, done)),
+    );
+    if withdrawn {
+        done.complete(Status::cancelled());
+    }
 }
 
 /// MPI_Iprobe on the caller's own mailbox: the status of the first matching

@@ -533,14 +533,9 @@ impl CommShared {
         let Some(mailbox) = self.mailboxes.get(dest as usize) else {
             return false;
         };
-        let mut q = mailbox.lock();
-        let Some(i) = q.unexpected.iter().position(|m| {
-            matches!(&m.payload, Payload::Remote(inc) if inc.from == from && inc.header.id == id)
-        }) else {
-            return false;
-        };
-        q.unexpected.remove(i);
-        true
+        mailbox.lock().withdraw_unexpected(
+            |p| matches!(p, Payload::Remote(inc) if inc.from == from && inc.header.id == id),
+        )
     }
 
     /// Matches a message from another process against the destination's posted
