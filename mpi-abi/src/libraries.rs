@@ -7,6 +7,8 @@
 //! dynamic loader searches them) does not find it outside the system's library
 //! directories. Any other is the user's: each rank's copy of the program needs
 //! the rank's copy of it, by a path written into the copy (`reserve_needed_string`).
+//! OpenMP's runtime is a system library copied per rank all the same
+//! (`PER_RANK_SYSTEM_NAMES`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,7 +27,6 @@ const SYSTEM_NAMES: &[&str] = &[
     "libgcc_s.so",
     "libgfortran.so",
     "libquadmath.so",
-    "libgomp.so",
     "libatomic.so",
     "libmpi.so",
     "libmpich.so",
@@ -153,12 +154,13 @@ impl Planner {
             .needed()
             .map_err(|e| format!("{}: {e}", path.display()))?;
         for name in needed {
-            let mut found = find(&name, image, path)?;
             let per_rank = is_per_rank_system(&name);
+            let mut found = find(&name, image, path)?;
             if found.is_none() && per_rank {
                 found = find_in_system_dirs(&name);
             }
-            if !(per_rank && found.is_some()) && is_system(&name, found.as_deref()) {
+            let copied = per_rank && found.is_some();
+            if !copied && is_system(&name, found.as_deref()) {
                 let s = found
                     .map(|p| p.to_string_lossy().into_owned())
                     .unwrap_or(name);

@@ -17,7 +17,7 @@
 //! (libstdc++'s std::thread) find the block zeroed.
 
 use std::cell::{Cell, UnsafeCell};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use mpcrs::elf::TlsSegment;
 
@@ -29,7 +29,7 @@ struct Layout {
     /// The first rank of this process (saved blocks are indexed from it).
     first: usize,
     /// Where each rank's loaded copy keeps its (relocated) initial image.
-    images: Mutex<Vec<(usize, usize)>>,
+    images: Vec<OnceLock<usize>>,
     /// Each rank's block while its worker holds another's.
     saved: Saved,
 }
@@ -125,7 +125,7 @@ pub(crate) fn plan(
             Some(Layout {
                 distance,
                 first: ranks.start,
-                images: Mutex::new(Vec::new()),
+                images: ranks.clone().map(|_| OnceLock::new()).collect(),
                 saved: Saved(ranks.map(|_| UnsafeCell::new(blank.clone())).collect()),
                 segment,
             })
@@ -177,11 +177,9 @@ pub(crate) fn fill_for_loading() {
 
 /// The relocated initial image of rank `rank`'s copy (any copy's for `None`).
 fn initial_image(layout: &Layout, rank: Option<usize>) -> Option<&'static [u8]> {
-    let images = layout.images.lock().unwrap();
-    let at = rank
-        .and_then(|r| images.iter().find(|i| i.0 == r))
-        .or(images.first())?
-        .1;
+    let at = *rank
+        .and_then(|r| layout.images.get(r.wrapping_sub(layout.first))?.get())
+        .or_else(|| layout.images.iter().find_map(|i| i.get()))?;
     // SAFETY: the copy maps its TLS image (part of a loaded segment) for as
     // long as the process runs; init.len() bytes of it are initialised.
     Some(unsafe { std::slice::from_raw_parts(at as *const u8, layout.segment.init.len()) })
@@ -192,7 +190,7 @@ fn initial_image(layout: &Layout, rank: Option<usize>) -> Option<&'static [u8]> 
 pub(crate) fn note_copy(rank: usize, base: usize) {
     if let Some(Some(layout)) = LAYOUT.get() {
         let at = base + layout.segment.vaddr as usize;
-        layout.images.lock().unwrap().push((rank, at));
+        let _ = layout.images[rank - layout.first].set(at);
         let init = initial_image(layout, Some(rank)).expect("just recorded");
         // SAFETY: the rank runs nowhere yet; its block is ours alone now.
         let saved = unsafe { &mut *layout.saved.0[rank - layout.first].get() };
