@@ -145,12 +145,13 @@ fn unpin(handles: &[c_int]) {
     }
 }
 
-/// Starts `run` (a blocking collective on `comm` returning an MPI code) as a
-/// non-blocking collective and returns its request in `request`. `run` must
-/// not name handles the program may free meanwhile (see [`Coll`]).
+/// Starts `run` (a blocking collective on `comm` returning an MPI code, which
+/// names the datatypes and ops `handles`) as a non-blocking collective and
+/// returns its request in `request`.
 pub(crate) fn launch(
     call: &'static str,
     comm: MPI_Comm,
+    handles: Vec<c_int>,
     request: *mut MPI_Request,
     run: impl FnOnce() -> c_int + Send + 'static,
 ) -> c_int {
@@ -160,7 +161,7 @@ pub(crate) fn launch(
         let run = once.lock().unwrap().take();
         run.map_or(MPI_SUCCESS, |run| run())
     };
-    launch_coll(Coll::new(call, comm, vec![], body), request)
+    launch_coll(Coll::new(call, comm, handles, body), request)
 }
 
 /// Starts `coll` and returns its request in `request`.

@@ -240,7 +240,7 @@ mpi_fn! {
     fn Ineighbor_allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
         let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
         // SAFETY (in the helper): MPI keeps the buffers valid until the request completes.
-        launch("MPI_Ineighbor_allgather", comm, request, move || unsafe {
+        launch("MPI_Ineighbor_allgather", comm, vec![sendtype, recvtype], request, move || unsafe {
             PMPI_Neighbor_allgather({ s }.0, sendcount, sendtype, { r }.0, recvcount, recvtype, comm)
         })
     }
@@ -251,7 +251,7 @@ mpi_fn! {
         // SAFETY: one entry per in-neighbour.
         let (rc, rd) = unsafe { (per_rank(recvcounts, ni), per_rank(displs, ni)) };
         // SAFETY (in the helper): as MPI_Ineighbor_allgather; the arrays are the helper's copies.
-        launch("MPI_Ineighbor_allgatherv", comm, request, move || unsafe {
+        launch("MPI_Ineighbor_allgatherv", comm, vec![sendtype, recvtype], request, move || unsafe {
             PMPI_Neighbor_allgatherv({ s }.0, sendcount, sendtype, { r }.0, at(&rc), at(&rd), recvtype, comm)
         })
     }
@@ -259,7 +259,7 @@ mpi_fn! {
     fn Ineighbor_alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
         let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
         // SAFETY (in the helper): as MPI_Ineighbor_allgather.
-        launch("MPI_Ineighbor_alltoall", comm, request, move || unsafe {
+        launch("MPI_Ineighbor_alltoall", comm, vec![sendtype, recvtype], request, move || unsafe {
             PMPI_Neighbor_alltoall({ s }.0, sendcount, sendtype, { r }.0, recvcount, recvtype, comm)
         })
     }
@@ -270,7 +270,7 @@ mpi_fn! {
         // SAFETY: one entry per neighbour in each array.
         let (sc, sd, rc, rd) = unsafe { (per_rank(sendcounts, no), per_rank(sdispls, no), per_rank(recvcounts, ni), per_rank(rdispls, ni)) };
         // SAFETY (in the helper): as MPI_Ineighbor_allgatherv.
-        launch("MPI_Ineighbor_alltoallv", comm, request, move || unsafe {
+        launch("MPI_Ineighbor_alltoallv", comm, vec![sendtype, recvtype], request, move || unsafe {
             PMPI_Neighbor_alltoallv({ s }.0, at(&sc), at(&sd), sendtype, { r }.0, at(&rc), at(&rd), recvtype, comm)
         })
     }
@@ -283,7 +283,7 @@ mpi_fn! {
             (per_rank(sendcounts, no), per_rank(sdispls, no), per_rank(sendtypes, no), per_rank(recvcounts, ni), per_rank(rdispls, ni), per_rank(recvtypes, ni))
         };
         // SAFETY (in the helper): as MPI_Ineighbor_allgatherv.
-        launch("MPI_Ineighbor_alltoallw", comm, request, move || unsafe {
+        launch("MPI_Ineighbor_alltoallw", comm, [&st[..], &rt[..]].concat(), request, move || unsafe {
             PMPI_Neighbor_alltoallw({ s }.0, at(&sc), at(&sd), at(&st), { r }.0, at(&rc), at(&rd), at(&rt), comm)
         })
     }
