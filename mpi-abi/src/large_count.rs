@@ -14,6 +14,7 @@ use crate::ctypes::MPI_Count;
 use crate::datatype::{self, TypeInfo};
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
+use crate::type_queries::{extent_as_count, size_as_count, type_of};
 use crate::types::{combiner, store_env};
 
 /// An argument error of `call`, through MPI_COMM_WORLD's handler.
@@ -22,16 +23,6 @@ fn arg_error(call: &'static str, class: ErrorClass, detail: String) -> c_int {
         Ok(w) => fail(&w, call, class, detail),
         Err(code) => code,
     }
-}
-
-fn old_type(call: &'static str, t: MPI_Datatype) -> Result<TypeInfo, c_int> {
-    datatype::info(t).ok_or_else(|| {
-        arg_error(
-            call,
-            ErrorClass::Type,
-            format!("invalid datatype handle {t:#x}"),
-        )
-    })
 }
 
 /// A count as `usize`, or MPI_ERR_COUNT naming the call.
@@ -82,7 +73,7 @@ impl Widened {
     /// `n` elements of `t` as one element of a committed contiguous type.
     fn contiguous(call: &'static str, n: MPI_Count, t: MPI_Datatype) -> Result<Widened, c_int> {
         let n = count(call, n, "count")?;
-        let old = old_type(call, t)?;
+        let old = type_of(call, t)?;
         if !old.committed {
             return Err(arg_error(
                 call,
@@ -137,7 +128,7 @@ fn small(n: MPI_Count) -> Option<c_int> {
 
 mpi_fn! {
     fn Get_count_c(status: *const MPI_Status, datatype: MPI_Datatype, count_: *mut MPI_Count) -> c_int {
-        let t = tri!(old_type("MPI_Get_count_c", datatype));
+        let t = tri!(type_of("MPI_Get_count_c", datatype));
         // SAFETY: `status` readable, `count` writable by contract.
         unsafe {
             let bytes = status_bytes(&*status);
@@ -156,35 +147,23 @@ mpi_fn! {
     }
 
     fn Type_size_c(datatype: MPI_Datatype, size: *mut MPI_Count) -> c_int {
-        let t = tri!(old_type("MPI_Type_size_c", datatype));
-        // SAFETY: writable by contract.
-        unsafe { *size = t.size as MPI_Count };
-        MPI_SUCCESS
+        // SAFETY: forwarded from the C caller.
+        unsafe { size_as_count("MPI_Type_size_c", datatype, size) }
     }
 
     fn Type_get_extent_c(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
-        let t = tri!(old_type("MPI_Type_get_extent_c", datatype));
-        // SAFETY: writable by contract.
-        unsafe {
-            *lb = t.lb as MPI_Count;
-            *extent = t.extent as MPI_Count;
-        }
-        MPI_SUCCESS
+        // SAFETY: forwarded from the C caller.
+        unsafe { extent_as_count("MPI_Type_get_extent_c", datatype, false, lb, extent) }
     }
 
     fn Type_get_true_extent_c(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
-        let t = tri!(old_type("MPI_Type_get_true_extent_c", datatype));
-        // SAFETY: writable by contract.
-        unsafe {
-            *true_lb = t.true_lb as MPI_Count;
-            *true_extent = t.true_extent as MPI_Count;
-        }
-        MPI_SUCCESS
+        // SAFETY: forwarded from the C caller.
+        unsafe { extent_as_count("MPI_Type_get_true_extent_c", datatype, true, true_lb, true_extent) }
     }
 
     fn Type_contiguous_c(count_: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
         let call = "MPI_Type_contiguous_c";
-        let old = tri!(old_type(call, oldtype));
+        let old = tri!(type_of(call, oldtype));
         let n = tri!(count(call, count_, "count"));
         let t = tri!(contiguous_of(call, n, &old));
         store_env(t, combiner::CONTIGUOUS, ints_of(&[count_]), vec![], &[oldtype], newtype)
@@ -192,7 +171,7 @@ mpi_fn! {
 
     fn Type_create_hindexed_c(count_: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
         let call = "MPI_Type_create_hindexed_c";
-        let old = tri!(old_type(call, oldtype));
+        let old = tri!(type_of(call, oldtype));
         let n = tri!(count(call, count_, "count"));
         // SAFETY: `count` entries each, by contract.
         let (bl, ds) = unsafe { (c_array(array_of_blocklengths, n), c_array(array_of_displacements, n)) };
@@ -209,7 +188,7 @@ mpi_fn! {
 
     fn Type_create_indexed_block_c(count_: MPI_Count, blocklength: MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
         let call = "MPI_Type_create_indexed_block_c";
-        let old = tri!(old_type(call, oldtype));
+        let old = tri!(type_of(call, oldtype));
         let n = tri!(count(call, count_, "count"));
         let b = tri!(count(call, blocklength, "block length"));
         tri!(contiguous_of(call, b, &old));
@@ -292,8 +271,8 @@ mpi_fn! {
         }
         // Beyond int: one type per block carries its count and displacement,
         // exchanged by MPI_Alltoallw with unit counts.
-        let rti = tri!(old_type(call, recvtype));
-        let sti = if in_place { rti.clone() } else { tri!(old_type(call, sendtype)) };
+        let rti = tri!(type_of(call, recvtype));
+        let sti = if in_place { rti.clone() } else { tri!(type_of(call, sendtype)) };
         let mut held = Vec::with_capacity(2 * n);
         let mut sts = Vec::with_capacity(n);
         let mut rts = Vec::with_capacity(n);

@@ -11,7 +11,8 @@ use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 use crate::types::combiner;
 
-fn type_of(call: &'static str, t: MPI_Datatype) -> Result<TypeInfo, c_int> {
+/// The datatype `t`, or MPI_ERR_TYPE through MPI_COMM_WORLD's handler naming `call`.
+pub(crate) fn type_of(call: &'static str, t: MPI_Datatype) -> Result<TypeInfo, c_int> {
     datatype::info(t).ok_or_else(|| match comm_for(call, MPI_COMM_WORLD) {
         Ok(w) => fail(
             &w,
@@ -32,32 +33,61 @@ fn small_envelope(call: &'static str, t: &TypeInfo) -> Result<(), c_int> {
     Ok(())
 }
 
+/// MPI_Type_size_x and MPI_Type_size_c, named `call`.
+///
+/// # Safety
+/// `size` writable.
+pub(crate) unsafe fn size_as_count(
+    call: &'static str,
+    datatype: MPI_Datatype,
+    size: *mut MPI_Count,
+) -> c_int {
+    let t = tri!(type_of(call, datatype));
+    // SAFETY: writable by contract.
+    unsafe { *size = t.size as MPI_Count };
+    MPI_SUCCESS
+}
+
+/// MPI_Type_get_extent_x and _c (`true_extent`: MPI_Type_get_true_extent_x
+/// and _c), named `call`.
+///
+/// # Safety
+/// `lb` and `extent` writable.
+pub(crate) unsafe fn extent_as_count(
+    call: &'static str,
+    datatype: MPI_Datatype,
+    true_extent: bool,
+    lb: *mut MPI_Count,
+    extent: *mut MPI_Count,
+) -> c_int {
+    let t = tri!(type_of(call, datatype));
+    let (l, e) = if true_extent {
+        (t.true_lb, t.true_extent)
+    } else {
+        (t.lb, t.extent)
+    };
+    // SAFETY: writable by contract.
+    unsafe {
+        *lb = l as MPI_Count;
+        *extent = e as MPI_Count;
+    }
+    MPI_SUCCESS
+}
+
 mpi_fn! {
     fn Type_size_x(datatype: MPI_Datatype, size: *mut MPI_Count) -> c_int {
-        let t = tri!(type_of("MPI_Type_size_x", datatype));
-        // SAFETY: writable by contract.
-        unsafe { *size = t.size as MPI_Count };
-        MPI_SUCCESS
+        // SAFETY: forwarded from the C caller.
+        unsafe { size_as_count("MPI_Type_size_x", datatype, size) }
     }
 
     fn Type_get_extent_x(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
-        let t = tri!(type_of("MPI_Type_get_extent_x", datatype));
-        // SAFETY: writable by contract.
-        unsafe {
-            *lb = t.lb as MPI_Count;
-            *extent = t.extent as MPI_Count;
-        }
-        MPI_SUCCESS
+        // SAFETY: forwarded from the C caller.
+        unsafe { extent_as_count("MPI_Type_get_extent_x", datatype, false, lb, extent) }
     }
 
     fn Type_get_true_extent_x(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
-        let t = tri!(type_of("MPI_Type_get_true_extent_x", datatype));
-        // SAFETY: writable by contract.
-        unsafe {
-            *true_lb = t.true_lb as MPI_Count;
-            *true_extent = t.true_extent as MPI_Count;
-        }
-        MPI_SUCCESS
+        // SAFETY: forwarded from the C caller.
+        unsafe { extent_as_count("MPI_Type_get_true_extent_x", datatype, true, true_lb, true_extent) }
     }
 
     fn Type_extent(datatype: MPI_Datatype, extent: *mut MPI_Aint) -> c_int {
