@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use mpcrs::elf::Image;
+use mpcrs_elf::Image;
 
 /// Room for "/proc/self/fd/N" and its NUL.
 pub(crate) const PATH_SLOT: usize = 32;

@@ -11,8 +11,8 @@ use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int, c_void};
 use std::panic::AssertUnwindSafe;
 
-use mpcrs::elf::Image;
 use mpcrs::run::{env, JobConfig};
+use mpcrs_elf::Image;
 
 use crate::handles::{create_job, install_world};
 use crate::interpose::RankExit;
@@ -354,7 +354,7 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
             .collect(),
     );
     let mut cfg = JobConfig::from_env().unwrap_or_else(|e| die(format!("bad job settings: {e}")));
-    if std::env::var_os(env::STACK_SIZE).is_none() {
+    if std::env::var_os(env::STACK_SIZE.name).is_none() {
         cfg.stack_size = C_STACK_SIZE;
     }
     let bytes =

@@ -19,7 +19,7 @@
 use std::cell::{Cell, UnsafeCell};
 use std::sync::OnceLock;
 
-use mpcrs::elf::TlsSegment;
+use mpcrs_elf::TlsSegment;
 
 /// The program's TLS block as this process lays it out.
 struct Layout {

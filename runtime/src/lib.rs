@@ -3,8 +3,9 @@
 //! directly between their buffers.
 //!
 //! Owns: MPI semantics (ranks, communicators, groups, matching, point-to-point,
-//! collectives, datatypes, reduction ops, error classes and handlers), the safe
-//! Rust API (`mpcrs::run`), and the launcher `mpcrs-run`.
+//! collectives, datatypes, reduction ops, error classes and handlers), the
+//! inter-process fabric (remote/), the checkpoint protocol (checkpoint/), and the
+//! safe Rust API (`mpcrs::run`).
 //!
 //! Must not touch: the scheduler's internals (it uses the public ULT, park and sync
 //! API only), rail drivers (the network crates), or checkpoint images (the cr crate,
@@ -28,12 +29,9 @@ mod coll;
 mod comm;
 pub mod consts;
 mod datatype;
-pub mod elf;
 mod error;
 mod group;
 mod intercomm;
-pub mod launch;
-pub mod manifest;
 mod op;
 mod p2p;
 pub mod raw;

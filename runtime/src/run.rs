@@ -12,38 +12,8 @@ use crate::comm::{CommShared, Communicator};
 use crate::group::Group;
 use crate::universe::{abort_job, current_rank, set_current_rank, worker_of_rank, Universe};
 
-/// Environment variables through which `mpcrs-run` configures a job.
-pub mod env {
-    /// Number of ranks (`-n`).
-    pub const RANKS: &str = "MPCRS_RANKS";
-    /// Worker threads per process (`-c`).
-    pub const WORKERS: &str = "MPCRS_WORKERS";
-    /// ULT stack size in bytes (`--stack-size`).
-    pub const STACK_SIZE: &str = "MPCRS_STACK_SIZE";
-    /// The `<cli_option>` of the rails configuration (`--net`).
-    pub const NET: &str = "MPCRS_NET";
-    /// The rails configuration file (`--config`).
-    pub const NET_CONFIG: &str = "MPCRS_NET_CONFIG";
-    /// Checkpoint directory (`--checkpoint DIR`) and epochs kept (`--keep N`).
-    pub const CHECKPOINT_DIR: &str = "MPCRS_CHECKPOINT_DIR";
-    pub const CHECKPOINT_KEEP: &str = "MPCRS_CHECKPOINT_KEEP";
-    /// Seconds between system-initiated checkpoints (`--checkpoint-interval`).
-    pub const CHECKPOINT_INTERVAL: &str = "MPCRS_CHECKPOINT_INTERVAL";
-    /// Names of the variables passed with `-x` (comma-separated), for manifests.
-    pub const EXPORTED: &str = "MPCRS_EXPORTED";
-    /// Processes of the job (`-p`) and this process's index among them.
-    pub const PROCESSES: &str = "MPCRS_PROCESSES";
-    pub const PROCESS: &str = "MPCRS_PROCESS";
-    /// The node of every process, comma-separated: processes of one node may
-    /// share memory.
-    pub const NODES: &str = "MPCRS_NODES";
-    /// Set to print each process's network statistics at the end (`--net-stats`).
-    pub const NET_STATS: &str = "MPCRS_NET_STATS";
-    /// 1: waiting threads yield their CPU between polls; 0: they spin. Set by
-    /// mpcrs-run when a node has more processes than CPUs; by default, when a
-    /// process has more workers than CPUs.
-    pub const YIELD_WHEN_IDLE: &str = "MPCRS_YIELD_WHEN_IDLE";
-}
+/// The variables through which mpcrs-run configures the job's processes.
+pub use mpcrs_settings::variables as env;
 
 /// Exit status of a job in which a rank panicked.
 pub const PANIC_EXIT_CODE: i32 = 101;
@@ -68,7 +38,7 @@ pub struct JobConfig {
 impl JobConfig {
     /// World ranks of each process (contiguous blocks).
     pub fn blocks(&self) -> Vec<std::ops::Range<usize>> {
-        crate::launch::processes::rank_blocks(self.ranks, self.processes)
+        mpcrs_settings::rank_blocks(self.ranks, self.processes)
     }
 
     /// World ranks of this process.
@@ -96,31 +66,33 @@ impl JobConfig {
                 None => Ok(None),
             }
         };
-        let processes = read(env::PROCESSES)?.unwrap_or(1);
-        let ranks = read(env::RANKS)?.unwrap_or(1);
-        let process = match var(env::PROCESS) {
+        let processes = read(env::PROCESSES.name)?.unwrap_or(1);
+        let ranks = read(env::RANKS.name)?.unwrap_or(1);
+        let process = match var(env::PROCESS.name) {
             Some(v) => v
                 .trim()
                 .parse::<usize>()
                 .ok()
                 .filter(|&p| p < processes)
-                .ok_or_else(|| format!("{}={v:?} is not in 0..{processes}", env::PROCESS))?,
+                .ok_or_else(|| format!("{}={v:?} is not in 0..{processes}", env::PROCESS.name))?,
             None => 0,
         };
         if processes > ranks {
             return Err(format!("{processes} processes for {ranks} ranks"));
         }
-        let nodes = match var(env::NODES) {
+        let nodes = match var(env::NODES.name) {
             Some(v) => {
                 let nodes: Vec<u32> = v
                     .split(',')
                     .map(|x| x.trim().parse::<u32>())
                     .collect::<Result<_, _>>()
-                    .map_err(|_| format!("{}={v:?} is not a list of node numbers", env::NODES))?;
+                    .map_err(|_| {
+                        format!("{}={v:?} is not a list of node numbers", env::NODES.name)
+                    })?;
                 if nodes.len() != processes {
                     return Err(format!(
                         "{}={v:?} names {} nodes for {processes} processes",
-                        env::NODES,
+                        env::NODES.name,
                         nodes.len()
                     ));
                 }
@@ -128,11 +100,16 @@ impl JobConfig {
             }
             None => vec![0; processes],
         };
-        let yield_when_idle = match var(env::YIELD_WHEN_IDLE).as_deref().map(str::trim) {
+        let yield_when_idle = match var(env::YIELD_WHEN_IDLE.name).as_deref().map(str::trim) {
             None => None,
             Some("1") => Some(true),
             Some("0") => Some(false),
-            Some(v) => return Err(format!("{}={v:?} is neither 0 nor 1", env::YIELD_WHEN_IDLE)),
+            Some(v) => {
+                return Err(format!(
+                    "{}={v:?} is neither 0 nor 1",
+                    env::YIELD_WHEN_IDLE.name
+                ))
+            }
         };
         Ok(JobConfig {
             ranks,
@@ -140,8 +117,8 @@ impl JobConfig {
             process,
             nodes,
             yield_when_idle,
-            workers: read(env::WORKERS)?,
-            stack_size: read(env::STACK_SIZE)?.unwrap_or(mpcrs_scheduler::DEFAULT_STACK_SIZE),
+            workers: read(env::WORKERS.name)?,
+            stack_size: read(env::STACK_SIZE.name)?.unwrap_or(mpcrs_scheduler::DEFAULT_STACK_SIZE),
         })
     }
 }
@@ -418,7 +395,9 @@ mod tests {
     #[test]
     fn yield_when_idle_is_read_as_0_or_1_and_anything_else_is_named() {
         let with = |v: &'static str| {
-            JobConfig::from_variables(move |k| (k == env::YIELD_WHEN_IDLE).then(|| v.to_string()))
+            JobConfig::from_variables(move |k| {
+                (k == env::YIELD_WHEN_IDLE.name).then(|| v.to_string())
+            })
         };
         assert_eq!(with("1").unwrap().yield_when_idle, Some(true));
         assert_eq!(with("0").unwrap().yield_when_idle, Some(false));

@@ -339,7 +339,7 @@ pub fn process_report(out: &str, p: u32) -> &str {
 /// booted on this host's address as the launcher reached it (loopback when the
 /// connection was inherited).
 pub struct JobProcess {
-    pub kvs: mpcrs::launch::pmi2::Client<mpcrs::launch::pmi2::PmiStream>,
+    pub kvs: mpcrs_pmi::Client<mpcrs_pmi::PmiStream>,
     pub me: u32,
     pub count: u32,
     pub host: std::net::IpAddr,
@@ -347,7 +347,7 @@ pub struct JobProcess {
 }
 
 pub fn join_job(topology: mpcrs_signaling::StaticTopology, wait: Duration) -> JobProcess {
-    let mut kvs = mpcrs::launch::pmi2::Client::from_env()
+    let mut kvs = mpcrs_pmi::Client::from_env()
         .expect("started without PMI_FD or PMI_PORT (run it with mpcrs-run -p)")
         .unwrap();
     let (me, count) = (kvs.rank as u32, kvs.size as u32);

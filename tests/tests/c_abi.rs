@@ -517,7 +517,7 @@ fn heat_with_mpix_checkpoint_writes_verified_epochs_under_checkpoint() {
         "epoch-3\n"
     );
     assert!(!dir.join("epoch-1").exists() && dir.join("epoch-2").is_dir());
-    let manifest = mpcrs::manifest::JobManifest::read(&dir.join("epoch-3/MANIFEST")).unwrap();
+    let manifest = mpcrs_settings::JobManifest::read(&dir.join("epoch-3/MANIFEST")).unwrap();
     assert_eq!((manifest.ranks, manifest.processes), (4, 1));
     assert!(manifest.env.contains(&("HEAT_NOTE".into(), "kept".into())));
     assert!(manifest.args[1].contains("heat-mpix-ckpt"), "{manifest:?}");

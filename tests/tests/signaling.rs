@@ -7,7 +7,7 @@ use std::os::unix::net::UnixStream;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use mpcrs::launch::pmi2::{Ending, Server, ENV_FD, ENV_RANK};
+use mpcrs_pmi::{Ending, Server, ENV_FD, ENV_RANK};
 
 /// Runs `count` signal_node processes on one PMI-2 store; returns each
 /// process's report line, by process.

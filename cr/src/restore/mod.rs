@@ -34,14 +34,14 @@ use crate::threads::{
 };
 
 /// Set by the launcher to the image a process restores before anything else.
-pub const RESTORE_ENV: &str = "MPCRS_RESTORE";
+pub const RESTORE_ENV: &str = mpcrs_settings::variables::RESTORE.name;
 /// Exit status of a process whose restore failed.
 pub const RESTORE_FAILED: i32 = 3;
 /// Names (comma-separated) of variables of the new process whose values are
 /// descriptors to carry into the restored one (a launcher's connection, say).
 /// They are moved above every descriptor the image uses, and the environment
 /// handed over names them at their new numbers.
-pub const CARRY_FDS_ENV: &str = "MPCRS_RESTORE_CARRY_FDS";
+pub const CARRY_FDS_ENV: &str = mpcrs_settings::variables::RESTORE_CARRY_FDS.name;
 
 /// Where the restorer leaves the new process's environment for the restored
 /// one (whose own environment is the image's): address and length of

@@ -17,5 +17,6 @@ pub mod network;
 pub mod route;
 
 pub use control::{Control, ControlKind};
-pub use network::{DataSink, KeyValueStore, Signaling, SignalingStats, SIGNALING_RAIL};
+pub use mpcrs_pmi::KeyValueStore;
+pub use network::{DataSink, Signaling, SignalingStats, SIGNALING_RAIL};
 pub use route::{initial_peers, next_hop, parse_ring_entry, ring_entry, RingEntry, StaticTopology};

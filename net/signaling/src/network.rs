@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam::queue::SegQueue;
+use mpcrs_pmi::KeyValueStore;
 use mpcrs_rails::tcp::TcpRail;
 
 use crate::control::{Control, ControlKind};
@@ -31,15 +32,6 @@ pub const SIGNALING_RAIL: u16 = 0;
 
 /// Where data frames go: (sending process, frame, offset of the payload in it).
 pub type DataSink = Box<dyn Fn(u32, Vec<u8>, usize) + Send + Sync>;
-
-/// The launcher's key-value store as a process sees it (PMI-2 under mpcrs-run or
-/// Slurm). Only ring entries go through it.
-pub trait KeyValueStore {
-    fn put(&mut self, key: &str, value: &str) -> io::Result<()>;
-    /// Returns once every process of the job has put its entries.
-    fn fence(&mut self) -> io::Result<()>;
-    fn get(&mut self, key: &str) -> io::Result<Option<String>>;
-}
 
 /// Counters for `--net-stats`.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

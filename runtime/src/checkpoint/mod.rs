@@ -47,20 +47,20 @@ struct Settings {
 /// Whether this job may take checkpoints (it was given a checkpoint directory).
 pub(crate) fn enabled() -> bool {
     static ENABLED: OnceLock<bool> = OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var_os(env::CHECKPOINT_DIR).is_some())
+    *ENABLED.get_or_init(|| std::env::var_os(env::CHECKPOINT_DIR.name).is_some())
 }
 
 fn settings() -> Option<&'static Result<Settings, String>> {
     static S: OnceLock<Option<Result<Settings, String>>> = OnceLock::new();
     S.get_or_init(|| {
-        let dir = std::env::var_os(env::CHECKPOINT_DIR)?;
-        let keep = match std::env::var(env::CHECKPOINT_KEEP) {
+        let dir = std::env::var_os(env::CHECKPOINT_DIR.name)?;
+        let keep = match std::env::var(env::CHECKPOINT_KEEP.name) {
             Ok(k) => match k.parse::<usize>() {
                 Ok(k) if k > 0 => k,
                 _ => {
                     return Some(Err(format!(
                         "{}={k:?} is not a positive integer",
-                        env::CHECKPOINT_KEEP
+                        env::CHECKPOINT_KEEP.name
                     )))
                 }
             },
@@ -236,8 +236,8 @@ fn commit_epoch(
     f: &Figures,
 ) {
     let k = epoch.epoch();
-    let host = crate::launch::hosts::local_hostname();
-    let manifest = crate::manifest::JobManifest::of_this_job(ranks, f.images, vec![host]).to_json();
+    let host = mpcrs_settings::local_hostname();
+    let manifest = mpcrs_settings::JobManifest::of_this_job(ranks, f.images, vec![host]).to_json();
     if let Err(e) = epoch.commit(manifest.as_bytes()) {
         eprintln!("mpcrs: checkpoint epoch {k} not committed, the previous one stays: {e}");
         return;
@@ -359,7 +359,7 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
     let Some(Ok(settings)) = settings() else {
         return RequestServer(None);
     };
-    let interval = std::env::var(env::CHECKPOINT_INTERVAL)
+    let interval = std::env::var(env::CHECKPOINT_INTERVAL.name)
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s > 0.0)

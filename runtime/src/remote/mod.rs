@@ -35,10 +35,10 @@ use links::Links;
 pub(crate) use quiesce::{step, Traffic, REQUESTED};
 use wire::{Header, Kind};
 
-use crate::launch::pmi2;
 use crate::p2p::{Outgoing, SendMode};
 use crate::request::{Completion, Pending, Status};
 use crate::run::{env, JobConfig};
+use mpcrs_pmi as pmi2;
 
 /// How long start-up may wait for the other processes.
 const BOOTSTRAP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -171,7 +171,7 @@ impl Net {
             None => {
                 return Err(format!(
                     "{}={} but neither PMI_FD nor PMI_PORT is set: start the job with mpcrs-run -p",
-                    env::PROCESSES,
+                    env::PROCESSES.name,
                     cfg.processes
                 ))
             }
@@ -183,11 +183,11 @@ impl Net {
                 cfg.process, cfg.processes
             ));
         }
-        let config = match (j.var)(env::NET_CONFIG) {
+        let config = match (j.var)(env::NET_CONFIG.name) {
             Some(p) => std::path::PathBuf::from(p),
-            None => return Err(format!("{} is not set", env::NET_CONFIG)),
+            None => return Err(format!("{} is not set", env::NET_CONFIG.name)),
         };
-        let option = (j.var)(env::NET).unwrap_or_else(|| mpcrs_rails::DEFAULT_OPTION.into());
+        let option = (j.var)(env::NET.name).unwrap_or_else(|| mpcrs_rails::DEFAULT_OPTION.into());
         let set = NetConfig::load(&config)
             .and_then(|c| c.select(&option))
             .map_err(|e| e.to_string())?;
@@ -594,7 +594,7 @@ impl Fabric {
                 self.fail(e);
             }
         }
-        if std::env::var_os(env::NET_STATS).is_some() {
+        if std::env::var_os(env::NET_STATS.name).is_some() {
             eprint!("{}", self.stats());
         }
     }

@@ -2,6 +2,12 @@
 //! from Rust ones, and for the C ABI's loader to load a program once per rank: find
 //! its `main`, clear the DF_1_PIE flag that makes dlopen refuse an executable, and
 //! point a dependency on MPICH's library at ours.
+//!
+//! Owns: reading and patching ELF headers, dynamic sections, symbol tables,
+//! version needs and the TLS segment of one file.
+//!
+//! Must not touch: loading or running anything (mpcrs-abi's loader does), or
+//! MPI semantics: it only reads which MPI library a program was linked with.
 
 use std::fmt;
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::run::env;
+use crate::variables::{EXPORTED, NET, NET_CONFIG};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobManifest {
@@ -43,7 +43,7 @@ pub const LOADER_VARIABLES: [&str; 4] = [
 impl JobManifest {
     /// The manifest of the job this process belongs to.
     pub fn of_this_job(ranks: usize, processes: usize, hosts: Vec<String>) -> JobManifest {
-        let exported = std::env::var(env::EXPORTED).unwrap_or_default();
+        let exported = std::env::var(EXPORTED.name).unwrap_or_default();
         JobManifest {
             ranks,
             processes,
@@ -58,8 +58,8 @@ impl JobManifest {
                 .filter(|n| !n.is_empty())
                 .filter_map(|n| Some((n.to_string(), std::env::var(n).ok()?)))
                 .collect(),
-            net: std::env::var(env::NET).ok(),
-            net_config: std::env::var_os(env::NET_CONFIG).map(PathBuf::from),
+            net: NET.get(),
+            net_config: NET_CONFIG.get_os().map(PathBuf::from),
             loader_env: LOADER_VARIABLES
                 .iter()
                 .filter_map(|&n| Some((n.to_string(), std::env::var(n).ok()?)))

@@ -135,17 +135,6 @@ pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// This machine's host name.
-pub fn local_hostname() -> String {
-    let mut buf = [0 as libc::c_char; 256];
-    // SAFETY: gethostname writes at most len bytes; the last stays NUL.
-    unsafe { libc::gethostname(buf.as_mut_ptr(), buf.len() - 1) };
-    // SAFETY: NUL-terminated.
-    unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

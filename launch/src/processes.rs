@@ -3,36 +3,24 @@
 //! environment that tells each process who it is.
 
 use std::io;
-use std::ops::Range;
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::Arc;
 
-use super::hosts::{self, Host};
-use super::pmi2::{self, Ending, Server};
-use super::supervise::ProcessSpec;
-use crate::run::env;
+use mpcrs_pmi::{self as pmi2, Ending, Server};
+use mpcrs_settings::rank_blocks;
+use mpcrs_settings::variables as env;
+
+use crate::hosts::{self, Host};
+use crate::options::Options;
+use crate::supervise::ProcessSpec;
 
 /// The id of the job this launcher runs (PMI-2's job id; it names the job's
 /// shared-memory rings).
 pub fn job_id() -> String {
     format!("mpcrs-{}", std::process::id())
-}
-
-/// Ranks of each of `processes` processes: contiguous blocks, the first
-/// `ranks % processes` processes holding one rank more.
-pub fn rank_blocks(ranks: usize, processes: usize) -> Vec<Range<usize>> {
-    let (base, extra) = (ranks / processes, ranks % processes);
-    let mut start = 0;
-    (0..processes)
-        .map(|p| {
-            let len = base + usize::from(p < extra);
-            start += len;
-            start - len..start
-        })
-        .collect()
 }
 
 /// What tells process `index` of `processes` who it is: PMI's rank and size, and
@@ -46,9 +34,9 @@ fn identity(
     [
         (pmi2::ENV_RANK, index.to_string()),
         (pmi2::ENV_SIZE, processes.to_string()),
-        (env::PROCESSES, processes.to_string()),
-        (env::PROCESS, index.to_string()),
-        (env::NODES, nodes.to_string()),
+        (env::PROCESSES.name, processes.to_string()),
+        (env::PROCESS.name, index.to_string()),
+        (env::NODES.name, nodes.to_string()),
     ]
     .into_iter()
 }
@@ -128,12 +116,13 @@ pub fn with_key_value_store(
                 // otherwise, and waiting threads give their CPU to the others.
                 // (A variable the launcher removed is listed with no value.)
                 let given = |name: &str| base.get_envs().any(|(k, v)| k == name && v.is_some());
-                if !given(env::WORKERS) {
-                    command.env(env::WORKERS, "1");
+                if !given(env::WORKERS.name) {
+                    command.env(env::WORKERS.name, "1");
                 }
-                if !given(env::YIELD_WHEN_IDLE) && std::env::var_os(env::YIELD_WHEN_IDLE).is_none()
+                if !given(env::YIELD_WHEN_IDLE.name)
+                    && std::env::var_os(env::YIELD_WHEN_IDLE.name).is_none()
                 {
-                    command.env(env::YIELD_WHEN_IDLE, "1");
+                    command.env(env::YIELD_WHEN_IDLE.name, "1");
                 }
                 None
             }
@@ -392,10 +381,45 @@ pub fn restorable(cmd: &mut Command) {
     }
 }
 
+/// The processes of a job: on the hosts of `--host`/`--hostfile`, or on this
+/// one. An error comes with mpcrs-run's exit status: 2 for hosts it cannot use,
+/// 1 for a key-value store that cannot start.
+pub fn place(
+    args: &Options,
+    cmd: Command,
+    processes: usize,
+    ranks: usize,
+    launch: &Launch,
+) -> Result<Vec<ProcessSpec>, (u8, String)> {
+    let host = mpcrs_settings::local_hostname();
+    let hosts = match (&args.host, &args.hostfile) {
+        (Some(list), _) => Some(hosts::parse_host_list(list)),
+        (None, Some(file)) => Some(hosts::parse_hostfile(file)),
+        (None, None) => None,
+    };
+    match hosts {
+        Some(hosts) => hosts
+            .and_then(|h| {
+                across_hosts(
+                    &cmd,
+                    processes,
+                    ranks,
+                    &h,
+                    &crate::options::launch_agent(args),
+                    &host,
+                    launch,
+                )
+            })
+            .map_err(|e| (2, e)),
+        None => on_this_host(cmd, processes, ranks, &host, launch)
+            .map_err(|e| (1, format!("cannot start the key-value store: {e}"))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{rank_blocks, with_key_value_store};
-    use crate::run::env;
+    use super::with_key_value_store;
+    use mpcrs_settings::variables as env;
 
     fn var_of(cmd: &std::process::Command, name: &str) -> Option<String> {
         cmd.get_envs()
@@ -408,28 +432,27 @@ mod tests {
         let cpus = mpcrs_scheduler::Topology::detect().cpus.len();
         let mut base = std::process::Command::new("true");
         // As mpcrs-run without -c: the variable removed from the environment.
-        base.env_remove(env::WORKERS);
+        base.env_remove(env::WORKERS.name);
         let many = with_key_value_store(&base, cpus + 1, cpus + 1, "localhost").unwrap();
         for spec in &many {
             assert_eq!(
-                var_of(&spec.command, env::YIELD_WHEN_IDLE).as_deref(),
+                var_of(&spec.command, env::YIELD_WHEN_IDLE.name).as_deref(),
                 Some("1")
             );
-            assert_eq!(var_of(&spec.command, env::WORKERS).as_deref(), Some("1"));
+            assert_eq!(
+                var_of(&spec.command, env::WORKERS.name).as_deref(),
+                Some("1")
+            );
         }
         // One process per share of the CPUs: they spin.
         let few = with_key_value_store(&base, 1, 1, "localhost").unwrap();
-        assert_eq!(var_of(&few[0].command, env::YIELD_WHEN_IDLE), None);
+        assert_eq!(var_of(&few[0].command, env::YIELD_WHEN_IDLE.name), None);
         // -c is kept.
-        base.env(env::WORKERS, "3");
+        base.env(env::WORKERS.name, "3");
         let many = with_key_value_store(&base, cpus + 1, cpus + 1, "localhost").unwrap();
-        assert_eq!(var_of(&many[0].command, env::WORKERS).as_deref(), Some("3"));
-    }
-
-    #[test]
-    fn blocks_are_contiguous_and_balanced() {
-        assert_eq!(rank_blocks(10, 4), vec![0..3, 3..6, 6..8, 8..10]);
-        assert_eq!(rank_blocks(4, 4), vec![0..1, 1..2, 2..3, 3..4]);
-        assert_eq!(rank_blocks(64, 1), vec![0..64]);
+        assert_eq!(
+            var_of(&many[0].command, env::WORKERS.name).as_deref(),
+            Some("3")
+        );
     }
 }

@@ -1,0 +1,209 @@
+//! mpcrs-run: starts an MPI job whose ranks run as user-level threads.
+//!
+//! `mpcrs-run -n N [-p P] [-c C] PROGRAM [ARGS...]` runs PROGRAM (a C program
+//! linked against libmpi, or built on the mpcrs Rust API) with N ranks in P
+//! processes of C worker threads each, forwards its output and exits with the
+//! worst status. `--checkpoint DIR` enables checkpoints; `mpcrs-run --restart
+//! DIR [--epoch K]` starts the checkpointed job again from an epoch.
+
+use std::process::{Command, ExitCode};
+
+use clap::Parser;
+use mpcrs_launch::options::{exports, rails_config, Options};
+use mpcrs_launch::processes::{place, Launch};
+use mpcrs_launch::program::{directly_runnable, mpich_abi_dir, resolve_program};
+use mpcrs_launch::restart::restart_specs;
+use mpcrs_launch::supervise;
+use mpcrs_settings::variables as env;
+
+/// Refuses, before anything starts, a network option whose rails need a driver
+/// this build or this machine lacks.
+fn check_drivers(rails: &mpcrs_rails::RailSet) -> Result<(), String> {
+    for rail in &rails.rails {
+        if rail.driver == mpcrs_rails::Driver::Ibverbs {
+            mpcrs_rails::verbs::device_names()
+                .map_err(|e| format!("rail {} (ibverbs): {e}", rail.name))?;
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let mut args = Options::parse();
+    if let Some(dir) = &args.restart {
+        if !args.command.is_empty() {
+            eprintln!(
+                "mpcrs-run: --restart runs the checkpointed program again; drop {:?}",
+                args.command.join(" ")
+            );
+            return ExitCode::from(2);
+        }
+        return match restart_specs(&args, dir) {
+            Ok((specs, program)) => supervise_job(specs, args.tag_output, true, &program),
+            Err(e) => {
+                eprintln!("mpcrs-run: --restart {}: {e}", dir.display());
+                ExitCode::from(2)
+            }
+        };
+    }
+    if args.process_mode {
+        args.processes = args.ranks;
+    }
+    if args.processes > args.ranks {
+        eprintln!(
+            "mpcrs-run: -p {} asks for more processes than the {} ranks of -n",
+            args.processes, args.ranks
+        );
+        return ExitCode::from(2);
+    }
+    // Everything is checked before any process starts.
+    let config_file = rails_config(args.config.clone());
+    let rails = match mpcrs_rails::NetConfig::load(&config_file).and_then(|c| c.select(&args.net)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mpcrs-run: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = check_drivers(&rails) {
+        eprintln!("mpcrs-run: --net {}: {e}", rails.option);
+        return ExitCode::from(2);
+    }
+    let exported = match exports(&args.export) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("mpcrs-run: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let program = &args.command[0];
+    let here = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.to_path_buf()));
+    let c_program =
+        resolve_program(program).and_then(|p| mpcrs_elf::mpi_program(&p).map(|kind| (p, kind)));
+    let mut cmd = match (c_program, &here) {
+        // A C/C++ program linked against libmpi (ours or MPICH's): its ranks run as
+        // threads of mpcrs-exec, which loads one copy of the program per rank.
+        (Some((path, kind)), Some(dir)) => {
+            // libmpi.so: beside us (build layout) or in ../lib (installed layout).
+            let mut paths = vec![dir.clone()];
+            if let Some(prefix) = dir.parent() {
+                paths.push(prefix.join("lib"));
+            }
+            let mut c = if kind.position_independent {
+                let mut c = Command::new(dir.join("mpcrs-exec"));
+                c.arg(&path);
+                c
+            } else {
+                // One copy per process only: the program runs directly, its
+                // MPI_Init making its thread the process's rank, and links
+                // against libmpi under MPICH's name too.
+                if let Err(e) = directly_runnable(&args) {
+                    eprintln!("mpcrs-run: {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+                match mpich_abi_dir(dir) {
+                    Ok(d) => paths.insert(0, d),
+                    Err(e) => {
+                        eprintln!("mpcrs-run: {e}");
+                        return ExitCode::from(1);
+                    }
+                }
+                Command::new(&path)
+            };
+            let old = std::env::var_os("LD_LIBRARY_PATH").unwrap_or_default();
+            paths.extend(std::env::split_paths(&old));
+            c.env(
+                "LD_LIBRARY_PATH",
+                std::env::join_paths(paths).expect("library path"),
+            );
+            c
+        }
+        _ => Command::new(program),
+    };
+    cmd.args(&args.command[1..]);
+    cmd.env(env::RANKS.name, args.ranks.to_string());
+    match args.workers {
+        Some(c) => cmd.env(env::WORKERS.name, c.to_string()),
+        None => cmd.env_remove(env::WORKERS.name),
+    };
+    if let Some(s) = args.stack_size {
+        cmd.env(env::STACK_SIZE.name, s.to_string());
+    }
+    for (k, v) in &exported {
+        cmd.env(k, v);
+    }
+    let names: Vec<&str> = exported.iter().map(|(k, _)| k.as_str()).collect();
+    cmd.env(env::EXPORTED.name, names.join(","));
+    if let Some(dir) = &args.checkpoint {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+        cmd.env(env::CHECKPOINT_DIR.name, &dir);
+        cmd.env(env::CHECKPOINT_KEEP.name, args.keep.to_string());
+        if let Some(s) = args.checkpoint_interval {
+            cmd.env(env::CHECKPOINT_INTERVAL.name, s.to_string());
+        }
+    }
+    // The network the job's processes use between them.
+    cmd.env(env::NET.name, &rails.option);
+    cmd.env(env::NET_CONFIG.name, &config_file);
+    if args.net_stats {
+        cmd.env(env::NET_STATS.name, "1");
+    }
+    let checkpoints = args.checkpoint.is_some();
+    let launch = Launch::first_run(checkpoints);
+    let specs = match place(
+        &args,
+        cmd,
+        args.processes as usize,
+        args.ranks as usize,
+        &launch,
+    ) {
+        Ok(specs) => specs,
+        Err((status, e)) => {
+            eprintln!("mpcrs-run: {e}");
+            return ExitCode::from(status);
+        }
+    };
+    supervise_job(specs, args.tag_output, checkpoints, program)
+}
+
+/// Runs the processes of a job to their end and returns the job's status.
+fn supervise_job(
+    specs: Vec<supervise::ProcessSpec>,
+    tag_output: bool,
+    checkpoints: bool,
+    program: &str,
+) -> ExitCode {
+    // Supervised like every process of a job: own process group (nothing it starts
+    // outlives the job), Ctrl-C/SIGTERM end it, a failure is reported by name;
+    // SIGUSR1 asks a job with checkpoints for one.
+    // MPIEXEC_TIMEOUT (seconds), as MPICH's mpiexec: the job is ended past it.
+    let time_limit = match supervise::time_limit_from_env() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("mpcrs-run: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let how = supervise::Supervision {
+        tag_output,
+        grace: std::time::Duration::from_secs(1),
+        forward_checkpoint_requests: checkpoints,
+        time_limit,
+    };
+    let outcome = supervise::run(specs, how);
+    // Every process is gone: rings offered but never opened go too.
+    mpcrs_rails::shm_rail::remove_job_rings(&mpcrs_launch::processes::job_id());
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("mpcrs-run: cannot execute {program}: {e}");
+            return ExitCode::from(127);
+        }
+    };
+    if let Some(msg) = outcome.message() {
+        eprintln!("mpcrs-run: {msg} ({program})");
+    }
+    ExitCode::from(outcome.exit_code().clamp(0, 255) as u8)
+}

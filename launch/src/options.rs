@@ -1,0 +1,162 @@
+//! mpcrs-run's command line, declared once: every option with its default and
+//! help line (the README's table lists them, `mpcrs-run --help` prints them with
+//! every environment variable), and the checks of option values.
+
+use clap::Parser;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mpcrs-run",
+    version,
+    about = "Run an MPI job with ranks as user-level threads",
+    trailing_var_arg = true,
+    after_help = mpcrs_settings::variables::help_text()
+)]
+pub struct Options {
+    /// Number of MPI ranks.
+    #[arg(short = 'n', long = "np", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub ranks: u32,
+
+    /// Number of processes; ranks are spread over them in contiguous blocks.
+    #[arg(short = 'p', long = "processes", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub processes: u32,
+
+    /// One rank per process (as -p equal to -n), for code that cannot share a
+    /// process with other ranks.
+    #[arg(long = "process-mode", conflicts_with = "processes")]
+    pub process_mode: bool,
+
+    /// At the end, each process prints its endpoints, messages and bytes per
+    /// rail, and the control messages it routed with their hop counts.
+    #[arg(long = "net-stats")]
+    pub net_stats: bool,
+
+    /// Hosts to start processes on: NAME[:SLOTS],... (others through the launch agent).
+    #[arg(long = "host", value_name = "HOSTS", conflicts_with = "hostfile")]
+    pub host: Option<String>,
+
+    /// File naming the hosts, one per line: NAME [slots=N] or NAME:N.
+    #[arg(long = "hostfile", value_name = "FILE")]
+    pub hostfile: Option<std::path::PathBuf>,
+
+    /// Command that runs a shell command on another host, given the host and the
+    /// command (default: $MPCRS_LAUNCH_AGENT, else "ssh -o BatchMode=yes").
+    #[arg(long = "launch-agent", value_name = "CMD")]
+    pub launch_agent: Option<String>,
+
+    /// Worker threads per process (default: one per CPU of the cpuset).
+    #[arg(short = 'c', long = "cores", value_parser = clap::value_parser!(u32).range(1..))]
+    pub workers: Option<u32>,
+
+    /// Prefix every output line with the process and its ranks, as [process,first-last].
+    #[arg(long)]
+    pub tag_output: bool,
+
+    /// Network option of the rails configuration (one of its <cli_option> names).
+    #[arg(long = "net", value_name = "NAME", default_value = mpcrs_rails::DEFAULT_OPTION)]
+    pub net: String,
+
+    /// Rails configuration (default: the project's config/rails.xml).
+    #[arg(long = "config", value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+
+    /// Pass an environment variable to the job: VAR (its value here) or VAR=VALUE.
+    #[arg(short = 'x', value_name = "VAR[=VAL]")]
+    pub export: Vec<String>,
+
+    /// Enable checkpoints into DIR: MPIX_Checkpoint writes an epoch there (without
+    /// it, MPIX_Checkpoint returns IGNORE).
+    #[arg(long = "checkpoint", value_name = "DIR")]
+    pub checkpoint: Option<std::path::PathBuf>,
+
+    /// Also checkpoint every SECONDS, wherever the program is (as SIGUSR1 to
+    /// mpcrs-run does): unmodified programs get checkpoints too.
+    #[arg(long = "checkpoint-interval", value_name = "SECONDS", requires = "checkpoint", value_parser = parse_seconds)]
+    pub checkpoint_interval: Option<f64>,
+
+    /// Complete epochs kept in the checkpoint directory.
+    #[arg(long = "keep", value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub keep: u32,
+
+    /// Stack size of each rank, in bytes (suffixes K, M, G accepted).
+    #[arg(long, value_parser = parse_size)]
+    pub stack_size: Option<u64>,
+
+    /// Restart the job checkpointed in DIR from its latest complete epoch (or
+    /// --epoch K): same program, arguments, ranks and processes; on this host,
+    /// or on those of --host/--hostfile (DIR at the same path on each).
+    #[arg(long = "restart", value_name = "DIR", conflicts_with_all = ["checkpoint", "ranks", "processes"])]
+    pub restart: Option<std::path::PathBuf>,
+
+    /// With --restart: the epoch to restart from (default: the latest).
+    #[arg(long = "epoch", value_name = "K", requires = "restart")]
+    pub epoch: Option<u64>,
+
+    /// The program to run, and its arguments.
+    #[arg(required_unless_present = "restart", value_name = "PROGRAM [ARGS]...")]
+    pub command: Vec<String>,
+}
+
+/// The rails configuration to use: --config, else the installed copy
+/// (PREFIX/share/mpcrs/rails.xml beside PREFIX/bin), else the source tree's.
+pub fn rails_config(explicit: Option<std::path::PathBuf>) -> std::path::PathBuf {
+    if let Some(p) = explicit {
+        return p;
+    }
+    let installed = std::env::current_exe().ok().and_then(|e| {
+        e.parent()
+            .and_then(|d| d.parent())
+            .map(|p| p.join("share/mpcrs/rails.xml"))
+    });
+    match installed {
+        Some(p) if p.exists() => p,
+        _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/rails.xml"),
+    }
+}
+
+/// The environment -x passes: (name, value) pairs, or what is wrong.
+pub fn exports(list: &[String]) -> Result<Vec<(String, String)>, String> {
+    list.iter()
+        .map(|item| match item.split_once('=') {
+            Some(("", _)) => Err(format!("-x {item:?}: empty variable name")),
+            Some((k, v)) => Ok((k.to_string(), v.to_string())),
+            None => std::env::var(item).map(|v| (item.clone(), v)).map_err(|_| {
+                format!("-x {item}: {item} is not set in this environment (use -x {item}=VALUE)")
+            }),
+        })
+        .collect()
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.01)
+        .ok_or_else(|| format!("{s:?} is not a number of seconds of at least 0.01"))
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1 << 20),
+        Some('g' | 'G') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    num.parse::<u64>()
+        .ok()
+        .and_then(|v| v.checked_mul(mult))
+        .filter(|&v| v >= 64 << 10)
+        .ok_or_else(|| format!("{s:?} is not a size of at least 64K (e.g. 8M)"))
+}
+
+/// The command that starts processes on other hosts, as words.
+pub fn launch_agent(args: &Options) -> Vec<String> {
+    args.launch_agent
+        .clone()
+        .or_else(|| mpcrs_settings::variables::LAUNCH_AGENT.get())
+        .unwrap_or_else(|| "ssh -o BatchMode=yes".into())
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}

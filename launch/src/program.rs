@@ -1,0 +1,69 @@
+//! What runs as a process of the job: the program found as the shell would
+//! find it, and for C programs linked against MPICH's library, the directory
+//! that makes our libmpi answer to its name.
+
+use crate::options::Options;
+
+/// The file `program` names, as the shell would find it (a path, or a name on PATH).
+pub fn resolve_program(program: &str) -> Option<std::path::PathBuf> {
+    if program.contains('/') {
+        return Some(std::path::PathBuf::from(program));
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Whether a program that is not position-independent can run in this job: one
+/// rank per process, and no checkpoints (a restart needs the loader's layout).
+pub fn directly_runnable(args: &Options) -> Result<(), String> {
+    if args.processes != args.ranks {
+        return Err(format!(
+            "not a position-independent executable, so its ranks cannot share a process: \
+             run it with --process-mode (one rank per process), or rebuild it with -fPIE -pie \
+             (mpcrs-cc and Debian's compilers do by default) to run {} ranks in {} process(es)",
+            args.ranks, args.processes
+        ));
+    }
+    if args.checkpoint.is_some() {
+        return Err(
+            "not a position-independent executable: checkpoints need one; \
+                    rebuild it with -fPIE -pie"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// A directory where `libmpich.so.12` is libmpi.so of `dir` (or of `dir`/../lib),
+/// for programs linked by MPICH's compilers; made once per user, atomically.
+pub fn mpich_abi_dir(dir: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    let lib = [dir.join("libmpi.so"), dir.join("../lib/libmpi.so")]
+        .into_iter()
+        .find(|p| p.exists())
+        .ok_or_else(|| format!("libmpi.so is neither in {} nor in ../lib", dir.display()))?;
+    let lib = std::fs::canonicalize(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let abi = std::env::temp_dir().join(format!("mpcrs-mpich-abi-{uid}"));
+    std::fs::create_dir_all(&abi).map_err(|e| format!("{}: {e}", abi.display()))?;
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta =
+            std::fs::symlink_metadata(&abi).map_err(|e| format!("{}: {e}", abi.display()))?;
+        if meta.uid() != uid || !meta.is_dir() {
+            return Err(format!("{} is not a directory of this user", abi.display()));
+        }
+    }
+    let link = abi.join("libmpich.so.12");
+    if std::fs::read_link(&link).ok().as_deref() != Some(lib.as_path()) {
+        let tmp = abi.join(format!("libmpich.so.12.{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&lib, &tmp)
+            .and_then(|_| std::fs::rename(&tmp, &link))
+            .map_err(|e| format!("{}: {e}", link.display()))?;
+    }
+    Ok(abi)
+}

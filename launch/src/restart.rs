@@ -1,0 +1,142 @@
+//! `mpcrs-run --restart DIR`: the restart policy. The epoch to resume from (the
+//! latest complete one, or `--epoch K`), every check that can be made before a
+//! process starts, and the processes that restore the epoch's images in the
+//! layout of the first run.
+
+use std::process::Command;
+
+use mpcrs_settings::variables as env;
+
+use crate::options::Options;
+use crate::processes::{place, Launch};
+use crate::supervise;
+
+/// The processes that restart the job checkpointed in `dir`, in the layout of
+/// the first run (one image each; several processes get a new key-value store)
+/// on this host or on the hosts given, and the program's name. Everything that can be checked before a process
+/// starts is: the epoch is complete, its manifest reads, every image is there
+/// with a sound header, and the executable is the one that wrote them.
+pub fn restart_specs(
+    args: &Options,
+    dir: &std::path::Path,
+) -> Result<(Vec<supervise::ProcessSpec>, String), String> {
+    use mpcrs_cr::commit::{epoch_name, MANIFEST};
+    use std::os::unix::process::CommandExt;
+    let store = mpcrs_cr::CheckpointDir::open(dir).map_err(|e| e.to_string())?;
+    let epochs = store.epochs().map_err(|e| e.to_string())?;
+    let k = match args.epoch {
+        Some(k) if epochs.contains(&k) => k,
+        Some(k) => {
+            let list: Vec<String> = epochs.iter().map(|k| k.to_string()).collect();
+            return Err(format!(
+                "epoch {k} is not a complete epoch (complete: {})",
+                if list.is_empty() {
+                    "none".into()
+                } else {
+                    list.join(", ")
+                }
+            ));
+        }
+        None => store
+            .latest()
+            .map_err(|e| e.to_string())?
+            .ok_or("no complete epoch to restart from")?,
+    };
+    let epoch_dir = store.epoch_dir(k);
+    let m = mpcrs_settings::manifest::JobManifest::read(&epoch_dir.join(MANIFEST))?;
+    if m.processes == 0 || m.processes > m.ranks {
+        return Err(format!(
+            "{}: {} processes for {} ranks",
+            epoch_dir.join(MANIFEST).display(),
+            m.processes,
+            m.ranks
+        ));
+    }
+    let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
+        .map_err(|e| format!("{}: {e}", m.executable.display()))?;
+    let images: Vec<std::path::PathBuf> = (0..m.processes)
+        .map(|p| epoch_dir.join(format!("process-{p}.img")))
+        .collect();
+    for (p, image) in images.iter().enumerate() {
+        if !image.is_file() {
+            return Err(format!(
+                "{}: missing: {} has no image of process {p}",
+                image.display(),
+                epoch_name(k)
+            ));
+        }
+        let (_, header) = mpcrs_cr::image::read_header(image).map_err(|e| e.to_string())?;
+        if !now.same_file(&header.exe) {
+            return Err(format!(
+                "{}: written by a different executable: {} is {} bytes with CRC-32C {:08x} now, \
+                 {} bytes with CRC-32C {:08x} in the image",
+                image.display(),
+                m.executable.display(),
+                now.size,
+                now.crc,
+                header.exe.size,
+                header.exe.crc
+            ));
+        }
+    }
+    let mut cmd = Command::new(&m.executable);
+    cmd.arg0(&m.args[0]).args(&m.args[1..]).current_dir(&m.cwd);
+    cmd.env(env::RANKS.name, m.ranks.to_string());
+    for (k, v) in &m.env {
+        cmd.env(k, v);
+    }
+    let names: Vec<&str> = m.env.iter().map(|(k, _)| k.as_str()).collect();
+    cmd.env(env::EXPORTED.name, names.join(","));
+    if let Some(net) = &m.net {
+        cmd.env(env::NET.name, net);
+    }
+    if let Some(c) = &m.net_config {
+        cmd.env(env::NET_CONFIG.name, c);
+    }
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    cmd.env(env::CHECKPOINT_DIR.name, &dir);
+    cmd.env(env::CHECKPOINT_KEEP.name, args.keep.to_string());
+    // The loader lays the process out as in the first run only with the same
+    // settings: exactly those, none added or missing.
+    for var in mpcrs_settings::manifest::LOADER_VARIABLES {
+        match m.loader_env.iter().find(|(k, _)| k == var) {
+            Some((_, v)) => cmd.env(var, v),
+            None => cmd.env_remove(var),
+        };
+    }
+    // C programs run inside mpcrs-exec: name the program, not the host.
+    let program = match (m.executable.file_name(), m.args.get(1)) {
+        (Some(name), Some(p)) if name == "mpcrs-exec" => p.clone(),
+        _ => m.args[0].clone(),
+    };
+    eprintln!(
+        "mpcrs-run: restarting {program} ({} ranks{}) from {}",
+        m.ranks,
+        if m.processes > 1 {
+            format!(", {} processes", m.processes)
+        } else {
+            String::new()
+        },
+        epoch_dir.display()
+    );
+    let own_env = |p: usize| {
+        let image = std::path::absolute(&images[p]).unwrap_or_else(|_| images[p].clone());
+        vec![(
+            mpcrs_cr::restore::RESTORE_ENV.to_string(),
+            image.to_string_lossy().into_owned(),
+        )]
+    };
+    let launch = Launch {
+        restorable: true,
+        own_env: &own_env,
+    };
+    if m.processes > 1 {
+        // The restored processes reach the new key-value store through the
+        // descriptor the restorer carries over for them (on this host).
+        cmd.env(mpcrs_cr::restore::CARRY_FDS_ENV, mpcrs_pmi::ENV_FD);
+    }
+    // Hosts may differ from the first run's; the checkpoint directory must then be
+    // at the same path on each (a shared file system).
+    let specs = place(args, cmd, m.processes, m.ranks, &launch).map_err(|(_, e)| e)?;
+    Ok((specs, program))
+}

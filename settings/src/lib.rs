@@ -1,0 +1,22 @@
+//! What configures a job, as the launcher and its processes both read it: every
+//! environment variable declared once with its default and meaning
+//! ([`variables`]), the layout of ranks over processes ([`layout`]), the job
+//! manifest that records a job in a checkpoint epoch so that it can be started
+//! again ([`manifest`]), and the diagnostics switch ([`diagnostics`],
+//! `MPCRS_LOG`).
+//!
+//! Owns: the names and defaults of the `MPCRS_*` variables, the rank blocks of
+//! each process, the manifest's format, how diagnostics are written.
+//!
+//! Must not touch: starting processes (mpcrs-launch), MPI semantics (mpcrs),
+//! process images (mpcrs-cr). Every crate may depend on this one, so it depends
+//! on none of them.
+
+pub mod diagnostics;
+pub mod layout;
+pub mod manifest;
+pub mod variables;
+
+pub use layout::{local_hostname, rank_blocks};
+pub use manifest::{JobManifest, LOADER_VARIABLES};
+pub use variables::Variable;

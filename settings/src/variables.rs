@@ -1,0 +1,139 @@
+//! Every environment variable mpcrs reads, declared once: its name, the
+//! mpcrs-run option that sets it, its default and what it does. `mpcrs-run
+//! --help` and the README's settings table list [`ALL`]; a test checks that
+//! the README names every one.
+
+/// One environment variable of mpcrs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Variable {
+    pub name: &'static str,
+    /// The mpcrs-run option that sets it, or who else does ("" when only the
+    /// user sets it).
+    pub set_by: &'static str,
+    /// What holds when it is not set.
+    pub default: &'static str,
+    pub doc: &'static str,
+}
+
+impl Variable {
+    /// Its value in this process's environment, if set and valid Unicode.
+    pub fn get(&self) -> Option<String> {
+        std::env::var(self.name).ok()
+    }
+
+    /// Its value in this process's environment, if set.
+    pub fn get_os(&self) -> Option<std::ffi::OsString> {
+        std::env::var_os(self.name)
+    }
+
+    pub fn is_set(&self) -> bool {
+        std::env::var_os(self.name).is_some()
+    }
+}
+
+macro_rules! variables {
+    ($($(#[$meta:meta])* $id:ident = $name:literal, set_by $set_by:literal, default $default:literal, $doc:literal;)*) => {
+        $($(#[$meta])* pub const $id: Variable = Variable {
+            name: $name,
+            set_by: $set_by,
+            default: $default,
+            doc: $doc,
+        };)*
+        /// Every variable, in the order of the README's table.
+        pub const ALL: &[Variable] = &[$($id),*];
+    };
+}
+
+variables! {
+    RANKS = "MPCRS_RANKS", set_by "-n", default "1",
+        "Ranks of the whole job.";
+    PROCESSES = "MPCRS_PROCESSES", set_by "-p, --process-mode", default "1",
+        "Processes of the job; ranks are spread over them in contiguous blocks.";
+    PROCESS = "MPCRS_PROCESS", set_by "mpcrs-run, per process", default "0",
+        "This process's index among the job's processes.";
+    NODES = "MPCRS_NODES", set_by "mpcrs-run (--host, --hostfile)", default "all 0",
+        "The node of every process, comma-separated: processes of one node may share memory.";
+    WORKERS = "MPCRS_WORKERS", set_by "-c", default "one per CPU of the cpuset",
+        "Worker threads per process (mpcrs-run sets 1 when a host has more processes than CPUs).";
+    STACK_SIZE = "MPCRS_STACK_SIZE", set_by "--stack-size", default "1 MiB (8 MiB for C programs)",
+        "Stack size of each rank, in bytes.";
+    YIELD_WHEN_IDLE = "MPCRS_YIELD_WHEN_IDLE", set_by "mpcrs-run, when a host has more processes than CPUs", default "1 when a process has more workers than CPUs",
+        "1: waiting threads yield their CPU between polls; 0: they spin.";
+    NET = "MPCRS_NET", set_by "--net", default "default",
+        "The network option (a <cli_option> of the rails configuration) the processes use.";
+    NET_CONFIG = "MPCRS_NET_CONFIG", set_by "--config", default "the installed or source tree's config/rails.xml",
+        "The rails configuration file.";
+    NET_STATS = "MPCRS_NET_STATS", set_by "--net-stats", default "unset",
+        "Set: each process prints its endpoints, messages and bytes per rail at the end.";
+    EXPORTED = "MPCRS_EXPORTED", set_by "-x", default "empty",
+        "Names of the variables passed with -x (comma-separated), recorded in checkpoint manifests.";
+    CHECKPOINT_DIR = "MPCRS_CHECKPOINT_DIR", set_by "--checkpoint, --restart", default "unset: MPIX_Checkpoint returns IGNORE",
+        "Directory of the job's checkpoint epochs.";
+    CHECKPOINT_KEEP = "MPCRS_CHECKPOINT_KEEP", set_by "--keep", default "2",
+        "Complete epochs kept in the checkpoint directory.";
+    CHECKPOINT_INTERVAL = "MPCRS_CHECKPOINT_INTERVAL", set_by "--checkpoint-interval", default "unset: no periodic checkpoint",
+        "Seconds between checkpoints taken wherever the program is.";
+    RESTORE = "MPCRS_RESTORE", set_by "--restart, per process", default "unset",
+        "The image a process restores before anything else runs.";
+    RESTORE_CARRY_FDS = "MPCRS_RESTORE_CARRY_FDS", set_by "--restart, several processes", default "unset",
+        "Variables naming descriptors the restored process keeps (its new PMI-2 connection).";
+    LAUNCH_AGENT = "MPCRS_LAUNCH_AGENT", set_by "", default "ssh -o BatchMode=yes",
+        "Default of --launch-agent: the command that runs a shell command on another host.";
+    CC = "MPCRS_CC", set_by "", default "cc",
+        "The C compiler mpcrs-cc runs.";
+    CXX = "MPCRS_CXX", set_by "", default "c++",
+        "The C++ compiler mpcrs-cxx runs.";
+    LOG = "MPCRS_LOG", set_by "", default "unset: no diagnostics",
+        "Diagnostics filter, as RUST_LOG: a level (error, warn, info, debug, trace) or module=level, comma-separated.";
+    /// MPICH's mpiexec convention, honoured by mpcrs-run.
+    TIMEOUT = "MPIEXEC_TIMEOUT", set_by "", default "unset: no limit",
+        "Seconds after which mpcrs-run ends the job (exit status 124).";
+}
+
+/// [`ALL`] as mpcrs-run's `--help` shows it.
+pub fn help_text() -> String {
+    let mut s = String::from("Environment variables:\n");
+    for v in ALL {
+        let set_by = if v.set_by.is_empty() {
+            String::new()
+        } else {
+            format!(" (set by {})", v.set_by)
+        };
+        s.push_str(&format!(
+            "  {}{set_by}\n      {} Default: {}.\n",
+            v.name, v.doc, v.default
+        ));
+    }
+    s
+}
+
+/// [`ALL`] as a Markdown table (the README's).
+pub fn markdown_table() -> String {
+    let mut s = String::from("| variable | set by | default | meaning |\n|---|---|---|---|\n");
+    for v in ALL {
+        let set_by = if v.set_by.is_empty() { "you" } else { v.set_by };
+        s.push_str(&format!(
+            "| `{}` | {set_by} | {} | {} |\n",
+            v.name, v.default, v.doc
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_documented() {
+        let mut names: Vec<&str> = ALL.iter().map(|v| v.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), ALL.len());
+        assert!(ALL
+            .iter()
+            .all(|v| !v.doc.is_empty() && !v.default.is_empty()));
+        let help = help_text();
+        assert!(ALL.iter().all(|v| help.contains(v.name)));
+    }
+}
