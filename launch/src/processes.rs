@@ -188,7 +188,7 @@ fn cpu_shares(processes: usize) -> Option<Vec<libc::cpu_set_t>> {
 
 fn report(index: usize, ending: io::Result<Ending>) {
     if let Ok(Ending::Aborted(msg)) = ending {
-        eprintln!("mpcrs-run: process {index} called abort: {msg}");
+        mpcrs_settings::report!(error, "mpcrs-run: process {index} called abort: {msg}");
     }
     // Otherwise it finalized, or died and the supervisor reports it.
 }
@@ -245,7 +245,7 @@ pub fn across_hosts(
                     let mut stream = stream;
                     let _ = stream.set_nodelay(true);
                     if let Ok(Ending::Aborted(msg)) = server.serve_connected(&mut stream) {
-                        eprintln!("mpcrs-run: a process called abort: {msg}");
+                        mpcrs_settings::report!(error, "mpcrs-run: a process called abort: {msg}");
                     }
                 });
             }

@@ -109,7 +109,8 @@ pub fn restart_specs(
         (Some(name), Some(p)) if name == "mpcrs-exec" => p.clone(),
         _ => m.args[0].clone(),
     };
-    eprintln!(
+    mpcrs_settings::report!(
+        info,
         "mpcrs-run: restarting {program} ({} ranks{}) from {}",
         m.ranks,
         if m.processes > 1 {

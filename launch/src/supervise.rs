@@ -269,6 +269,13 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
             ));
             forwarders.push(forward(child.stderr.take().unwrap(), Some(tag), true));
         }
+        tracing::debug!(
+            process = spec.index,
+            pid = child.id(),
+            host = ?spec.host,
+            ranks = ?spec.ranks,
+            "process started"
+        );
         children.push((spec, child));
     }
     let mut done = vec![false; children.len()];
@@ -293,6 +300,7 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
             }
             if let Some(status) = child.try_wait()? {
                 done[i] = true;
+                tracing::debug!(process = spec.index, %status, "process ended");
                 if !status.success() {
                     let (reason, code) = describe(status);
                     failed = Some(Outcome::Failed {

@@ -62,7 +62,7 @@ fn init(call: &'static str) -> c_int {
 /// job of one rank): the calling thread becomes this process's rank.
 fn start_here(call: &'static str) {
     let fatal = |e: String| -> ! {
-        eprintln!("mpcrs: {call}: {e}");
+        mpcrs_settings::report!(error, "mpcrs: {call}: {e}");
         mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE)
     };
     let cfg =
@@ -151,7 +151,7 @@ mpi_fn! {
 
     fn Abort(_comm: MPI_Comm, errorcode: c_int) -> c_int {
         let rank = mpcrs::current_rank().unwrap_or(-1);
-        eprintln!("mpcrs: MPI_Abort called by rank {rank} with error code {errorcode}; ending the job");
+        mpcrs_settings::report!(error, "mpcrs: MPI_Abort called by rank {rank} with error code {errorcode}; ending the job");
         mpcrs::abort_job(if errorcode == 0 { 1 } else { errorcode & 0xff })
     }
 

@@ -253,14 +253,18 @@ fn sole_rank() -> Option<i32> {
 pub(crate) fn outside_rank(call: &str) -> ! {
     let ranks = INSTALLED.load(Ordering::Acquire) >> 32;
     if ranks > 1 {
-        eprintln!(
+        mpcrs_settings::report!(
+            error,
             "mpcrs: {call} called from a thread that acts for no rank (started by a system \
              library, e.g. std::thread) in a process of {ranks} ranks: MPI calls from \
              such threads need one rank per process (mpcrs-run -p equal to -n); threads the \
              program starts with pthread_create act for their rank"
         );
     } else {
-        eprintln!("mpcrs: {call} called outside an MPI rank: start the program with mpcrs-run");
+        mpcrs_settings::report!(
+            error,
+            "mpcrs: {call} called outside an MPI rank: start the program with mpcrs-run"
+        );
     }
     mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE)
 }

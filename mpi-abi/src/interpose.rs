@@ -28,7 +28,7 @@ pub(crate) fn libc_symbol(name: &str) -> usize {
     // SAFETY: a NUL-terminated name.
     let f = unsafe { libc::dlsym(h, name.as_ptr().cast()) };
     if f.is_null() {
-        eprintln!("mpcrs: libc has no {}", name.trim_end_matches('\0'));
+        mpcrs_settings::report!(error, "mpcrs: libc has no {}", name.trim_end_matches('\0'));
         // SAFETY: ends the process without running anything more.
         unsafe { libc::_exit(127) };
     }

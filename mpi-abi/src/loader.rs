@@ -39,7 +39,7 @@ extern "C" {
 type CMain = unsafe extern "C-unwind" fn(c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
 
 fn die(msg: String) -> ! {
-    eprintln!("mpcrs: {msg}");
+    mpcrs_settings::report!(error, "mpcrs: {msg}");
     mpcrs::abort_job(127)
 }
 

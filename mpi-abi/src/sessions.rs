@@ -221,7 +221,7 @@ mpi_fn! {
             mpcrs::raw::enable_thread_multiple();
         }
         let Some(mut st) = rank_state() else {
-            eprintln!("mpcrs: {call} called outside an MPI rank: start the program with mpcrs-run");
+            mpcrs_settings::report!(error, "mpcrs: {call} called outside an MPI rank: start the program with mpcrs-run");
             mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE);
         };
         let s = Some(Session { thread_level: level, errhandler });

@@ -107,7 +107,7 @@ pub fn main() -> ExitCode {
     match Command::new(&cmd[0]).args(&cmd[1..]).status() {
         Ok(s) => ExitCode::from(s.code().unwrap_or(1).clamp(0, 255) as u8),
         Err(e) => {
-            eprintln!("mpcrs-cc: cannot run {}: {e}", cmd[0]);
+            mpcrs_settings::report!(error, "mpcrs-cc: cannot run {}: {e}", cmd[0]);
             ExitCode::from(127)
         }
     }

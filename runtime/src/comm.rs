@@ -676,3 +676,32 @@ pub(crate) fn derived_context(parts: &[u64]) -> u64 {
     }
     h | 1 << 63
 }
+
+impl Communicator {
+    /// MPIX_Checkpoint: collective over the world communicator. Every rank gets
+    /// the same state. The last rank of this process to arrive leads (see
+    /// `checkpoint::lead`) while the others wait.
+    pub fn checkpoint(&self) -> crate::CrState {
+        let _turn = self.lane.enter();
+        if !crate::checkpoint::enabled() {
+            crate::coll::barrier(&self.shared, self.rank as usize);
+            return crate::CrState::Ignore;
+        }
+        let ranks = self.size() as usize;
+        if self.shared.spanning() {
+            // The ranks of this process meet here; the leaders of the processes
+            // then meet over the network.
+            static LOCAL: std::sync::OnceLock<mpcrs_scheduler::sync::Barrier> =
+                std::sync::OnceLock::new();
+            let here = crate::checkpoint::network::expect().local_ranks();
+            LOCAL
+                .get_or_init(|| mpcrs_scheduler::sync::Barrier::new(here))
+                .wait_with(|_| crate::checkpoint::lead(ranks, true));
+        } else {
+            self.shared
+                .arena
+                .barrier_with(|_| crate::checkpoint::lead(ranks, false));
+        }
+        crate::checkpoint::outcome()
+    }
+}

@@ -251,11 +251,15 @@ pub const FATAL_EXIT_CODE: i32 = 15;
 
 /// Ends the job on a fatal error, naming the call, rank and class.
 pub fn fatal(err: &Error) -> ! {
-    eprintln!(
+    mpcrs_settings::report!(
+        error,
         "mpcrs: fatal error in {} on rank {}: {}: {}",
-        err.call, err.rank, err.class, err.detail
+        err.call,
+        err.rank,
+        err.class,
+        err.detail
     );
-    crate::universe::abort_job(FATAL_EXIT_CODE)
+    crate::process::abort_job(FATAL_EXIT_CODE)
 }
 
 impl ErrorHandler {

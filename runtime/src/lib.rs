@@ -27,6 +27,7 @@
 pub mod checkpoint;
 mod coll;
 mod comm;
+mod config;
 pub mod consts;
 mod datatype;
 mod error;
@@ -34,6 +35,7 @@ mod group;
 mod intercomm;
 mod op;
 mod p2p;
+mod process;
 pub mod raw;
 mod remote;
 mod request;
@@ -54,13 +56,13 @@ pub use intercomm::ROOT;
 pub use mpcrs_cr::restore::restore_if_asked;
 pub use op::Op;
 pub use p2p::EAGER_LIMIT;
+pub use process::{abort_job, current_rank, rank_of_ult_word};
 pub use remote::this_node;
 pub use request::Status;
 pub use run::{adopt_calling_thread, release_calling_thread, run, run_with, JobConfig, RankExit};
 pub use scope::{
     scope, test_all, test_any, test_some, wait_all, wait_any, wait_some_of, Request, Scope,
 };
-pub use universe::{abort_job, current_rank, rank_of_ult_word};
 
 /// Lets the other ranks of the caller's worker run (sched_yield for ranks).
 pub fn yield_now() {

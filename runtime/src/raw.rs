@@ -129,10 +129,10 @@ pub fn manual_request() -> (RawRequest, Completer) {
 /// scheduler. Does not wait for `f` to start: what must be ordered is ordered
 /// by a turn taken before (see [`reserve_turn`]).
 pub fn spawn_as_rank(f: impl FnOnce() + Send + 'static) {
-    let rank = crate::universe::current_rank().expect("spawn_as_rank outside a rank");
+    let rank = crate::process::current_rank().expect("spawn_as_rank outside a rank");
     // The join handle is not needed: the helper reports through its request.
     let helper = move || {
-        crate::universe::set_current_rank(rank);
+        crate::process::set_current_rank(rank);
         f();
     };
     if mpcrs_scheduler::in_ult() {
@@ -490,11 +490,11 @@ pub fn in_ult() -> bool {
 
 /// The rank the caller acts for (its ULT's, or its OS thread's), if any.
 pub fn acting_rank() -> Option<i32> {
-    crate::universe::current_rank()
+    crate::process::current_rank()
 }
 
 /// Makes the calling OS thread act for `rank` (a thread a rank started:
 /// MPI_THREAD_MULTIPLE). Not for ULTs, which carry their rank already.
 pub fn act_as_rank(rank: i32) {
-    crate::universe::set_current_rank(rank);
+    crate::process::set_current_rank(rank);
 }

@@ -10,118 +10,15 @@ use mpcrs_scheduler::Scheduler;
 
 use crate::comm::{CommShared, Communicator};
 use crate::group::Group;
-use crate::universe::{abort_job, current_rank, set_current_rank, worker_of_rank, Universe};
+use crate::process::{abort_job, current_rank, set_current_rank};
+use crate::universe::{worker_of_rank, Universe};
 
+pub use crate::config::JobConfig;
 /// The variables through which mpcrs-run configures the job's processes.
 pub use mpcrs_settings::variables as env;
 
 /// Exit status of a job in which a rank panicked.
 pub const PANIC_EXIT_CODE: i32 = 101;
-
-/// Settings of a job, normally read from the environment `mpcrs-run` sets.
-#[derive(Debug, Clone)]
-pub struct JobConfig {
-    /// Ranks of the whole job.
-    pub ranks: usize,
-    /// Processes of the job and this one's index among them.
-    pub processes: usize,
-    pub process: usize,
-    /// Node of every process (all 0 in a one-node job).
-    pub nodes: Vec<u32>,
-    /// `None`: one worker per CPU of the process's cpuset.
-    pub workers: Option<usize>,
-    pub stack_size: usize,
-    /// `None`: the scheduler's default (see [`env::YIELD_WHEN_IDLE`]).
-    pub yield_when_idle: Option<bool>,
-}
-
-impl JobConfig {
-    /// World ranks of each process (contiguous blocks).
-    pub fn blocks(&self) -> Vec<std::ops::Range<usize>> {
-        mpcrs_settings::rank_blocks(self.ranks, self.processes)
-    }
-
-    /// World ranks of this process.
-    pub fn local_ranks(&self) -> std::ops::Range<usize> {
-        self.blocks()[self.process].clone()
-    }
-
-    /// Reads the job's settings; a program started without `mpcrs-run` is a job of
-    /// one rank (as an MPI singleton).
-    pub fn from_env() -> Result<JobConfig, String> {
-        JobConfig::from_variables(|k| std::env::var(k).ok())
-    }
-
-    /// [`JobConfig::from_env`] with the variables of `var`.
-    pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<JobConfig, String> {
-        let read = |name: &str| -> Result<Option<usize>, String> {
-            match var(name) {
-                Some(v) => v
-                    .trim()
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&x| x > 0)
-                    .map(Some)
-                    .ok_or_else(|| format!("{name}={v:?} is not a positive integer")),
-                None => Ok(None),
-            }
-        };
-        let processes = read(env::PROCESSES.name)?.unwrap_or(1);
-        let ranks = read(env::RANKS.name)?.unwrap_or(1);
-        let process = match var(env::PROCESS.name) {
-            Some(v) => v
-                .trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|&p| p < processes)
-                .ok_or_else(|| format!("{}={v:?} is not in 0..{processes}", env::PROCESS.name))?,
-            None => 0,
-        };
-        if processes > ranks {
-            return Err(format!("{processes} processes for {ranks} ranks"));
-        }
-        let nodes = match var(env::NODES.name) {
-            Some(v) => {
-                let nodes: Vec<u32> = v
-                    .split(',')
-                    .map(|x| x.trim().parse::<u32>())
-                    .collect::<Result<_, _>>()
-                    .map_err(|_| {
-                        format!("{}={v:?} is not a list of node numbers", env::NODES.name)
-                    })?;
-                if nodes.len() != processes {
-                    return Err(format!(
-                        "{}={v:?} names {} nodes for {processes} processes",
-                        env::NODES.name,
-                        nodes.len()
-                    ));
-                }
-                nodes
-            }
-            None => vec![0; processes],
-        };
-        let yield_when_idle = match var(env::YIELD_WHEN_IDLE.name).as_deref().map(str::trim) {
-            None => None,
-            Some("1") => Some(true),
-            Some("0") => Some(false),
-            Some(v) => {
-                return Err(format!(
-                    "{}={v:?} is neither 0 nor 1",
-                    env::YIELD_WHEN_IDLE.name
-                ))
-            }
-        };
-        Ok(JobConfig {
-            ranks,
-            processes,
-            process,
-            nodes,
-            yield_when_idle,
-            workers: read(env::WORKERS.name)?,
-            stack_size: read(env::STACK_SIZE.name)?.unwrap_or(mpcrs_scheduler::DEFAULT_STACK_SIZE),
-        })
-    }
-}
 
 /// What a rank's function may return: its exit status.
 pub trait RankExit {
@@ -145,7 +42,7 @@ impl<T: RankExit, E: Display> RankExit for Result<T, E> {
         match self {
             Ok(v) => v.exit_code(rank),
             Err(e) => {
-                eprintln!("mpcrs: rank {rank} failed: {e}");
+                mpcrs_settings::report!(error, "mpcrs: rank {rank} failed: {e}");
                 1
             }
         }
@@ -168,7 +65,7 @@ fn install_panic_hook() {
                     .location()
                     .map(|l| format!(" at {}:{}", l.file(), l.line()))
                     .unwrap_or_default();
-                eprintln!("mpcrs: rank {rank} panicked{at}: {msg}");
+                mpcrs_settings::report!(error, "mpcrs: rank {rank} panicked{at}: {msg}");
             }
             None => default(info),
         }));
@@ -187,6 +84,16 @@ struct Started {
 /// `None` after saying why it could not.
 fn start(cfg: &JobConfig) -> Option<Started> {
     install_panic_hook();
+    mpcrs_settings::diagnostics::init("mpcrs");
+    mpcrs_settings::diagnostics::set_rank_source(|| current_rank().map(|r| r as usize));
+    tracing::debug!(
+        ranks = cfg.ranks,
+        processes = cfg.processes,
+        local_ranks = ?cfg.local_ranks(),
+        workers = ?cfg.workers,
+        stack_size = cfg.stack_size,
+        "starting the process's ranks"
+    );
     let mut builder = Scheduler::builder().stack_size(cfg.stack_size);
     if let Some(w) = cfg.workers {
         builder = builder.workers(w);
@@ -197,17 +104,26 @@ fn start(cfg: &JobConfig) -> Option<Started> {
     let sched = match builder.build() {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("mpcrs: cannot start worker threads: {e}");
+            mpcrs_settings::report!(error, "mpcrs: cannot start worker threads: {e}");
             return None;
         }
     };
     let n = cfg.ranks;
     let handle = sched.handle();
     let fabric = if cfg.processes > 1 {
-        match crate::remote::Fabric::start(cfg, &handle) {
-            Ok(f) => Some(f),
+        match crate::remote::Fabric::start(cfg, &handle, crate::checkpoint::on_network_message) {
+            Ok(f) => {
+                // Checkpoint coordination reaches the fabric through this
+                // interface only.
+                crate::checkpoint::network::set(f);
+                Some(f)
+            }
             Err(e) => {
-                eprintln!("mpcrs: process {} cannot join the job: {e}", cfg.process);
+                mpcrs_settings::report!(
+                    error,
+                    "mpcrs: process {} cannot join the job: {e}",
+                    cfg.process
+                );
                 return None;
             }
         }
@@ -306,7 +222,7 @@ where
     let cfg = match JobConfig::from_env() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("mpcrs: bad job settings: {e}");
+            mpcrs_settings::report!(error, "mpcrs: bad job settings: {e}");
             return ExitCode::from(2);
         }
     };
@@ -353,11 +269,14 @@ where
                     // The other ranks may be waiting for this one: like mpirun when a
                     // process exits with an error, end the whole job.
                     Ok(code) => {
-                        eprintln!("mpcrs: rank {r} exited with status {code}; ending the job");
+                        mpcrs_settings::report!(
+                            error,
+                            "mpcrs: rank {r} exited with status {code}; ending the job"
+                        );
                         abort_job(code)
                     }
                     Err(_) => {
-                        eprintln!("mpcrs: rank {r} failed; ending the job");
+                        mpcrs_settings::report!(error, "mpcrs: rank {r} failed; ending the job");
                         abort_job(PANIC_EXIT_CODE)
                     }
                 }

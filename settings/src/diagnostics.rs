@@ -2,8 +2,13 @@
 //! when `MPCRS_LOG` names a filter (as `RUST_LOG`: `debug`, or
 //! `mpcrs::checkpoint=debug,mpcrs_launch=info`), and to nowhere otherwise.
 //! Each line names the level, the module, the process and, when a rank's
-//! thread logs, the rank. Messages meant for the user (errors, the checkpoint
-//! progress line) are not diagnostics: they are printed whatever the filter.
+//! thread logs, the rank.
+//!
+//! Messages meant for the user (errors, the checkpoint progress line) go
+//! through [`report!`](crate::report): printed to stderr with their exact
+//! text whatever the filter, and recorded as an event too (field
+//! `user = true`), so that with `MPCRS_LOG` on they are followed by the same
+//! message with its level, module, process and rank.
 
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,6 +21,9 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::EnvFilter;
 
 use crate::variables::{LOG, PROCESS};
+
+#[doc(hidden)]
+pub use tracing as __tracing;
 
 /// Finds the MPI rank the calling thread acts for; set by the runtime.
 static RANK_OF_CALLER: OnceLock<fn() -> Option<usize>> = OnceLock::new();
@@ -86,4 +94,38 @@ where
         ctx.field_format().format_fields(w.by_ref(), event)?;
         writeln!(w)
     }
+}
+
+/// Prints a message meant for the user on stderr, exactly as given (one line,
+/// one write), and records it as a diagnostics event of `level` (`error`,
+/// `warn` or `info`) from the caller's module.
+///
+/// ```
+/// mpcrs_settings::report!(warn, "mpcrs: checkpoint on {} skipped", "SIGUSR1");
+/// ```
+#[macro_export]
+macro_rules! report {
+    (error, $($arg:tt)+) => { $crate::report!(@ ERROR, $($arg)+) };
+    (warn, $($arg:tt)+) => { $crate::report!(@ WARN, $($arg)+) };
+    (info, $($arg:tt)+) => { $crate::report!(@ INFO, $($arg)+) };
+    (@ $level:ident, $($arg:tt)+) => {{
+        let text = ::std::format!($($arg)+);
+        $crate::diagnostics::write_line(&text);
+        $crate::diagnostics::__tracing::event!(
+            $crate::diagnostics::__tracing::Level::$level,
+            user = true,
+            "{}",
+            text
+        );
+    }};
+}
+
+/// Writes `text` and a newline to stderr in one call, so that lines of
+/// concurrent threads and processes do not interleave.
+pub fn write_line(text: &str) {
+    use std::io::Write;
+    let mut line = String::with_capacity(text.len() + 1);
+    line.push_str(text);
+    line.push('\n');
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }

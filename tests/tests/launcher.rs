@@ -411,3 +411,113 @@ fn mpiexec_timeout_ends_a_job_that_runs_too_long() {
         "{err}"
     );
 }
+
+/// `errors SCENARIO` at -n 4 -p 2 with `MPCRS_LOG` set to `filter` (unset if None).
+fn errors_logged(scenario: &str, filter: Option<&str>) -> (i32, String) {
+    let prog = program("errors");
+    let mut cmd = Command::new(mpcrs_run());
+    cmd.args(["-n", "4", "-p", "2", prog.to_str().unwrap(), scenario]);
+    match filter {
+        Some(f) => cmd.env("MPCRS_LOG", f),
+        None => cmd.env_remove("MPCRS_LOG"),
+    };
+    let o = run_command(&mut cmd, Duration::from_secs(60));
+    (o.status.code().unwrap_or(-1), text(&o).1)
+}
+
+#[test]
+fn diagnostics_are_off_by_default_and_name_module_process_and_rank_when_asked() {
+    let user_line = "mpcrs: fatal error in MPI_Send on rank 0: MPI_ERR_RANK";
+    // Off: the user-facing message alone, with its exact text.
+    let (code, err) = errors_logged("fatal-rank", None);
+    assert_eq!(code, mpcrs::FATAL_EXIT_CODE, "{err}");
+    assert!(err.lines().any(|l| l.starts_with(user_line)), "{err}");
+    assert!(
+        !err.contains("mpcrs ERROR") && !err.contains("mpcrs DEBUG"),
+        "{err}"
+    );
+
+    // On for every module: the same message as an event of rank 0 in process 0,
+    // and the debug events of the launcher and of both processes.
+    let (code, err) = errors_logged("fatal-rank", Some("debug"));
+    assert_eq!(code, mpcrs::FATAL_EXIT_CODE, "{err}");
+    assert!(err.lines().any(|l| l.starts_with(user_line)), "{err}");
+    assert!(
+        err.lines().any(
+            |l| l.starts_with("mpcrs ERROR mpcrs::error process=0 rank=0: ")
+                && l.contains(user_line)
+                && l.contains("user=true")
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("mpcrs DEBUG mpcrs_launch::supervise: process started process=1"),
+        "{err}"
+    );
+    for p in 0..2 {
+        assert!(
+            err.contains(&format!(
+                "mpcrs DEBUG mpcrs::remote process={p}: joined the job's network"
+            )),
+            "{err}"
+        );
+    }
+
+    // Per module: only the fabric's events.
+    let (_, err) = errors_logged("fatal-rank", Some("mpcrs::remote=debug"));
+    assert!(
+        err.contains("mpcrs DEBUG mpcrs::remote process=1: joined"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("mpcrs DEBUG mpcrs::run") && !err.contains("mpcrs_launch"),
+        "{err}"
+    );
+    assert!(!err.contains("mpcrs ERROR"), "{err}");
+
+    // A filter that does not parse is named, and the job runs as without one.
+    let (code, err) = errors_logged("returned", Some("mpcrs=loud"));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("mpcrs-run: MPCRS_LOG=\"mpcrs=loud\" is not a diagnostics filter"),
+        "{err}"
+    );
+}
+
+#[test]
+fn help_lists_every_option_and_every_variable_and_the_readme_does_too() {
+    let o = run_command(
+        Command::new(mpcrs_run()).arg("--help"),
+        Duration::from_secs(30),
+    );
+    let (help, _) = text(&o);
+    assert!(o.status.success(), "{help}");
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
+    )
+    .unwrap();
+    for v in mpcrs_settings::variables::ALL {
+        assert!(
+            help.contains(v.name),
+            "--help does not name {}:\n{help}",
+            v.name
+        );
+        assert!(
+            readme.contains(&format!("| `{}` |", v.name)),
+            "README.md's settings table has no row for {}",
+            v.name
+        );
+    }
+    use clap::CommandFactory;
+    for arg in mpcrs_launch::options::Options::command().get_arguments() {
+        let Some(long) = arg.get_long() else { continue };
+        assert!(
+            help.contains(&format!("--{long}")),
+            "--help does not show --{long}"
+        );
+        assert!(
+            readme.contains(&format!("`--{long}")),
+            "README.md's option table does not show --{long}"
+        );
+    }
+}

@@ -122,7 +122,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("mpcrs-ckpt: {e}");
+            mpcrs_settings::report!(error, "mpcrs-ckpt: {e}");
             ExitCode::FAILURE
         }
     }

@@ -124,7 +124,7 @@ pub fn restore_if_asked() {
         return;
     };
     let Err(e) = restore(Path::new(&image));
-    eprintln!("mpcrs: restart refused: {e}");
+    mpcrs_settings::report!(error, "mpcrs: restart refused: {e}");
     std::process::exit(RESTORE_FAILED);
 }
 

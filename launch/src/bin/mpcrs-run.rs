@@ -30,9 +30,11 @@ fn check_drivers(rails: &mpcrs_rails::RailSet) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let mut args = Options::parse();
+    mpcrs_settings::diagnostics::init("mpcrs-run");
     if let Some(dir) = &args.restart {
         if !args.command.is_empty() {
-            eprintln!(
+            mpcrs_settings::report!(
+                error,
                 "mpcrs-run: --restart runs the checkpointed program again; drop {:?}",
                 args.command.join(" ")
             );
@@ -41,7 +43,7 @@ fn main() -> ExitCode {
         return match restart_specs(&args, dir) {
             Ok((specs, program)) => supervise_job(specs, args.tag_output, true, &program),
             Err(e) => {
-                eprintln!("mpcrs-run: --restart {}: {e}", dir.display());
+                mpcrs_settings::report!(error, "mpcrs-run: --restart {}: {e}", dir.display());
                 ExitCode::from(2)
             }
         };
@@ -50,9 +52,11 @@ fn main() -> ExitCode {
         args.processes = args.ranks;
     }
     if args.processes > args.ranks {
-        eprintln!(
+        mpcrs_settings::report!(
+            error,
             "mpcrs-run: -p {} asks for more processes than the {} ranks of -n",
-            args.processes, args.ranks
+            args.processes,
+            args.ranks
         );
         return ExitCode::from(2);
     }
@@ -61,18 +65,18 @@ fn main() -> ExitCode {
     let rails = match mpcrs_rails::NetConfig::load(&config_file).and_then(|c| c.select(&args.net)) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("mpcrs-run: {e}");
+            mpcrs_settings::report!(error, "mpcrs-run: {e}");
             return ExitCode::from(2);
         }
     };
     if let Err(e) = check_drivers(&rails) {
-        eprintln!("mpcrs-run: --net {}: {e}", rails.option);
+        mpcrs_settings::report!(error, "mpcrs-run: --net {}: {e}", rails.option);
         return ExitCode::from(2);
     }
     let exported = match exports(&args.export) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("mpcrs-run: {e}");
+            mpcrs_settings::report!(error, "mpcrs-run: {e}");
             return ExitCode::from(2);
         }
     };
@@ -100,13 +104,13 @@ fn main() -> ExitCode {
                 // MPI_Init making its thread the process's rank, and links
                 // against libmpi under MPICH's name too.
                 if let Err(e) = directly_runnable(&args) {
-                    eprintln!("mpcrs-run: {}: {e}", path.display());
+                    mpcrs_settings::report!(error, "mpcrs-run: {}: {e}", path.display());
                     return ExitCode::from(2);
                 }
                 match mpich_abi_dir(dir) {
                     Ok(d) => paths.insert(0, d),
                     Err(e) => {
-                        eprintln!("mpcrs-run: {e}");
+                        mpcrs_settings::report!(error, "mpcrs-run: {e}");
                         return ExitCode::from(1);
                     }
                 }
@@ -161,7 +165,7 @@ fn main() -> ExitCode {
     ) {
         Ok(specs) => specs,
         Err((status, e)) => {
-            eprintln!("mpcrs-run: {e}");
+            mpcrs_settings::report!(error, "mpcrs-run: {e}");
             return ExitCode::from(status);
         }
     };
@@ -182,7 +186,7 @@ fn supervise_job(
     let time_limit = match supervise::time_limit_from_env() {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("mpcrs-run: {e}");
+            mpcrs_settings::report!(error, "mpcrs-run: {e}");
             return ExitCode::from(2);
         }
     };
@@ -198,12 +202,12 @@ fn supervise_job(
     let outcome = match outcome {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("mpcrs-run: cannot execute {program}: {e}");
+            mpcrs_settings::report!(error, "mpcrs-run: cannot execute {program}: {e}");
             return ExitCode::from(127);
         }
     };
     if let Some(msg) = outcome.message() {
-        eprintln!("mpcrs-run: {msg} ({program})");
+        mpcrs_settings::report!(error, "mpcrs-run: {msg} ({program})");
     }
     ExitCode::from(outcome.exit_code().clamp(0, 255) as u8)
 }

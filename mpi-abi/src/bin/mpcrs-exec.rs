@@ -14,7 +14,10 @@ fn main() {
         .map(|a| CString::new(a.into_encoded_bytes()).expect("argument with a NUL byte"))
         .collect();
     if args.is_empty() {
-        eprintln!("usage: mpcrs-exec PROGRAM [ARGS...] (normally started by mpcrs-run)");
+        mpcrs_settings::report!(
+            error,
+            "usage: mpcrs-exec PROGRAM [ARGS...] (normally started by mpcrs-run)"
+        );
         std::process::exit(2);
     }
     let exe = std::env::current_exe().expect("current_exe");
@@ -34,7 +37,8 @@ fn main() {
     if handle.is_null() {
         // SAFETY: dlerror returns a NUL-terminated message after a failure.
         let e = unsafe { CStr::from_ptr(libc::dlerror()) };
-        eprintln!(
+        mpcrs_settings::report!(
+            error,
             "mpcrs-exec: cannot load {}: {}",
             lib.display(),
             e.to_string_lossy()
@@ -44,7 +48,8 @@ fn main() {
     // SAFETY: looking up a symbol in the handle just opened.
     let sym = unsafe { libc::dlsym(handle, c"mpcrs_abi_main".as_ptr()) };
     if sym.is_null() {
-        eprintln!(
+        mpcrs_settings::report!(
+            error,
             "mpcrs-exec: {} does not export mpcrs_abi_main",
             lib.display()
         );

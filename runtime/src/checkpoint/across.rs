@@ -30,9 +30,31 @@ use std::time::Duration;
 
 use mpcrs_cr::{start_dump, DumpReport, PendingDump, PendingEpoch, Snapshot};
 
+use super::network::{self, fail, wait_message, JobNetwork, Traffic};
 use super::{finish, refused_for_foreign_threads, CrState, Settings, TAKING};
-use crate::remote::{step, Fabric, Joining, Traffic, REQUESTED};
-use crate::run::JobConfig;
+use crate::config::JobConfig;
+
+/// Sequence numbers of checkpoints asked from outside (process 0 names them)
+/// have this bit; those of `MPIX_Checkpoint` count apart, in every process alike.
+const REQUESTED: u64 = 1 << 63;
+
+/// The coordination messages of a checkpoint (their `step`).
+pub(super) mod step {
+    /// Process 0 to all: a checkpoint asked from outside begins.
+    pub(in crate::checkpoint) const START: u8 = 7;
+    /// Leader to process 0: this process's traffic counters.
+    pub(in crate::checkpoint) const COUNT: u8 = 1;
+    /// Process 0 to all: count again.
+    pub(in crate::checkpoint) const AGAIN: u8 = 2;
+    /// Process 0 to all: nothing is in flight; the epoch number.
+    pub(in crate::checkpoint) const DRAINED: u8 = 3;
+    /// Leader to process 0: the snapshot is taken (or failed).
+    pub(in crate::checkpoint) const SNAPPED: u8 = 4;
+    /// Process 0 to all: every snapshot is taken, ranks may go on.
+    pub(in crate::checkpoint) const GO: u8 = 5;
+    /// To process 0: this process's image is durable (or failed), with figures.
+    pub(in crate::checkpoint) const DURABLE: u8 = 6;
+}
 
 /// Checkpoints taken by this job so far (the same in every process: the call
 /// is collective); names a checkpoint's coordination messages.
@@ -92,37 +114,45 @@ fn pause() {
 }
 
 /// This process's counters once what it has received is taken in.
-fn settled_traffic(fabric: &Fabric) -> Traffic {
+fn settled_traffic(fabric: &dyn JobNetwork) -> Traffic {
     while fabric.progress() {}
     fabric.traffic()
 }
 
 /// Sends to every other process.
-fn tell_all(fabric: &Fabric, sequence: u64, step: u8, counters: Vec<(u32, u64)>) {
-    for p in (0..fabric.processes()).filter(|&p| p != fabric.me) {
-        if let Err(e) = fabric.send_checkpoint(p, sequence, step, counters.clone()) {
-            fabric.fail_checkpoint(e);
+fn tell_all(fabric: &dyn JobNetwork, sequence: u64, step: u8, counters: Vec<(u32, u64)>) {
+    for p in (0..fabric.processes()).filter(|&p| p != fabric.me()) {
+        if let Err(e) = fabric.send_message(p, sequence, step, counters.clone()) {
+            fail(fabric, e);
         }
     }
 }
 
-impl Fabric {
-    fn fail_checkpoint(&self, e: std::io::Error) -> ! {
-        eprintln!("mpcrs: process {}: checkpoint: network: {e}", self.me);
-        crate::universe::abort_job(1)
+/// Sends to process 0.
+fn tell_coordinator(net: &dyn JobNetwork, sequence: u64, step: u8, counters: Vec<(u32, u64)>) {
+    if let Err(e) = net.send_message(COORDINATOR, sequence, step, counters) {
+        fail(net, e);
     }
+}
 
-    fn tell_coordinator(&self, sequence: u64, step: u8, counters: Vec<(u32, u64)>) {
-        if let Err(e) = self.send_checkpoint(COORDINATOR, sequence, step, counters) {
-            self.fail_checkpoint(e);
-        }
-    }
+/// The sequence number of a checkpoint process 0 asked for (its `START`),
+/// taken out of the inbox.
+pub(super) fn take_start(net: &dyn JobNetwork) -> Option<u64> {
+    net.take_message(&|_, step, _| step == step::START)
+        .map(|m| m.sequence)
+}
+
+/// Drops coordination messages of earlier checkpoints of `sequence`'s kind
+/// (those of a checkpoint that failed on the way).
+fn forget_checkpoints_before(net: &dyn JobNetwork, sequence: u64) {
+    let kind = sequence & REQUESTED;
+    net.retain_messages(&|epoch, _, _| epoch & REQUESTED != kind || epoch >= sequence);
 }
 
 /// Process 0's part of the drain: rounds of counters until the job is still.
 /// Returns the processes that refused, and why (an unavailable one ends the
 /// rounds at once).
-fn coordinate_drain(fabric: &Fabric, sequence: u64, here: Refusal) -> Vec<(u32, Refusal)> {
+fn coordinate_drain(fabric: &dyn JobNetwork, sequence: u64, here: Refusal) -> Vec<(u32, Refusal)> {
     let n = fabric.processes() as usize;
     let mut previous: Option<Vec<Traffic>> = None;
     loop {
@@ -133,7 +163,7 @@ fn coordinate_drain(fabric: &Fabric, sequence: u64, here: Refusal) -> Vec<(u32, 
             refused.push((0, here));
         }
         for _ in 1..n {
-            let (from, c) = fabric.wait_checkpoint(sequence, &[step::COUNT], None, &pause);
+            let (from, c) = wait_message(fabric, sequence, &[step::COUNT], None, &pause);
             let (t, r) = decode(&c);
             all[from as usize] = t;
             if r != Refusal::None {
@@ -196,7 +226,7 @@ static REQUESTS: AtomicU64 = AtomicU64::new(0);
 /// `--checkpoint-interval`), wherever the ranks are. `None` when another is
 /// under way or the ranks are done.
 pub(super) fn request(settings: &Settings) -> Option<CrState> {
-    let fabric = Fabric::expect();
+    let fabric = network::expect();
     let _one = available()?;
     finish();
     let sequence = REQUESTED | (REQUESTS.fetch_add(1, Ordering::AcqRel) + 1);
@@ -207,10 +237,10 @@ pub(super) fn request(settings: &Settings) -> Option<CrState> {
 /// Another process's request thread, once process 0 started checkpoint
 /// `sequence`.
 pub(super) fn answer(settings: &Settings, sequence: u64) -> CrState {
-    let fabric = Fabric::expect();
+    let fabric = network::expect();
     let Some(_one) = available() else {
         let refusal = encode(&Traffic::default(), Refusal::Unavailable);
-        fabric.tell_coordinator(sequence, step::COUNT, refusal);
+        tell_coordinator(fabric, sequence, step::COUNT, refusal);
         return CrState::Error;
     };
     finish();
@@ -232,15 +262,16 @@ fn available() -> Option<std::sync::MutexGuard<'static, ()>> {
 /// [`TAKING`]). The ranks are either all in `MPIX_Checkpoint` or running: the
 /// network's gate holds their sends from the drain until every image is taken.
 fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
-    let fabric = Fabric::expect();
-    let me = fabric.me;
-    fabric.forget_checkpoints_before(sequence);
+    let fabric = network::expect();
+    let me = fabric.me();
+    forget_checkpoints_before(fabric, sequence);
     let here = if refused_for_foreign_threads(&format!("process {me}: ")) {
         Refusal::OwnThreads
     } else {
         Refusal::None
     };
     fabric.hold();
+    tracing::debug!(sequence, refusal = ?here, "checkpoint: sends held, draining");
 
     // 1. Drain, and 2. the epoch's number (0: none).
     let mut epoch: Option<PendingEpoch> = None;
@@ -255,12 +286,16 @@ fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
                     k
                 }
                 Err(e) => {
-                    eprintln!("mpcrs: checkpoint failed: {}: {e}", dir.root().display());
+                    mpcrs_settings::report!(
+                        error,
+                        "mpcrs: checkpoint failed: {}: {e}",
+                        dir.root().display()
+                    );
                     0
                 }
             }
         } else {
-            eprintln!("mpcrs: checkpoint failed: {}", refusals(&refused));
+            mpcrs_settings::report!(error, "mpcrs: checkpoint failed: {}", refusals(&refused));
             0
         };
         tell_all(fabric, sequence, step::DRAINED, vec![(0, k)]);
@@ -268,8 +303,9 @@ fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
     } else {
         loop {
             let t = settled_traffic(fabric);
-            fabric.tell_coordinator(sequence, step::COUNT, encode(&t, here));
-            let (_, c) = fabric.wait_checkpoint(
+            tell_coordinator(fabric, sequence, step::COUNT, encode(&t, here));
+            let (_, c) = wait_message(
+                fabric,
                 sequence,
                 &[step::AGAIN, step::DRAINED],
                 Some(COORDINATOR),
@@ -285,6 +321,11 @@ fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
         return CrState::Error;
     }
 
+    tracing::debug!(
+        sequence,
+        epoch = k,
+        "checkpoint: drained, taking the snapshot"
+    );
     // 2. Snapshot, with progress held still and the shared-memory rail closed.
     fabric.suspend();
     fabric.close_high_speed_rails();
@@ -297,24 +338,37 @@ fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
         Ok(Snapshot::Restored) => return rejoin(),
         Ok(Snapshot::Writing(d)) => Some(d),
         Err(e) => {
-            eprintln!("mpcrs: process {me}: checkpoint epoch {k} failed: {e}");
+            mpcrs_settings::report!(
+                error,
+                "mpcrs: process {me}: checkpoint epoch {k} failed: {e}"
+            );
             None
         }
     };
     fabric.resume();
+    tracing::debug!(
+        sequence,
+        epoch = k,
+        "checkpoint: snapshot taken, waiting for the others"
+    );
 
     // 3. Every snapshot taken: the ranks go on.
     let ok = if me == COORDINATOR {
         let mut ok = dump.is_some();
         for _ in 1..fabric.processes() {
-            let (_, c) = fabric.wait_checkpoint(sequence, &[step::SNAPPED], None, &pause);
+            let (_, c) = wait_message(fabric, sequence, &[step::SNAPPED], None, &pause);
             ok &= value(&c, 0) != 0;
         }
         tell_all(fabric, sequence, step::GO, vec![(0, ok as u64)]);
         ok
     } else {
-        fabric.tell_coordinator(sequence, step::SNAPPED, vec![(0, dump.is_some() as u64)]);
-        let (_, c) = fabric.wait_checkpoint(sequence, &[step::GO], Some(COORDINATOR), &pause);
+        tell_coordinator(
+            fabric,
+            sequence,
+            step::SNAPPED,
+            vec![(0, dump.is_some() as u64)],
+        );
+        let (_, c) = wait_message(fabric, sequence, &[step::GO], Some(COORDINATOR), &pause);
         value(&c, 0) != 0
     };
     reopen(fabric);
@@ -335,8 +389,11 @@ fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
         Err(e) => {
             // Without its thread the image is never reported: process 0 would wait
             // for it for ever.
-            eprintln!("mpcrs: process {me}: checkpoint: cannot start the commit thread: {e}");
-            crate::universe::abort_job(1)
+            mpcrs_settings::report!(
+                error,
+                "mpcrs: process {me}: checkpoint: cannot start the commit thread: {e}"
+            );
+            crate::process::abort_job(1)
         }
     }
     if ok {
@@ -347,7 +404,7 @@ fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
 }
 
 /// Lets frames out again, once the answers queued meanwhile have endpoints.
-fn reopen(fabric: &Fabric) {
+fn reopen(fabric: &dyn JobNetwork) {
     fabric.reconnect_deferred(&|| {
         fabric.progress();
     });
@@ -357,7 +414,7 @@ fn reopen(fabric: &Fabric) {
 /// In a process just restored: join the new run's network. The environment is
 /// the one of the process that restored this one (the image's is the old run's).
 fn rejoin() -> CrState {
-    let fabric = Fabric::expect();
+    let fabric = network::expect();
     let handed = mpcrs_cr::restore::handed_over_environment().unwrap_or_default();
     let var = |k: &str| {
         handed
@@ -365,18 +422,14 @@ fn rejoin() -> CrState {
             .find(|(name, _)| name == k)
             .map(|(_, v)| v.clone())
     };
-    let joined = JobConfig::from_variables(var).and_then(|cfg| {
-        fabric.rejoin(&Joining {
-            cfg: &cfg,
-            var: &var,
-        })
-    });
+    let joined = JobConfig::from_variables(var).and_then(|cfg| fabric.rejoin(&cfg, &var));
     if let Err(e) = joined {
-        eprintln!(
+        mpcrs_settings::report!(
+            error,
             "mpcrs: process {}: restarted, but cannot join the job: {e}",
-            fabric.me
+            fabric.me()
         );
-        crate::universe::abort_job(1)
+        crate::process::abort_job(1)
     }
     reopen(fabric);
     CrState::Restart
@@ -407,16 +460,20 @@ fn figures(r: &Result<DumpReport, mpcrs_cr::ImageError>) -> Vec<(u32, u64)> {
 
 impl Committer {
     fn run(self, dump: PendingDump, taken: bool) {
-        let fabric = Fabric::expect();
+        let fabric = network::expect();
         let report = dump.wait();
         if let Err(e) = &report {
-            eprintln!("mpcrs: process {}: checkpoint image failed: {e}", fabric.me);
+            mpcrs_settings::report!(
+                error,
+                "mpcrs: process {}: checkpoint image failed: {e}",
+                fabric.me()
+            );
         }
         if !taken {
             return;
         }
-        if fabric.me != COORDINATOR {
-            fabric.tell_coordinator(self.sequence, step::DURABLE, figures(&report));
+        if fabric.me() != COORDINATOR {
+            tell_coordinator(fabric, self.sequence, step::DURABLE, figures(&report));
             return;
         }
         let Some(epoch) = self.epoch else {
@@ -425,13 +482,14 @@ impl Committer {
         let k = epoch.epoch();
         let mut all = vec![figures(&report)];
         for _ in 1..fabric.processes() {
-            let (_, c) = fabric.wait_checkpoint(self.sequence, &[step::DURABLE], None, &|| {
+            let (_, c) = wait_message(fabric, self.sequence, &[step::DURABLE], None, &|| {
                 std::thread::sleep(Duration::from_millis(1))
             });
             all.push(c);
         }
         if all.iter().any(|c| value(c, 0) == 0) {
-            eprintln!(
+            mpcrs_settings::report!(
+                error,
                 "mpcrs: checkpoint epoch {k} failed, the previous one stays: an image is missing"
             );
             return;

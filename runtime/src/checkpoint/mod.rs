@@ -21,10 +21,10 @@ use mpcrs_scheduler::futex;
 
 use mpcrs_cr::{start_dump, CheckpointDir, Snapshot};
 
-use crate::comm::Communicator;
-use crate::run::env;
+use mpcrs_settings::variables as env;
 
 mod across;
+pub(crate) mod network;
 
 /// What `MPIX_Checkpoint` reports to each rank (values of mpi.h).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,7 +131,8 @@ fn settled_foreign_threads() -> Vec<String> {
 fn refused_for_foreign_threads(who: &str) -> bool {
     let foreign = settled_foreign_threads();
     if !foreign.is_empty() {
-        eprintln!(
+        mpcrs_settings::report!(
+            warn,
             "mpcrs: {who}checkpoint refused: the program runs threads of its own ({}), whose \
              state an image cannot hold; join them before MPIX_Checkpoint. The job goes on \
              and the previous epoch stays the restart point.",
@@ -161,7 +162,11 @@ fn take(settings: &Settings, ranks: usize) -> CrState {
     let epoch = match dir.next_epoch().and_then(|k| dir.begin(k)) {
         Ok(e) => e,
         Err(e) => {
-            eprintln!("mpcrs: checkpoint failed: {}: {e}", dir.root().display());
+            mpcrs_settings::report!(
+                error,
+                "mpcrs: checkpoint failed: {}: {e}",
+                dir.root().display()
+            );
             return CrState::Error;
         }
     };
@@ -171,7 +176,11 @@ fn take(settings: &Settings, ranks: usize) -> CrState {
         Ok(Snapshot::Writing(d)) => d,
         Ok(Snapshot::Restored) => return CrState::Restart,
         Err(e) => {
-            eprintln!("mpcrs: checkpoint epoch {} failed: {e}", epoch.epoch());
+            mpcrs_settings::report!(
+                error,
+                "mpcrs: checkpoint epoch {} failed: {e}",
+                epoch.epoch()
+            );
             return CrState::Error;
         }
     };
@@ -181,13 +190,19 @@ fn take(settings: &Settings, ranks: usize) -> CrState {
         let k = epoch.epoch();
         match dump.wait() {
             Ok(report) => commit_epoch(epoch, ranks, &store, keep, &Figures::of(&report, 1)),
-            Err(e) => eprintln!("mpcrs: checkpoint epoch {k} failed, the previous one stays: {e}"),
+            Err(e) => mpcrs_settings::report!(
+                error,
+                "mpcrs: checkpoint epoch {k} failed, the previous one stays: {e}"
+            ),
         }
     });
     match started {
         Ok(()) => CrState::Checkpoint,
         Err(e) => {
-            eprintln!("mpcrs: checkpoint: cannot start the commit thread: {e}");
+            mpcrs_settings::report!(
+                error,
+                "mpcrs: checkpoint: cannot start the commit thread: {e}"
+            );
             CrState::Error
         }
     }
@@ -239,7 +254,10 @@ fn commit_epoch(
     let host = mpcrs_settings::local_hostname();
     let manifest = mpcrs_settings::JobManifest::of_this_job(ranks, f.images, vec![host]).to_json();
     if let Err(e) = epoch.commit(manifest.as_bytes()) {
-        eprintln!("mpcrs: checkpoint epoch {k} not committed, the previous one stays: {e}");
+        mpcrs_settings::report!(
+            error,
+            "mpcrs: checkpoint epoch {k} not committed, the previous one stays: {e}"
+        );
         return;
     }
     let _ = store.prune(keep);
@@ -248,7 +266,7 @@ fn commit_epoch(
     } else {
         String::new()
     };
-    eprintln!(
+    mpcrs_settings::report!(info,
         "mpcrs: checkpoint epoch {k}: {} bytes ({} stored){images}, application stall {:.1} ms, write {:.0} MB/s",
         f.bytes,
         f.stored,
@@ -257,44 +275,31 @@ fn commit_epoch(
     );
 }
 
-impl Communicator {
-    /// MPIX_Checkpoint: collective over the world communicator. Every rank gets
-    /// the same state.
-    pub fn checkpoint(&self) -> CrState {
-        let _turn = self.lane.enter();
-        let Some(settings) = settings() else {
-            crate::coll::barrier(&self.shared, self.rank as usize);
-            return CrState::Ignore;
-        };
-        let ranks = self.size() as usize;
-        let leader = |_: u64| {
-            let state = match settings {
-                Ok(s) if self.shared.spanning() => across::take(s, ranks),
-                Ok(s) => take(s, ranks),
-                Err(e) => {
-                    eprintln!("mpcrs: checkpoint failed: {e}");
-                    CrState::Error
-                }
-            };
-            OUTCOME.store(state as i32, Ordering::Release);
-        };
-        if self.shared.spanning() {
-            // The ranks of this process meet here; the leaders of the processes
-            // then meet over the network.
-            static LOCAL: OnceLock<mpcrs_scheduler::sync::Barrier> = OnceLock::new();
-            let fabric = crate::remote::Fabric::expect();
-            LOCAL
-                .get_or_init(|| mpcrs_scheduler::sync::Barrier::new(fabric.local_ranks()))
-                .wait_with(leader);
-        } else {
-            self.shared.arena.barrier_with(|_| leader(0));
+/// The leader's part of `MPIX_Checkpoint`, called by the last rank of this
+/// process to arrive while the others wait (`Communicator::checkpoint`): takes
+/// the checkpoint of a job of `ranks` ranks, in this process alone or, when the
+/// world `spans` processes, with the other processes' leaders.
+pub(crate) fn lead(ranks: usize, spans: bool) {
+    let state = match settings() {
+        None => CrState::Ignore,
+        Some(Ok(s)) if spans => across::take(s, ranks),
+        Some(Ok(s)) => take(s, ranks),
+        Some(Err(e)) => {
+            mpcrs_settings::report!(error, "mpcrs: checkpoint failed: {e}");
+            CrState::Error
         }
-        match OUTCOME.load(Ordering::Acquire) {
-            0 => CrState::Checkpoint,
-            1 => CrState::Restart,
-            2 => CrState::Ignore,
-            _ => CrState::Error,
-        }
+    };
+    OUTCOME.store(state as i32, Ordering::Release);
+}
+
+/// What the leader's part came to, for every rank of this process once the
+/// leader is done.
+pub(crate) fn outcome() -> CrState {
+    match OUTCOME.load(Ordering::Acquire) {
+        0 => CrState::Checkpoint,
+        1 => CrState::Restart,
+        2 => CrState::Ignore,
+        _ => CrState::Error,
     }
 }
 
@@ -326,9 +331,12 @@ extern "C" fn on_checkpoint_signal(_sig: libc::c_int) {
     ask(SIGNALLED);
 }
 
-/// A `START` from process 0 arrived (called by network progress).
-pub(crate) fn asked_by_coordinator() {
-    ask(BY_COORDINATOR);
+/// A coordination message arrived (called by network progress): a `START`
+/// from process 0 wakes the request thread.
+pub(crate) fn on_network_message(_sequence: u64, step: u8) {
+    if step == across::step::START {
+        ask(BY_COORDINATOR);
+    }
 }
 
 /// The thread that takes checkpoints asked from outside the program: SIGUSR1
@@ -391,18 +399,18 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
                 } else {
                     None
                 };
-                let state = match crate::remote::Fabric::get() {
+                let state = match network::get() {
                     None => why.map(|_| take(settings, ranks)),
-                    Some(fabric) => {
+                    Some(network) => {
                         if asked & BY_COORDINATOR != 0 {
-                            while let Some(sequence) = fabric.take_start() {
+                            while let Some(sequence) = across::take_start(network) {
                                 across::answer(settings, sequence);
                             }
                         }
                         // Only process 0 starts one; the launcher signals every process.
                         match why {
-                            Some(why) if fabric.me == 0 => across::request(settings).or_else(|| {
-                                eprintln!(
+                            Some(why) if network.me() == 0 => across::request(settings).or_else(|| {
+                                mpcrs_settings::report!(warn,
                                     "mpcrs: checkpoint on {why} skipped: another is under way, or the ranks are done"
                                 );
                                 None
@@ -413,10 +421,10 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
                 };
                 match (state, why) {
                     (Some(CrState::Restart), Some(why)) => {
-                        eprintln!("mpcrs: restarted from a checkpoint taken on {why}")
+                        mpcrs_settings::report!(info, "mpcrs: restarted from a checkpoint taken on {why}")
                     }
                     (Some(CrState::Checkpoint), Some(why)) => {
-                        eprintln!("mpcrs: checkpoint taken on {why}")
+                        mpcrs_settings::report!(info, "mpcrs: checkpoint taken on {why}")
                     }
                     _ => {}
                 }
@@ -428,7 +436,10 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
     match thread {
         Ok(h) => RequestServer(Some(h)),
         Err(e) => {
-            eprintln!("mpcrs: checkpoints on request are off: cannot start their thread: {e}");
+            mpcrs_settings::report!(
+                warn,
+                "mpcrs: checkpoints on request are off: cannot start their thread: {e}"
+            );
             RequestServer(None)
         }
     }

@@ -91,11 +91,11 @@ impl Tiers {
                 NodeArea::open(&name, self.leaders.len(), mine).unwrap_or_else(|e| {
                     // The other processes wait for this one in the area: the job
                     // cannot go on without it.
-                    eprintln!(
+                    mpcrs_settings::report!(warn,
                         "mpcrs: process {}: cannot open /dev/shm/{name}, the shared-memory area of a communicator's collectives: {e}",
                         fabric.me
                     );
-                    crate::universe::abort_job(1)
+                    crate::process::abort_job(1)
                 })
             })
         });

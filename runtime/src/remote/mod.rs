@@ -32,13 +32,13 @@ use deliver::FrameBuf;
 use deliver::Reorder;
 pub(crate) use deliver::{Finish, Incoming, PendingSend, Registry};
 use links::Links;
-pub(crate) use quiesce::{step, Traffic, REQUESTED};
 use wire::{Header, Kind};
 
+use crate::config::JobConfig;
 use crate::p2p::{Outgoing, SendMode};
 use crate::request::{Completion, Pending, Status};
-use crate::run::{env, JobConfig};
 use mpcrs_pmi as pmi2;
+use mpcrs_settings::variables as env;
 
 /// How long start-up may wait for the other processes.
 const BOOTSTRAP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -105,6 +105,11 @@ pub(crate) struct Fabric {
     /// Checkpoint coordination messages sent, and those received, not yet taken.
     checkpoint_sent: AtomicU64,
     checkpoint_inbox: Mutex<Vec<Control>>,
+    /// Told of every coordination message as it arrives (its sequence and
+    /// step): the checkpoint protocol wakes its request thread on a start.
+    on_checkpoint_message: fn(u64, u8),
+    /// The job takes checkpoints: see [`Fabric::node_area_name`].
+    checkpoints: bool,
     /// Progress rounds pass it: closed while a checkpoint is taken or the
     /// network is replaced, and for good once a finishing process found a peer
     /// gone.
@@ -243,6 +248,7 @@ impl Fabric {
     pub(crate) fn start(
         cfg: &JobConfig,
         sched: &mpcrs_scheduler::Handle,
+        on_checkpoint_message: fn(u64, u8),
     ) -> Result<&'static Fabric, String> {
         let var = |k: &str| std::env::var(k).ok();
         let net = Net::join(&Joining { cfg, var: &var })?;
@@ -266,6 +272,8 @@ impl Fabric {
             control_handled: AtomicU64::new(0),
             checkpoint_sent: AtomicU64::new(0),
             checkpoint_inbox: Mutex::new(Vec::new()),
+            on_checkpoint_message,
+            checkpoints: cfg.checkpoints,
             progress_gate: gate::Gate::with_workers(sched.workers()),
             send_gate: gate::Gate::with_workers(sched.workers()),
             finishing: AtomicBool::new(false),
@@ -276,6 +284,11 @@ impl Fabric {
         let fabric = Fabric::expect();
         fabric.net().open_data_path();
         sched.add_progress_hook(Arc::new(Hook));
+        tracing::debug!(
+            processes = count,
+            rails = ?fabric.net().links.rails().rails.iter().map(|r| &r.name).collect::<Vec<_>>(),
+            "joined the job's network"
+        );
         Ok(fabric)
     }
 
@@ -306,7 +319,7 @@ impl Fabric {
     ) -> Option<String> {
         let net = self.net();
         let here = net.node;
-        (!crate::checkpoint::enabled()
+        (!self.checkpoints
             && net.links.has_shared_memory()
             && processes.all(|p| net.nodes[p as usize] == here))
         .then(|| format!("mpcrs-{}-coll-{context:x}", net.job))
@@ -459,8 +472,8 @@ impl Fabric {
 
     /// A broken network ends the job: the launcher names this process.
     fn fail(&self, e: io::Error) -> ! {
-        eprintln!("mpcrs: process {}: network: {e}", self.me);
-        crate::universe::abort_job(1)
+        mpcrs_settings::report!(error, "mpcrs: process {}: network: {e}", self.me);
+        crate::process::abort_job(1)
     }
 
     /// A read error from a peer while finishing: once every process passed the
@@ -517,12 +530,10 @@ impl Fabric {
         while let Some(c) = net.signaling.try_receive() {
             moved = true;
             match &c.kind {
-                ControlKind::Checkpoint { step, .. } => {
-                    let start = *step == step::START;
+                ControlKind::Checkpoint { epoch, step, .. } => {
+                    let (sequence, step) = (*epoch, *step);
                     self.checkpoint_inbox.lock().unwrap().push(c);
-                    if start {
-                        crate::checkpoint::asked_by_coordinator();
-                    }
+                    (self.on_checkpoint_message)(sequence, step);
                     continue;
                 }
                 ControlKind::ConnectRequest { rail, address }

@@ -1,0 +1,112 @@
+//! The settings of a job as this process reads them from the environment
+//! mpcrs-run gives it (or from the one a restorer hands over).
+
+use mpcrs_settings::variables as env;
+
+/// Settings of a job, normally read from the environment `mpcrs-run` sets.
+#[derive(Debug, Clone)]
+pub struct JobConfig {
+    /// Ranks of the whole job.
+    pub ranks: usize,
+    /// Processes of the job and this one's index among them.
+    pub processes: usize,
+    pub process: usize,
+    /// Node of every process (all 0 in a one-node job).
+    pub nodes: Vec<u32>,
+    /// `None`: one worker per CPU of the process's cpuset.
+    pub workers: Option<usize>,
+    pub stack_size: usize,
+    /// `None`: the scheduler's default (see [`env::YIELD_WHEN_IDLE`]).
+    pub yield_when_idle: Option<bool>,
+    /// The job takes checkpoints (it was given a checkpoint directory).
+    pub checkpoints: bool,
+}
+
+impl JobConfig {
+    /// World ranks of each process (contiguous blocks).
+    pub fn blocks(&self) -> Vec<std::ops::Range<usize>> {
+        mpcrs_settings::rank_blocks(self.ranks, self.processes)
+    }
+
+    /// World ranks of this process.
+    pub fn local_ranks(&self) -> std::ops::Range<usize> {
+        self.blocks()[self.process].clone()
+    }
+
+    /// Reads the job's settings; a program started without `mpcrs-run` is a job of
+    /// one rank (as an MPI singleton).
+    pub fn from_env() -> Result<JobConfig, String> {
+        JobConfig::from_variables(|k| std::env::var(k).ok())
+    }
+
+    /// [`JobConfig::from_env`] with the variables of `var`.
+    pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<JobConfig, String> {
+        let read = |name: &str| -> Result<Option<usize>, String> {
+            match var(name) {
+                Some(v) => v
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&x| x > 0)
+                    .map(Some)
+                    .ok_or_else(|| format!("{name}={v:?} is not a positive integer")),
+                None => Ok(None),
+            }
+        };
+        let processes = read(env::PROCESSES.name)?.unwrap_or(1);
+        let ranks = read(env::RANKS.name)?.unwrap_or(1);
+        let process = match var(env::PROCESS.name) {
+            Some(v) => v
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&p| p < processes)
+                .ok_or_else(|| format!("{}={v:?} is not in 0..{processes}", env::PROCESS.name))?,
+            None => 0,
+        };
+        if processes > ranks {
+            return Err(format!("{processes} processes for {ranks} ranks"));
+        }
+        let nodes = match var(env::NODES.name) {
+            Some(v) => {
+                let nodes: Vec<u32> = v
+                    .split(',')
+                    .map(|x| x.trim().parse::<u32>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| {
+                        format!("{}={v:?} is not a list of node numbers", env::NODES.name)
+                    })?;
+                if nodes.len() != processes {
+                    return Err(format!(
+                        "{}={v:?} names {} nodes for {processes} processes",
+                        env::NODES.name,
+                        nodes.len()
+                    ));
+                }
+                nodes
+            }
+            None => vec![0; processes],
+        };
+        let yield_when_idle = match var(env::YIELD_WHEN_IDLE.name).as_deref().map(str::trim) {
+            None => None,
+            Some("1") => Some(true),
+            Some("0") => Some(false),
+            Some(v) => {
+                return Err(format!(
+                    "{}={v:?} is neither 0 nor 1",
+                    env::YIELD_WHEN_IDLE.name
+                ))
+            }
+        };
+        Ok(JobConfig {
+            ranks,
+            processes,
+            process,
+            nodes,
+            yield_when_idle,
+            checkpoints: var(env::CHECKPOINT_DIR.name).is_some(),
+            workers: read(env::WORKERS.name)?,
+            stack_size: read(env::STACK_SIZE.name)?.unwrap_or(mpcrs_scheduler::DEFAULT_STACK_SIZE),
+        })
+    }
+}

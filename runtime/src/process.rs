@@ -1,0 +1,38 @@
+//! This process in its job, below every other module: the rank the calling
+//! user-level thread acts for, and ending the whole job.
+
+use std::io::Write;
+
+/// World rank of the calling ULT, if it is a rank of a running job.
+pub fn current_rank() -> Option<i32> {
+    rank_of_ult_word(mpcrs_scheduler::ult_local())
+}
+
+/// The rank a ULT's local word names (see `set_current_rank`), if any.
+pub fn rank_of_ult_word(word: usize) -> Option<i32> {
+    match word {
+        0 => None,
+        r => Some(r as i32 - 1),
+    }
+}
+
+pub(crate) fn set_current_rank(rank: i32) {
+    mpcrs_scheduler::set_ult_local(rank as usize + 1);
+}
+
+/// Ends the whole job now with `code`, after flushing what the ranks printed.
+pub fn abort_job(code: i32) -> ! {
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    std::process::exit(failure_status(code))
+}
+
+/// The process exit status for a failure with `code`: the kernel keeps only its
+/// low 8 bits, and a status of 0 (a rank returning 256 or 768) would tell the
+/// launcher this process succeeded, leaving the others waiting for it.
+fn failure_status(code: i32) -> i32 {
+    match code & 0xff {
+        0 => 1,
+        low => low,
+    }
+}
