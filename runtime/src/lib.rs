@@ -33,6 +33,7 @@ mod datatype;
 mod error;
 mod group;
 mod intercomm;
+mod message;
 mod op;
 mod p2p;
 mod process;

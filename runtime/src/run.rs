@@ -196,6 +196,23 @@ pub(crate) fn worker_for_rank(rank: i32) -> Option<(mpcrs_scheduler::Handle, usi
     adopted_scheduler().map(|h| (h, 0))
 }
 
+/// Waits until every process of the job got to its end (this process serves the
+/// others meanwhile), then prints the `--net-stats` of this process.
+fn finish_fabric(f: &crate::remote::Fabric) {
+    f.finish();
+    if env::NET_STATS.is_set() {
+        // One write, so that the lines of the job's processes do not interleave.
+        let stats = format!(
+            "{}mpcrs: net-stats process {}: collectives: {} rounds in the node's shared areas\n",
+            f.stats(),
+            f.me,
+            crate::coll::node::rounds(),
+        );
+        use std::io::Write;
+        let _ = std::io::stderr().lock().write_all(stats.as_bytes());
+    }
+}
+
 /// `MPI_Finalize` of an adopted thread: this process serves the others until all
 /// are done, then its workers stop.
 pub fn release_calling_thread() {
@@ -203,7 +220,7 @@ pub fn release_calling_thread() {
         return;
     };
     if let Some(f) = started.fabric {
-        f.finish();
+        finish_fabric(f);
     }
     started.sched.shutdown();
 }
@@ -299,7 +316,7 @@ where
     if let Some(f) = fabric {
         // MPI_Finalize: this process serves the others until all are done
         // (and answers their checkpoint requests: it refuses them).
-        f.finish();
+        finish_fabric(f);
     }
     drop(requests);
     *RUNNING.lock().unwrap() = None;

@@ -2,17 +2,16 @@
 //! receiver that arrives second does the one copy, straight between the two user
 //! buffers (small unexpected messages are staged in one eager copy).
 
+mod from_processes;
 pub(crate) mod mailbox;
 
 use mailbox::{Mailbox, Payload, PostedRecv, Unexpected};
 
 use crate::comm::CommShared;
+pub use crate::message::EAGER_LIMIT;
+pub(crate) use crate::message::{Outgoing, SendMode};
 use crate::remote::Finish;
 use crate::request::{Completion, Pending, Status};
-
-/// Unexpected messages up to this size are copied at send time so the sender is
-/// free at once; larger ones wait in the sender's buffer for a single copy.
-pub const EAGER_LIMIT: usize = 32 * 1024;
 
 /// Set once a rank may have several threads in MPI at once
 /// (MPI_THREAD_MULTIPLE): the inline receive serves one blocking receiver per
@@ -21,27 +20,6 @@ static THREAD_MULTIPLE: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 
 pub(crate) fn enable_thread_multiple() {
     THREAD_MULTIPLE.store(true, std::sync::atomic::Ordering::Release);
-}
-
-/// How a send completes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SendMode {
-    /// Completes when the data is delivered or staged.
-    Standard,
-    /// Completes only once a receive has matched (MPI_Ssend).
-    Synchronous,
-}
-
-/// A message being sent: from communicator rank `source`, with `tag`, `len`
-/// bytes at `buf`. Passed whole through the layers of a send (rank, mailbox or
-/// network).
-#[derive(Clone, Copy)]
-pub(crate) struct Outgoing {
-    pub(crate) source: i32,
-    pub(crate) tag: i32,
-    pub(crate) buf: *const u8,
-    pub(crate) len: usize,
-    pub(crate) mode: SendMode,
 }
 
 /// Copies `len` bytes of a message into a receive buffer of `capacity` bytes and

@@ -9,9 +9,25 @@ use std::sync::Arc;
 
 use super::wire::{Header, Kind};
 use super::{Deferred, Fabric};
-use crate::comm::CommShared;
-use crate::p2p::mailbox::{Mailbox, Payload, PostedRecv, Unexpected};
 use crate::request::{Completion, Status};
+
+/// The receiving side of a communicator spanning processes, as the fabric sees
+/// it: where the messages for its ranks go. The MPI layer implements it
+/// (p2p/from_processes.rs); the fabric finds it by context in the [`Registry`].
+pub(crate) trait Endpoint: std::any::Any + Send + Sync {
+    /// Matches a message from another process against the destination rank's
+    /// posted receives, or queues it as unexpected.
+    fn arrive(&self, msg: Arrival<'_>);
+    /// Takes the unmatched message `id` from process `from` out of rank
+    /// `dest`'s unexpected queue; false if it is not there.
+    fn withdraw(&self, dest: u32, from: u32, id: u64) -> bool;
+}
+
+/// A rank blocked in a receive that is told of its end directly (the inline
+/// receive of its mailbox), not through a request.
+pub(crate) trait InlineReceiver {
+    fn finish_inline(&self, status: Status);
+}
 
 /// A frame as a rail hands it over: a vector of its own (the frame starting at
 /// the offset), or lent where it lies in a shared-memory ring until the
@@ -54,7 +70,7 @@ pub(crate) struct Reorder {
 struct LastComm {
     context: u64,
     version: u64,
-    comm: Arc<CommShared>,
+    comm: Arc<dyn Endpoint>,
 }
 
 impl Reorder {
@@ -81,6 +97,11 @@ impl Incoming {
         self.header.len as usize
     }
 
+    /// Whether it is message `id` from process `from`.
+    pub(crate) fn is(&self, from: u32, id: u64) -> bool {
+        self.from == from && self.header.id == id
+    }
+
     fn payload(&self) -> &[u8] {
         self.frame.get(self.at..).unwrap_or(&[])
     }
@@ -102,8 +123,25 @@ impl Arrival<'_> {
         self.frame.bytes().get(self.at..).unwrap_or(&[])
     }
 
+    /// The rank of the communicator it is for, its sender's rank and its tag.
+    pub(crate) fn dest(&self) -> u32 {
+        self.header.dest
+    }
+    pub(crate) fn source(&self) -> i32 {
+        self.header.source
+    }
+    pub(crate) fn tag(&self) -> i32 {
+        self.header.tag
+    }
+
+    /// Its data came with it (an eager frame), rather than staying in the
+    /// sender's memory (a rendezvous notice).
+    pub(crate) fn is_eager(&self) -> bool {
+        self.header.kind == Kind::Eager
+    }
+
     /// The message kept for later (unexpected, or waiting for its communicator).
-    fn keep(self) -> Incoming {
+    pub(crate) fn keep(self) -> Incoming {
         let (frame, start) = self.frame.keep();
         Incoming {
             from: self.from,
@@ -145,9 +183,8 @@ pub(crate) enum Finish {
     /// The completion of a request (non-blocking receives, blocking ones that
     /// queued behind others).
     Request(Arc<Completion>),
-    /// The inline receive of a rank blocked in its mailbox
-    /// ([`crate::p2p::mailbox::Mailbox::claim_fast`]).
-    Inline(*const Mailbox),
+    /// The inline receive of a rank blocked in its mailbox.
+    Inline(*const dyn InlineReceiver),
 }
 
 // SAFETY: an inline receive's mailbox outlives the receive: its rank waits in
@@ -159,7 +196,7 @@ impl Finish {
         match self {
             Finish::Request(done) => done.complete(status),
             // SAFETY: see `Send`: the mailbox is alive until this publication.
-            Finish::Inline(mailbox) => unsafe { &*mailbox }.finish_fast(status),
+            Finish::Inline(receiver) => unsafe { &*receiver }.finish_inline(status),
         }
     }
 }
@@ -330,6 +367,22 @@ impl Fabric {
         Status::received(h.source, h.tag, h.len as usize, capacity)
     }
 
+    /// Receives the eager message `msg` into `capacity` bytes at `buf` now (and
+    /// answers a synchronous sender); returns the receive's status.
+    ///
+    /// # Safety
+    /// `buf` valid for `capacity` bytes, and used by nobody else, during the call.
+    pub(crate) unsafe fn receive_now(
+        &self,
+        msg: &Arrival<'_>,
+        buf: *mut u8,
+        capacity: usize,
+    ) -> Status {
+        debug_assert!(msg.is_eager());
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.receive_eager(msg.from, &msg.header, msg.payload(), buf, capacity) }
+    }
+
     /// Tells a sender waiting for its receiver (synchronous or rendezvous) that
     /// the message of header `h` from process `from` was received.
     fn answer_fin(&self, from: u32, h: &Header) {
@@ -428,10 +481,10 @@ pub(crate) struct Registry {
 
 #[derive(Default)]
 struct RegistryInner {
-    comms: rustc_hash::FxHashMap<u64, std::sync::Weak<CommShared>>,
+    comms: rustc_hash::FxHashMap<u64, std::sync::Weak<dyn Endpoint>>,
     /// Communicators some members of this process have still to join, with
     /// how many.
-    joining: rustc_hash::FxHashMap<u64, (Arc<CommShared>, usize)>,
+    joining: rustc_hash::FxHashMap<u64, (Arc<dyn Endpoint>, usize)>,
     waiting: rustc_hash::FxHashMap<u64, Vec<Incoming>>,
     /// Size of `comms` at which entries of freed communicators are dropped.
     prune_at: usize,
@@ -449,7 +502,7 @@ impl Registry {
         &self,
         context: u64,
         msg: Arrival<'a>,
-    ) -> Option<(Arc<CommShared>, Arrival<'a>)> {
+    ) -> Option<(Arc<dyn Endpoint>, Arrival<'a>)> {
         let mut r = self.inner.lock().unwrap();
         match r.comms.get(&context).and_then(|w| w.upgrade()) {
             Some(c) => Some((c, msg)),
@@ -464,12 +517,18 @@ impl Registry {
     /// calls of this process ask for (one per local member): the one an
     /// earlier call made, or a new one made by `make`, which then receives
     /// what arrived for it early.
-    pub(crate) fn get_or_make(
+    pub(crate) fn get_or_make<E: Endpoint>(
         &self,
         context: u64,
         joins: usize,
-        make: impl FnOnce() -> Arc<CommShared>,
-    ) -> Arc<CommShared> {
+        make: impl FnOnce() -> Arc<E>,
+    ) -> Arc<E> {
+        // Endpoints of one process are all of the MPI layer's one type.
+        let concrete = |c: Arc<dyn Endpoint>| -> Arc<E> {
+            let any: Arc<dyn std::any::Any + Send + Sync> = c;
+            any.downcast::<E>()
+                .unwrap_or_else(|_| unreachable!("one type of endpoint per process"))
+        };
         let mut r = self.inner.lock().unwrap();
         if let Some((c, left)) = r.joining.get_mut(&context) {
             let c = c.clone();
@@ -477,19 +536,20 @@ impl Registry {
             if *left == 0 {
                 r.joining.remove(&context);
             }
-            return c;
+            return concrete(c);
         }
         if let Some(c) = r.comms.get(&context).and_then(|w| w.upgrade()) {
-            return c;
+            return concrete(c);
         }
         let c = make();
         if r.comms.len() >= r.prune_at {
             r.comms.retain(|_, w| w.strong_count() > 0);
             r.prune_at = (2 * r.comms.len()).max(64);
         }
-        r.comms.insert(context, Arc::downgrade(&c));
+        let endpoint: Arc<dyn Endpoint> = c.clone();
+        r.comms.insert(context, Arc::downgrade(&endpoint));
         if joins > 1 {
-            r.joining.insert(context, (c.clone(), joins - 1));
+            r.joining.insert(context, (endpoint, joins - 1));
         }
         self.version
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
@@ -523,76 +583,5 @@ impl Registry {
         };
         held.remove(i);
         true
-    }
-}
-
-impl CommShared {
-    /// Takes the unmatched message `id` from process `from` out of rank
-    /// `dest`'s unexpected queue; false if it is not there.
-    fn withdraw(&self, dest: u32, from: u32, id: u64) -> bool {
-        let Some(mailbox) = self.mailboxes.get(dest as usize) else {
-            return false;
-        };
-        mailbox.lock().withdraw_unexpected(
-            |p| matches!(p, Payload::Remote(inc) if inc.from == from && inc.header.id == id),
-        )
-    }
-
-    /// Matches a message from another process against the destination's posted
-    /// receives, or queues it as unexpected.
-    fn arrive(&self, msg: Arrival<'_>) {
-        let h = msg.header;
-        let Some(mailbox) = self.mailboxes.get(h.dest as usize) else {
-            panic!(
-                "message for rank {} of a communicator of {}",
-                h.dest,
-                self.mailboxes.len()
-            );
-        };
-        let fabric = Fabric::expect();
-        let mut q = mailbox.lock();
-        if let Some(fast) = mailbox.claim_fast(&q, h.source, h.tag) {
-            if h.kind == Kind::Eager {
-                // Small: copied under the lock, as a sender of this process does.
-                // SAFETY: the receiver keeps its buffer valid until the status is
-                // published (inline receive contract).
-                let status = unsafe {
-                    fabric.receive_eager(msg.from, &h, msg.payload(), fast.buf, fast.capacity)
-                };
-                mailbox.hand_off(q, status);
-                return;
-            }
-            drop(q);
-            // SAFETY: as above, until `finish_fast`.
-            unsafe { fabric.receive(msg.keep(), fast.buf, fast.capacity, Finish::Inline(mailbox)) };
-            return;
-        }
-        if let Some(recv) = q.take_posted(h.source, h.tag) {
-            drop(q);
-            let PostedRecv {
-                buf,
-                capacity,
-                done,
-                ..
-            } = recv;
-            if h.kind == Kind::Eager {
-                // SAFETY: a posted receive's buffer is valid for `capacity` bytes
-                // until its completion is set (PostedRecv contract).
-                let status =
-                    unsafe { fabric.receive_eager(msg.from, &h, msg.payload(), buf, capacity) };
-                done.complete(status);
-                return;
-            }
-            // SAFETY: as above.
-            unsafe { fabric.receive(msg.keep(), buf, capacity, Finish::Request(done)) };
-            return;
-        }
-        q.unexpected.push_back(Unexpected {
-            source: h.source,
-            tag: h.tag,
-            payload: Payload::Remote(msg.keep()),
-        });
-        drop(q);
-        mailbox.arrivals.notify_all();
     }
 }

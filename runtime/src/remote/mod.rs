@@ -30,12 +30,14 @@ use mpcrs_signaling::{Control, ControlKind, Signaling, StaticTopology};
 
 use deliver::FrameBuf;
 use deliver::Reorder;
-pub(crate) use deliver::{Finish, Incoming, PendingSend, Registry};
+pub(crate) use deliver::{
+    Arrival, Endpoint, Finish, Incoming, InlineReceiver, PendingSend, Registry,
+};
 use links::Links;
 use wire::{Header, Kind};
 
 use crate::config::JobConfig;
-use crate::p2p::{Outgoing, SendMode};
+use crate::message::{Outgoing, SendMode, EAGER_LIMIT};
 use crate::request::{Completion, Pending, Status};
 use mpcrs_pmi as pmi2;
 use mpcrs_settings::variables as env;
@@ -388,7 +390,7 @@ impl Fabric {
                 None => mpcrs_scheduler::yield_now(),
             }
         };
-        let eager = len <= crate::p2p::EAGER_LIMIT;
+        let eager = len <= EAGER_LIMIT;
         let progress = || {
             self.progress();
         };
@@ -605,9 +607,6 @@ impl Fabric {
                 self.fail(e);
             }
         }
-        if std::env::var_os(env::NET_STATS.name).is_some() {
-            eprint!("{}", self.stats());
-        }
     }
 
     /// `--net-stats`: endpoints, messages and bytes per rail, control messages.
@@ -646,11 +645,6 @@ impl Fabric {
             s.hops_total,
             s.hops_max,
             self.cross_memory_bytes.load(Ordering::Relaxed),
-        ));
-        out.push_str(&format!(
-            "mpcrs: net-stats process {}: collectives: {} rounds in the node's shared areas\n",
-            self.me,
-            crate::coll::node::rounds(),
         ));
         out
     }
