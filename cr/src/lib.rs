@@ -1,18 +1,20 @@
 //! Checkpoint/restart of mpcrs processes (DESIGN.md section 7).
 //!
-//! Owns: the image format, the fork-based in-process dumper, the restorer, dirty
-//! page tracking (userfaultfd write-protect + PAGEMAP_SCAN), storage levels and the
-//! helper ULTs that post-process checkpoints, and the application-level API.
+//! Owns: the process image (format, the fork-based in-process dumper, the
+//! restorer), dirty page tracking (userfaultfd write-protect + PAGEMAP_SCAN),
+//! and the checkpoint directory with the crash-safe commit of an epoch.
 //!
 //! Must not touch: MPI. This crate knows nothing of ranks, communicators or
 //! messages; the runtime drives it at a point where communication is quiesced.
+//! Where copies of images go beyond their directory (partners, parity, levels)
+//! is mpcrs-levels'.
 //!
 //! State now: the checkpoint directory and its crash-safe commit protocol
 //! (`commit`), the image format with per-region checksums (`image`), the mappings
 //! an image holds (`maps`), threads stopped at signal frames (`threads`), signal
 //! dispositions and open files (`kernel_state`), the fork-based dumper (`dump`),
 //! the restorer (`restore`), raw system calls (`sys`) and dirty-page tracking
-//! (`dirty`); incremental images and storage levels follow.
+//! (`dirty`); incremental images follow.
 
 pub mod commit;
 pub mod dirty;

@@ -7,9 +7,17 @@
 //! inter-process fabric (remote/), the checkpoint protocol (checkpoint/), and the
 //! safe Rust API (`mpcrs::run`).
 //!
+//! Inside, three concepts import each other one way (runtime/tests/layout.rs):
+//! MPI semantics (comm, p2p, coll, ...) use the fabric (remote/) and the
+//! checkpoint protocol (checkpoint/); the fabric hands arriving messages to MPI
+//! through `remote::Endpoint` and serves the protocol through
+//! `checkpoint::network::JobNetwork`; all three build on config, process,
+//! message, request and error.
+//!
 //! Must not touch: the scheduler's internals (it uses the public ULT, park and sync
-//! API only), rail drivers (the network crates), or checkpoint images (the cr crate,
-//! which it drives).
+//! API only), rail drivers (the network crates), checkpoint images (the cr crate,
+//! which it drives), the launcher (mpcrs-launch, which it meets only through the
+//! environment and PMI-2).
 //!
 //! ```no_run
 //! fn main() -> std::process::ExitCode {

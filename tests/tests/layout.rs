@@ -85,3 +85,22 @@ fn each_crate_depends_only_on_what_its_concern_needs() {
     assert!(closure(&deps, "mpcrs").contains("mpcrs-pmi"));
     assert!(launch.contains("mpcrs-pmi") && launch.contains("mpcrs-settings"));
 }
+
+#[test]
+fn every_path_of_the_readme_where_is_table_exists() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let table = readme
+        .split("Where is...")
+        .nth(1)
+        .expect("README.md has a \"Where is...\" table");
+    let table = table.split("\n\n").find(|t| t.contains('|')).unwrap();
+    let mut checked = 0;
+    for cell in table.split('`').skip(1).step_by(2) {
+        if cell.contains('/') {
+            assert!(root.join(cell).exists(), "README.md names {cell}, which does not exist");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 15, "only {checked} paths in the table");
+}
