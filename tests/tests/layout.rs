@@ -98,7 +98,10 @@ fn every_path_of_the_readme_where_is_table_exists() {
     let mut checked = 0;
     for cell in table.split('`').skip(1).step_by(2) {
         if cell.contains('/') {
-            assert!(root.join(cell).exists(), "README.md names {cell}, which does not exist");
+            assert!(
+                root.join(cell).exists(),
+                "README.md names {cell}, which does not exist"
+            );
             checked += 1;
         }
     }

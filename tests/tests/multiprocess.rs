@@ -755,3 +755,23 @@ fn sessions_across_processes() {
         );
     }
 }
+
+/// The storage levels' transport (`Communicator::process_transport`) between
+/// the processes of hybrid jobs, and in a job of one process.
+#[test]
+fn the_levels_transport_carries_messages_between_processes() {
+    let prog = program("transport");
+    for (n, p) in [("8", "2"), ("8", "4"), ("7", "3"), ("4", "1")] {
+        let o = run_job(
+            &["-n", n, "-p", p, prog.to_str().unwrap()],
+            Duration::from_secs(120),
+        );
+        let out = expect_success(&o, &format!("transport at -n {n} -p {p}"));
+        for q in 0..p.parse::<u32>().unwrap() {
+            assert!(
+                out.contains(&format!("process {q}: transport ok ({p} processes)")),
+                "-n {n} -p {p}: {out}"
+            );
+        }
+    }
+}

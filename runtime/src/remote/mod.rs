@@ -327,6 +327,11 @@ impl Fabric {
         .then(|| format!("mpcrs-{}-coll-{context:x}", net.job))
     }
 
+    /// The first world rank of every process.
+    pub(crate) fn first_ranks(&self) -> impl Iterator<Item = usize> + '_ {
+        self.blocks.iter().map(|b| b.start)
+    }
+
     /// Process of world rank `rank`.
     pub(crate) fn process_of(&self, rank: usize) -> u32 {
         self.blocks

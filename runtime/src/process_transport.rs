@@ -1,0 +1,86 @@
+//! Messages between the processes of a job, one endpoint per process, for the
+//! storage levels ([`mpcrs_levels::Transport`]): a communicator whose member `p`
+//! is the first rank of process `p`, on a context of its own that every process
+//! derives alike, so each makes it without a collective. Its messages travel
+//! like any other (eagerly, or by rendezvous with one copy), apart from the
+//! application's.
+
+use mpcrs_levels::Transport;
+
+use crate::comm::{derived_context, meet, Communicator};
+use crate::group::Group;
+
+/// Key of the processes' communicator among derived contexts.
+const PROCESSES_KEY: u64 = 0x6c65_7665_6c73; // "levels"
+
+/// One process's endpoint of the job's processes (see the module).
+pub struct ProcessTransport {
+    comm: Communicator,
+}
+
+impl ProcessTransport {
+    /// The endpoint of the caller's process; `world` is any communicator of
+    /// the caller (for its job).
+    pub(crate) fn of_job(world: &Communicator) -> ProcessTransport {
+        let firsts: Vec<i32> = match crate::remote::Fabric::get() {
+            Some(f) => f.first_ranks().map(|r| r as i32).collect(),
+            None => vec![0],
+        };
+        let me = crate::remote::Fabric::get().map_or(0, |f| f.me as usize);
+        let group = Group::from_world_ranks(firsts.clone());
+        let shared = meet(
+            &world.shared.universe,
+            derived_context(&[PROCESSES_KEY]),
+            group,
+        );
+        ProcessTransport {
+            comm: Communicator::from_shared(shared, me as i32, firsts[me], "processes"),
+        }
+    }
+}
+
+fn io_error(e: crate::Error) -> std::io::Error {
+    std::io::Error::other(e.to_string())
+}
+
+fn tag_of(tag: u32) -> std::io::Result<i32> {
+    i32::try_from(tag).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("tag {tag} is above the largest MPI tag"),
+        )
+    })
+}
+
+impl Transport for ProcessTransport {
+    fn me(&self) -> usize {
+        self.comm.rank() as usize
+    }
+
+    fn processes(&self) -> usize {
+        self.comm.size() as usize
+    }
+
+    fn send(&self, to: usize, tag: u32, data: &[u8]) -> std::io::Result<()> {
+        self.comm
+            .send(data, to as i32, tag_of(tag)?)
+            .map_err(io_error)
+    }
+
+    fn receive(&self, from: usize, tag: u32) -> std::io::Result<Vec<u8>> {
+        self.comm
+            .recv_vec::<u8>(from as i32, tag_of(tag)?)
+            .map(|(v, _)| v)
+            .map_err(io_error)
+    }
+}
+
+impl Communicator {
+    /// The endpoint of the caller's process among the job's processes, for
+    /// storage levels (partner copies, parity groups): member `p` is process
+    /// `p`. Any thread of the process may use it, one receiver per (sender, tag)
+    /// at a time.
+    pub fn process_transport(&self) -> ProcessTransport {
+        ProcessTransport::of_job(self)
+    }
+}
