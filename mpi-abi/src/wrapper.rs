@@ -41,9 +41,13 @@ pub fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().collect();
     let argv0 = args.remove(0);
     let compiler = if is_cxx(&argv0) {
-        std::env::var("MPCRS_CXX").unwrap_or_else(|_| "c++".into())
+        mpcrs_settings::variables::CXX
+            .get()
+            .unwrap_or_else(|| "c++".into())
     } else {
-        std::env::var("MPCRS_CC").unwrap_or_else(|_| "cc".into())
+        mpcrs_settings::variables::CC
+            .get()
+            .unwrap_or_else(|| "cc".into())
     };
     let p = locate();
     let compile = vec![format!("-I{}", p.include.display())];
