@@ -1,5 +1,7 @@
 //! Run queues. Each worker owns a local FIFO that only it touches, plus an inbox that
-//! other threads push into (new ULTs, ULTs woken from another worker).
+//! other threads push into (new ULTs, ULTs woken from another worker). Background
+//! ULTs (helpers) wait in a FIFO of their own, taken from only when the other is
+//! empty or when a ULT that yielded gives them a turn.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -12,21 +14,37 @@ use crate::task::Task;
 /// Items another thread can hand to a worker.
 pub(crate) type Inbox = SegQueue<Arc<Task>>;
 
-/// The worker's own FIFO of ready ULTs.
+/// The worker's own FIFOs of ready ULTs.
 #[derive(Default)]
 pub(crate) struct LocalQueue {
     ready: RefCell<VecDeque<Arc<Task>>>,
+    background: RefCell<VecDeque<Arc<Task>>>,
 }
 
 impl LocalQueue {
     pub(crate) fn push(&self, task: Arc<Task>) {
-        self.ready.borrow_mut().push_back(task);
+        if task.background {
+            self.background.borrow_mut().push_back(task);
+        } else {
+            self.ready.borrow_mut().push_back(task);
+        }
     }
 
-    pub(crate) fn pop(&self) -> Option<Arc<Task>> {
-        self.ready.borrow_mut().pop_front()
+    /// The next ULT to run: a background one only when no other is ready, or
+    /// when `background_turn` (another ULT just yielded) and one is waiting.
+    pub(crate) fn pop(&self, background_turn: bool) -> Option<Arc<Task>> {
+        if background_turn {
+            if let Some(t) = self.background.borrow_mut().pop_front() {
+                return Some(t);
+            }
+        }
+        self.ready
+            .borrow_mut()
+            .pop_front()
+            .or_else(|| self.background.borrow_mut().pop_front())
     }
 
+    /// No ULT but background ones is ready.
     pub(crate) fn is_empty(&self) -> bool {
         self.ready.borrow().is_empty()
     }
@@ -35,9 +53,8 @@ impl LocalQueue {
     pub(crate) fn drain(&self, inbox: &Inbox) -> bool {
         let mut moved = false;
         if !inbox.is_empty() {
-            let mut ready = self.ready.borrow_mut();
             while let Some(t) = inbox.pop() {
-                ready.push_back(t);
+                self.push(t);
                 moved = true;
             }
         }

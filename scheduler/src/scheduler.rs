@@ -275,6 +275,33 @@ impl Handle {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
+        self.spawn_task(worker, stack_size, false, f)
+    }
+
+    /// Spawns a background ULT on `worker`: a helper that runs only when the
+    /// worker has no other ULT ready (they all park, or wait), or for one turn
+    /// after another ULT yields. It never preempts a running ULT; to let the
+    /// others run it yields between pieces of its work, and it does blocking
+    /// system calls through [`crate::run_blocking`].
+    pub fn spawn_background<T, F>(&self, worker: usize, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.spawn_task(worker, self.shared.config.stack_size, true, f)
+    }
+
+    fn spawn_task<T, F>(
+        &self,
+        worker: usize,
+        stack_size: usize,
+        background: bool,
+        f: F,
+    ) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
         assert!(worker < self.workers(), "worker {worker} out of range");
         let slot = Arc::new(JoinSlot {
             result: Mutex::new(None),
@@ -287,7 +314,7 @@ impl Handle {
             out.done.set();
         });
         self.shared.live.fetch_add(1, Ordering::AcqRel);
-        let task = Task::new(self.shared.clone(), worker, body, stack_size);
+        let task = Task::new(self.shared.clone(), worker, body, stack_size, background);
         worker::schedule(task);
         JoinHandle { slot }
     }

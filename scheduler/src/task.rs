@@ -44,6 +44,9 @@ pub(crate) struct Task {
     /// One word of ULT-local storage (the runtime keeps its rank context there).
     pub(crate) local: Cell<usize>,
     pub(crate) scheduler: Arc<crate::scheduler::Shared>,
+    /// A background ULT (a helper): its worker runs it only when no other ULT
+    /// is ready, or for one turn after another yields.
+    pub(crate) background: bool,
 }
 
 // SAFETY: `body`, `yielder` and `local` are only touched on the home worker's OS thread (the
@@ -59,6 +62,7 @@ impl Task {
         home: usize,
         func: Box<dyn FnOnce() + Send>,
         stack_size: usize,
+        background: bool,
     ) -> Arc<Task> {
         Arc::new(Task {
             state: AtomicU8::new(RUNNING),
@@ -67,6 +71,7 @@ impl Task {
             yielder: Cell::new(std::ptr::null()),
             local: Cell::new(0),
             scheduler,
+            background,
         })
     }
 

@@ -28,6 +28,9 @@ pub(crate) struct WorkerCtx {
     timers: RefCell<Timers>,
     /// The ULT being resumed; null between ULTs.
     current: Cell<*const Task>,
+    /// A ULT other than a background one yielded: a background ULT gets the
+    /// next turn, so helpers progress while ranks poll by yielding.
+    background_turn: Cell<bool>,
 }
 
 thread_local! {
@@ -158,6 +161,7 @@ impl WorkerCtx {
             stacks: RefCell::new(Vec::new()),
             timers: RefCell::new(Timers::default()),
             current: Cell::new(std::ptr::null()),
+            background_turn: Cell::new(false),
         }
     }
 
@@ -175,7 +179,7 @@ impl WorkerCtx {
         loop {
             self.queue.drain(&me.inbox);
             self.fire_timers();
-            if let Some(task) = self.queue.pop() {
+            if let Some(task) = self.queue.pop(self.background_turn.replace(false)) {
                 idle_since = None;
                 self.resume(task);
                 runs_since_poll += 1;
@@ -267,7 +271,12 @@ impl WorkerCtx {
         let result = ult.resume(());
         self.current.set(std::ptr::null());
         match result {
-            CoroutineResult::Yield(Suspend::Yield) => self.queue.push(task),
+            CoroutineResult::Yield(Suspend::Yield) => {
+                if !task.background {
+                    self.background_turn.set(true);
+                }
+                self.queue.push(task)
+            }
             CoroutineResult::Yield(Suspend::Park) => {
                 if !task.finish_park() {
                     self.queue.push(task);
