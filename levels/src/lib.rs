@@ -14,6 +14,7 @@
 
 pub mod level;
 pub mod memory;
+pub mod partner;
 pub mod placement;
 pub mod transport;
 

@@ -16,4 +16,21 @@ pub trait Transport: Send + Sync {
     /// Receives the next message with `tag` from process `from`, whatever its
     /// length.
     fn receive(&self, from: usize, tag: u32) -> io::Result<Vec<u8>>;
+
+    /// Runs `f`, which makes blocking system calls (file I/O), where it holds
+    /// up no thread that runs the application (the runtime: its blocking pool).
+    fn blocking(&self, f: &mut dyn FnMut()) {
+        f()
+    }
+
+    /// Called between pieces of a level's work, so that what else shares the
+    /// thread can run (the runtime: a yield of the helper ULT).
+    fn pause(&self) {}
+}
+
+/// Tag of the messages of one level's work on one epoch: the work in the top
+/// bits, the epoch below (epochs 2^24 apart share tags, never at once).
+pub(crate) fn tag(work: u32, epoch: u64) -> u32 {
+    debug_assert!(work < 64);
+    (work << 24) | (epoch as u32 & 0x00ff_ffff)
 }

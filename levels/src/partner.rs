@@ -1,0 +1,119 @@
+//! L2: a copy of each process's image kept by its partner (see
+//! [`crate::placement::partners`]). The sender streams its image in chunks;
+//! the partner writes it beside its own images under a temporary name, makes
+//! it durable, then gives it its name, so a copy is either whole or absent.
+//! Sending and receiving are separate calls, run by separate helpers: a send
+//! may wait for its receiver, and partners form cycles.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+use crate::transport::{tag, Transport};
+
+/// Bytes per message: large enough to stream at the rails' speed, small
+/// enough that a helper yields often.
+pub const CHUNK: usize = 1 << 20;
+
+const WORK: u32 = 2;
+
+/// The processes whose copies process `me` keeps.
+pub fn kept_by(partners: &[Option<usize>], me: usize) -> Vec<usize> {
+    (0..partners.len())
+        .filter(|&p| partners[p] == Some(me))
+        .collect()
+}
+
+/// Sends the image at `image` to process `partner` for epoch `epoch`; returns
+/// its size.
+pub fn send_copy(t: &dyn Transport, partner: usize, epoch: u64, image: &Path) -> io::Result<u64> {
+    let mut file = None;
+    let mut err = None;
+    t.blocking(
+        &mut || match File::open(image).and_then(|f| Ok((f.metadata()?.len(), f))) {
+            Ok(x) => file = Some(x),
+            Err(e) => err = Some(e),
+        },
+    );
+    let (len, mut file) = match (file, err) {
+        (Some(x), _) => x,
+        (None, Some(e)) => return Err(with_path(e, image)),
+        (None, None) => unreachable!(),
+    };
+    let tag = tag(WORK, epoch);
+    t.send(partner, tag, &len.to_le_bytes())?;
+    let mut buf = vec![0u8; CHUNK];
+    let mut left = len;
+    while left > 0 {
+        let n = left.min(CHUNK as u64) as usize;
+        let mut r = Ok(());
+        t.blocking(&mut || r = file.read_exact(&mut buf[..n]));
+        r.map_err(|e| with_path(e, image))?;
+        t.send(partner, tag, &buf[..n])?;
+        left -= n as u64;
+        t.pause();
+    }
+    Ok(len)
+}
+
+/// Receives process `from`'s image of epoch `epoch` and writes it at `dest`
+/// (durable before it takes that name); returns its size.
+pub fn receive_copy(t: &dyn Transport, from: usize, epoch: u64, dest: &Path) -> io::Result<u64> {
+    let tag = tag(WORK, epoch);
+    let header = t.receive(from, tag)?;
+    let len =
+        u64::from_le_bytes(header.as_slice().try_into().map_err(|_| {
+            io::Error::new(io::ErrorKind::InvalidData, "copy header of a wrong size")
+        })?);
+    let partial = dest.with_extension("partial");
+    let mut file = None;
+    let mut err = None;
+    t.blocking(&mut || match File::create(&partial) {
+        Ok(f) => file = Some(f),
+        Err(e) => err = Some(e),
+    });
+    let mut file = match (file, err) {
+        (Some(f), _) => f,
+        (None, Some(e)) => return Err(with_path(e, &partial)),
+        (None, None) => unreachable!(),
+    };
+    let mut got = 0u64;
+    while got < len {
+        let chunk = t.receive(from, tag)?;
+        if chunk.is_empty() || got + chunk.len() as u64 > len {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "copy of process {from}: {} bytes past {got} of {len}",
+                    chunk.len()
+                ),
+            ));
+        }
+        let mut r = Ok(());
+        t.blocking(&mut || r = file.write_all(&chunk));
+        r.map_err(|e| with_path(e, &partial))?;
+        got += chunk.len() as u64;
+        t.pause();
+    }
+    let mut r = Ok(());
+    t.blocking(&mut || {
+        r = file
+            .sync_all()
+            .and_then(|_| std::fs::rename(&partial, dest))
+            .and_then(|_| sync_dir(dest));
+    });
+    r.map_err(|e| with_path(e, dest))?;
+    Ok(len)
+}
+
+/// Makes the entry of `path` in its directory durable.
+pub(crate) fn sync_dir(path: &Path) -> io::Result<()> {
+    match path.parent() {
+        Some(d) => File::open(d)?.sync_all(),
+        None => Ok(()),
+    }
+}
+
+pub(crate) fn with_path(e: io::Error, path: &Path) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
