@@ -12,6 +12,7 @@
 //! Must not touch: MPI semantics or the fabric (it sees processes only through
 //! [`Transport`]), or the image format and its commit (mpcrs-cr).
 
+pub mod erasure;
 pub mod level;
 pub mod memory;
 pub mod partner;
