@@ -337,7 +337,11 @@ impl Snapshot {
 }
 
 /// How often the mappings are read again when they change under the freeze.
-const MAPS_ATTEMPTS: usize = 5;
+/// Threads that run until the freeze (a checkpoint asked from outside finds
+/// ranks computing) may map or trim memory in the meantime (an allocator
+/// returning the tail of its heap, say); on a loaded machine the window is
+/// long, so a few more attempts cost little next to a failed checkpoint.
+const MAPS_ATTEMPTS: usize = 20;
 
 /// Forks the image writer for `path` (written as `path.tmp`, made durable, then
 /// renamed by [`PendingDump::wait`]) and returns as soon as the fork does: the
@@ -404,6 +408,7 @@ pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
         )
     };
     let mut maps_now: Vec<u8> = Vec::new();
+    let mut last_change = String::new();
     for _ in 0..MAPS_ATTEMPTS {
         let maps = std::fs::read("/proc/self/maps")
             .map_err(|e| abandon(format!("/proc/self/maps: {e}")))?;
@@ -438,6 +443,7 @@ pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
         // since it was read (another thread mapped memory), read them again.
         if !read_raw("/proc/self/maps\0", &mut maps_now) || maps_now != maps {
             drop(freeze);
+            last_change = first_difference(&maps, &maps_now);
             continue;
         }
         crate::kernel_state::record_file_offsets();
@@ -486,8 +492,22 @@ pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
         }));
     }
     Err(abandon(format!(
-        "the mappings kept changing while the threads were stopped ({MAPS_ATTEMPTS} attempts)"
+        "the mappings kept changing while the threads were stopped ({MAPS_ATTEMPTS} attempts; last: {last_change})"
     )))
+}
+
+/// The first line where two readings of /proc/self/maps differ, for the
+/// error of a snapshot that could not be taken.
+fn first_difference(before: &[u8], after: &[u8]) -> String {
+    let (b, a) = (
+        String::from_utf8_lossy(before),
+        String::from_utf8_lossy(after),
+    );
+    let mut lines = b.lines().zip(a.lines());
+    match lines.find(|(x, y)| x != y) {
+        Some((x, y)) => format!("{x:?} became {y:?}"),
+        None => format!("{} lines became {}", b.lines().count(), a.lines().count()),
+    }
 }
 
 /// Reads a whole /proc file into `buf`'s spare capacity with raw calls; false

@@ -2,11 +2,9 @@
 //! read back at known addresses, then damaged in the ways a restart must refuse.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-use mpcrs_cr::commit::write_durably;
 use mpcrs_cr::image::read_memory;
-use mpcrs_cr::{dump_image, verify, CheckpointDir};
+use mpcrs_cr::{dump_image, verify};
 
 fn dump(img: &std::path::Path) -> mpcrs_cr::DumpReport {
     dump_image(img)
@@ -164,64 +162,4 @@ fn a_dump_that_cannot_be_written_says_where_and_leaves_nothing() {
         "{e}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-fn ckpt(args: &[&str]) -> (bool, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_mpcrs-ckpt"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.success(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-#[test]
-fn mpcrs_ckpt_lists_and_verifies_epochs() {
-    let root = scratch("tool");
-    let dir = CheckpointDir::create(&root).unwrap();
-    for _ in 0..2 {
-        let e = dir.begin(dir.next_epoch().unwrap()).unwrap();
-        dump(&e.dir().join("process-0.img"));
-        e.commit(b"processes 1\n").unwrap();
-    }
-    let pending = dir.begin(3).unwrap();
-    write_durably(pending.dir(), "process-0.img", b"half").unwrap();
-    let r = root.to_str().unwrap();
-    let (ok, out, err) = ckpt(&["ls", r]);
-    assert!(ok, "{err}");
-    let lines: Vec<&str> = out.lines().collect();
-    assert!(lines[0].starts_with("epoch-1  1 images  "), "{out}");
-    assert!(lines[1].starts_with("epoch-2  latest  1 images  "), "{out}");
-    assert_eq!(
-        lines[2],
-        "epoch-3.partial  incomplete (not a restart point)"
-    );
-    let (ok, out, err) = ckpt(&["verify", r]);
-    assert!(
-        ok && out.contains("epoch-2/process-0.img: ok ("),
-        "{out}{err}"
-    );
-    // Damage epoch 1: verify of it fails and names the file; latest still passes.
-    let img1 = dir.epoch_dir(1).join("process-0.img");
-    let len = std::fs::metadata(&img1).unwrap().len();
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&img1)
-        .unwrap()
-        .set_len(len - 1)
-        .unwrap();
-    let (ok, _, err) = ckpt(&["verify", r, "--epoch", "1"]);
-    assert!(
-        !ok && err.contains(&format!("{}: truncated", img1.display())),
-        "{err}"
-    );
-    let (ok, _, err) = ckpt(&["verify", r, "--epoch", "3"]);
-    assert!(
-        !ok && err.contains("epoch-3: not a complete epoch"),
-        "{err}"
-    );
-    std::fs::remove_dir_all(&root).unwrap();
 }

@@ -10,6 +10,7 @@ use clap::Parser;
     version,
     about = "Run an MPI job with ranks as user-level threads",
     trailing_var_arg = true,
+    group = clap::ArgGroup::new("checkpoints").args(["checkpoint", "restart"]).multiple(false),
     after_help = mpcrs_settings::variables::help_text()
 )]
 pub struct Options {
@@ -74,6 +75,19 @@ pub struct Options {
     #[arg(long = "checkpoint-interval", value_name = "SECONDS", requires = "checkpoint", value_parser = parse_seconds)]
     pub checkpoint_interval: Option<f64>,
 
+    /// Node-local storage for checkpoints (L1): each node writes its
+    /// processes' images under DIR/node-N/ (default: $MPCRS_CHECKPOINT_LOCAL,
+    /// else a directory under TMPDIR named after the user and the checkpoint
+    /// directory). The checkpoint
+    /// directory gets a copy of each (L4), made by helper tasks while the job
+    /// goes on.
+    #[arg(
+        long = "checkpoint-local",
+        value_name = "DIR",
+        requires = "checkpoints"
+    )]
+    pub checkpoint_local: Option<std::path::PathBuf>,
+
     /// Complete epochs kept in the checkpoint directory.
     #[arg(long = "keep", value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
     pub keep: u32,
@@ -112,6 +126,17 @@ pub fn rails_config(explicit: Option<std::path::PathBuf>) -> std::path::PathBuf 
         Some(p) if p.exists() => p,
         _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/rails.xml"),
     }
+}
+
+/// The node-local root of a job whose checkpoint directory is `global`: the
+/// one given, else the default for that directory; absolute.
+pub fn local_root(given: Option<&std::path::Path>, global: &std::path::Path) -> std::path::PathBuf {
+    let root = match (given, mpcrs_settings::variables::CHECKPOINT_LOCAL.get_os()) {
+        (Some(d), _) => d.to_path_buf(),
+        (None, Some(d)) => std::path::PathBuf::from(d),
+        (None, None) => mpcrs_levels::store::default_local_root(global),
+    };
+    std::path::absolute(&root).unwrap_or(root)
 }
 
 /// The environment -x passes: (name, value) pairs, or what is wrong.

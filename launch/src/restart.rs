@@ -5,6 +5,9 @@
 
 use std::process::Command;
 
+use mpcrs_levels::store::{image_name, LocalStore};
+use mpcrs_levels::Level;
+use mpcrs_settings::manifest::JobManifest;
 use mpcrs_settings::variables as env;
 
 use crate::options::Options;
@@ -20,12 +23,14 @@ pub fn restart_specs(
     args: &Options,
     dir: &std::path::Path,
 ) -> Result<(Vec<supervise::ProcessSpec>, String), String> {
-    use mpcrs_cr::commit::{epoch_name, MANIFEST};
+    use mpcrs_cr::commit::epoch_name;
     use std::os::unix::process::CommandExt;
     let store = mpcrs_cr::CheckpointDir::open(dir).map_err(|e| e.to_string())?;
     let epochs = store.epochs().map_err(|e| e.to_string())?;
-    let k = match args.epoch {
-        Some(k) if epochs.contains(&k) => k,
+    // The epochs to try, newest first: the one asked for only, or from the
+    // latest down.
+    let tried: Vec<u64> = match args.epoch {
+        Some(k) if epochs.contains(&k) => vec![k],
         Some(k) => {
             let list: Vec<String> = epochs.iter().map(|k| k.to_string()).collect();
             return Err(format!(
@@ -37,48 +42,43 @@ pub fn restart_specs(
                 }
             ));
         }
-        None => store
-            .latest()
-            .map_err(|e| e.to_string())?
-            .ok_or("no complete epoch to restart from")?,
+        None => {
+            let latest = store
+                .latest()
+                .map_err(|e| e.to_string())?
+                .ok_or("no complete epoch to restart from")?;
+            epochs
+                .iter()
+                .rev()
+                .copied()
+                .filter(|&k| k <= latest)
+                .collect()
+        }
+    };
+    let mut refusals = Vec::new();
+    let mut chosen = None;
+    for &k in &tried {
+        match recoverable(&store, k) {
+            Ok(found) => {
+                chosen = Some((k, found));
+                break;
+            }
+            Err(why) => {
+                if tried.len() > 1 && k != *tried.last().unwrap() {
+                    mpcrs_settings::report!(
+                        warn,
+                        "mpcrs-run: {} cannot be restored ({why}); trying the epoch before",
+                        epoch_name(k)
+                    );
+                }
+                refusals.push(why);
+            }
+        }
+    }
+    let Some((k, (m, images))) = chosen else {
+        return Err(refusals.into_iter().next().unwrap_or_default());
     };
     let epoch_dir = store.epoch_dir(k);
-    let m = mpcrs_settings::manifest::JobManifest::read(&epoch_dir.join(MANIFEST))?;
-    if m.processes == 0 || m.processes > m.ranks {
-        return Err(format!(
-            "{}: {} processes for {} ranks",
-            epoch_dir.join(MANIFEST).display(),
-            m.processes,
-            m.ranks
-        ));
-    }
-    let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
-        .map_err(|e| format!("{}: {e}", m.executable.display()))?;
-    let images: Vec<std::path::PathBuf> = (0..m.processes)
-        .map(|p| epoch_dir.join(format!("process-{p}.img")))
-        .collect();
-    for (p, image) in images.iter().enumerate() {
-        if !image.is_file() {
-            return Err(format!(
-                "{}: missing: {} has no image of process {p}",
-                image.display(),
-                epoch_name(k)
-            ));
-        }
-        let (_, header) = mpcrs_cr::image::read_header(image).map_err(|e| e.to_string())?;
-        if !now.same_file(&header.exe) {
-            return Err(format!(
-                "{}: written by a different executable: {} is {} bytes with CRC-32C {:08x} now, \
-                 {} bytes with CRC-32C {:08x} in the image",
-                image.display(),
-                m.executable.display(),
-                now.size,
-                now.crc,
-                header.exe.size,
-                header.exe.crc
-            ));
-        }
-    }
     let mut cmd = Command::new(&m.executable);
     cmd.arg0(&m.args[0]).args(&m.args[1..]).current_dir(&m.cwd);
     cmd.env(env::RANKS.name, m.ranks.to_string());
@@ -96,6 +96,13 @@ pub fn restart_specs(
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     cmd.env(env::CHECKPOINT_DIR.name, &dir);
     cmd.env(env::CHECKPOINT_KEEP.name, args.keep.to_string());
+    cmd.env(
+        env::CHECKPOINT_LOCAL.name,
+        crate::options::local_root(
+            args.checkpoint_local.as_deref().or(m.local.as_deref()),
+            &dir,
+        ),
+    );
     // The loader lays the process out as in the first run only with the same
     // settings: exactly those, none added or missing.
     for var in mpcrs_settings::manifest::LOADER_VARIABLES {
@@ -140,4 +147,81 @@ pub fn restart_specs(
     // at the same path on each (a shared file system).
     let specs = place(args, cmd, m.processes, m.ranks, &launch).map_err(|(_, e)| e)?;
     Ok((specs, program))
+}
+
+/// Epoch `k`'s manifest and, for every process, the image to restore it from:
+/// the cheapest level whose image verifies (L1 on node-local storage, else L4
+/// in the epoch directory), saying so when it is not L1. Fails naming, for a
+/// process with no intact image, what is wrong at each level.
+fn recoverable(
+    store: &mpcrs_cr::CheckpointDir,
+    k: u64,
+) -> Result<(JobManifest, Vec<std::path::PathBuf>), String> {
+    use mpcrs_cr::commit::{epoch_name, MANIFEST};
+    let epoch_dir = store.epoch_dir(k);
+    let m = JobManifest::read(&epoch_dir.join(MANIFEST))?;
+    if m.processes == 0 || m.processes > m.ranks {
+        return Err(format!(
+            "{}: {} processes for {} ranks",
+            epoch_dir.join(MANIFEST).display(),
+            m.processes,
+            m.ranks
+        ));
+    }
+    let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
+        .map_err(|e| format!("{}: {e}", m.executable.display()))?;
+    let mut images = Vec::with_capacity(m.processes);
+    for p in 0..m.processes {
+        let mut levels: Vec<(Level, std::path::PathBuf)> = Vec::new();
+        if let Some(local) = &m.local {
+            let node = m.nodes.get(p).copied().unwrap_or(0);
+            levels.push((Level::Local, LocalStore::new(local).image(node, k, p)));
+        }
+        levels.push((Level::Global, epoch_dir.join(image_name(p))));
+        let mut problems = Vec::new();
+        let mut found = None;
+        for (level, path) in &levels {
+            if !path.is_file() {
+                problems.push(format!(
+                    "{}: missing: {} has no image of process {p} at {level}",
+                    path.display(),
+                    epoch_name(k)
+                ));
+                continue;
+            }
+            match mpcrs_cr::verify(path) {
+                Ok(_) => {
+                    found = Some((*level, path.clone()));
+                    break;
+                }
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        let Some((level, path)) = found else {
+            return Err(problems.join("; "));
+        };
+        if level != Level::Local && !problems.is_empty() {
+            mpcrs_settings::report!(
+                warn,
+                "mpcrs-run: process {p}: {}; restoring it from {level} ({})",
+                problems.join("; "),
+                path.display()
+            );
+        }
+        let (_, header) = mpcrs_cr::image::read_header(&path).map_err(|e| e.to_string())?;
+        if !now.same_file(&header.exe) {
+            return Err(format!(
+                "{}: written by a different executable: {} is {} bytes with CRC-32C {:08x} now, \
+                 {} bytes with CRC-32C {:08x} in the image",
+                path.display(),
+                m.executable.display(),
+                now.size,
+                now.crc,
+                header.exe.size,
+                header.exe.crc
+            ));
+        }
+        images.push(path);
+    }
+    Ok((m, images))
 }

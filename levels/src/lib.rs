@@ -17,7 +17,8 @@ pub mod level;
 pub mod memory;
 pub mod partner;
 pub mod placement;
+pub mod store;
 pub mod transport;
 
 pub use level::Level;
-pub use transport::Transport;
+pub use transport::{Io, PlainIo, Transport};

@@ -5,6 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::sync::{Arc, Condvar, Mutex};
 
+use crate::transport::Io;
 use crate::Transport;
 
 /// Messages in flight, by (sender, receiver, tag).
@@ -38,6 +39,8 @@ pub struct MemoryTransport {
     processes: usize,
     queues: Arc<Queues>,
 }
+
+impl Io for MemoryTransport {}
 
 impl Transport for MemoryTransport {
     fn me(&self) -> usize {

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-use crate::transport::{tag, Transport};
+use crate::transport::{stopped_error, tag, Transport};
 
 /// Bytes per message: large enough to stream at the rails' speed, small
 /// enough that a helper yields often.
@@ -52,6 +52,11 @@ pub fn send_copy(t: &dyn Transport, partner: usize, epoch: u64, image: &Path) ->
         t.send(partner, tag, &buf[..n])?;
         left -= n as u64;
         t.pause();
+        if t.stopped() && left > 0 {
+            // An empty chunk tells the partner the copy ends here.
+            t.send(partner, tag, &[])?;
+            return Err(stopped_error());
+        }
     }
     Ok(len)
 }
@@ -80,7 +85,13 @@ pub fn receive_copy(t: &dyn Transport, from: usize, epoch: u64, dest: &Path) -> 
     let mut got = 0u64;
     while got < len {
         let chunk = t.receive(from, tag)?;
-        if chunk.is_empty() || got + chunk.len() as u64 > len {
+        if chunk.is_empty() {
+            // The sender stopped (the next checkpoint began).
+            drop(file);
+            let _ = std::fs::remove_file(&partial);
+            return Err(stopped_error());
+        }
+        if got + chunk.len() as u64 > len {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!(
@@ -94,6 +105,11 @@ pub fn receive_copy(t: &dyn Transport, from: usize, epoch: u64, dest: &Path) -> 
         r.map_err(|e| with_path(e, &partial))?;
         got += chunk.len() as u64;
         t.pause();
+        if t.stopped() && got < len {
+            drop(file);
+            let _ = std::fs::remove_file(&partial);
+            return Err(stopped_error());
+        }
     }
     let mut r = Ok(());
     t.blocking(&mut || {

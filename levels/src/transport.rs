@@ -4,19 +4,8 @@
 
 use std::io;
 
-/// Point-to-point byte messages between the processes of a job, matched by
-/// sender and tag, in order per sender and tag.
-pub trait Transport: Send + Sync {
-    /// This process's index and the number of processes.
-    fn me(&self) -> usize;
-    fn processes(&self) -> usize;
-    /// Sends `data` to process `to` with `tag`; returns once `data` may be
-    /// reused.
-    fn send(&self, to: usize, tag: u32, data: &[u8]) -> io::Result<()>;
-    /// Receives the next message with `tag` from process `from`, whatever its
-    /// length.
-    fn receive(&self, from: usize, tag: u32) -> io::Result<Vec<u8>>;
-
+/// How a level's work runs where it shares threads with the application.
+pub trait Io {
     /// Runs `f`, which makes blocking system calls (file I/O), where it holds
     /// up no thread that runs the application (the runtime: its blocking pool).
     fn blocking(&self, f: &mut dyn FnMut()) {
@@ -26,6 +15,40 @@ pub trait Transport: Send + Sync {
     /// Called between pieces of a level's work, so that what else shares the
     /// thread can run (the runtime: a yield of the helper ULT).
     fn pause(&self) {}
+
+    /// Whether the work must stop now (the runtime: the next checkpoint
+    /// begins); it then ends with an error of kind `Interrupted`, leaving no
+    /// file under its final name.
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// The error of work stopped through [`Io::stopped`].
+pub(crate) fn stopped_error() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Interrupted,
+        "stopped: the next checkpoint began",
+    )
+}
+
+/// Plain threads: blocking calls in place, no pauses.
+pub struct PlainIo;
+
+impl Io for PlainIo {}
+
+/// Point-to-point byte messages between the processes of a job, matched by
+/// sender and tag, in order per sender and tag.
+pub trait Transport: Io + Send + Sync {
+    /// This process's index and the number of processes.
+    fn me(&self) -> usize;
+    fn processes(&self) -> usize;
+    /// Sends `data` to process `to` with `tag`; returns once `data` may be
+    /// reused.
+    fn send(&self, to: usize, tag: u32, data: &[u8]) -> io::Result<()>;
+    /// Receives the next message with `tag` from process `from`, whatever its
+    /// length.
+    fn receive(&self, from: usize, tag: u32) -> io::Result<Vec<u8>>;
 }
 
 /// Tag of the messages of one level's work on one epoch: the work in the top

@@ -5,7 +5,7 @@
 //! like any other (eagerly, or by rendezvous with one copy), apart from the
 //! application's.
 
-use mpcrs_levels::Transport;
+use mpcrs_levels::{Io, Transport};
 
 use crate::comm::{derived_context, meet, Communicator};
 use crate::group::Group;
@@ -50,6 +50,16 @@ fn tag_of(tag: u32) -> std::io::Result<i32> {
             format!("tag {tag} is above the largest MPI tag"),
         )
     })
+}
+
+impl Io for ProcessTransport {
+    fn blocking(&self, f: &mut dyn FnMut()) {
+        crate::checkpoint::helper_io().blocking(f)
+    }
+
+    fn pause(&self) {
+        crate::checkpoint::helper_io().pause()
+    }
 }
 
 impl Transport for ProcessTransport {

@@ -110,6 +110,8 @@ fn start(cfg: &JobConfig) -> Option<Started> {
     };
     let n = cfg.ranks;
     let handle = sched.handle();
+    // Helpers of the storage levels run on the ranks' workers.
+    crate::checkpoint::set_scheduler(handle.clone());
     let fabric = if cfg.processes > 1 {
         match crate::remote::Fabric::start(cfg, &handle, crate::checkpoint::on_network_message) {
             Ok(f) => {

@@ -30,6 +30,13 @@ pub struct JobManifest {
     /// the same.
     #[serde(default)]
     pub loader_env: Vec<(String, String)>,
+    /// Node-local storage of the epoch's L1 images, and the node of every
+    /// process (whose `node-N/` holds its image). Absent in epochs whose
+    /// images are all in the epoch directory.
+    #[serde(default)]
+    pub local: Option<PathBuf>,
+    #[serde(default)]
+    pub nodes: Vec<u32>,
 }
 
 /// Variables that change how the dynamic loader lays a process out.
@@ -64,6 +71,8 @@ impl JobManifest {
                 .iter()
                 .filter_map(|&n| Some((n.to_string(), std::env::var(n).ok()?)))
                 .collect(),
+            local: None,
+            nodes: Vec::new(),
         }
     }
 
@@ -114,6 +123,8 @@ mod tests {
             net: Some("default".into()),
             net_config: None,
             loader_env: vec![("LD_LIBRARY_PATH".into(), "/opt/lib".into())],
+            local: Some("/tmp/local".into()),
+            nodes: vec![0, 1],
         };
         let dir = std::env::temp_dir().join(format!("mpcrs-manifest-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -69,6 +69,8 @@ variables! {
         "Names of the variables passed with -x (comma-separated), recorded in checkpoint manifests.";
     CHECKPOINT_DIR = "MPCRS_CHECKPOINT_DIR", set_by "--checkpoint, --restart", default "unset: MPIX_Checkpoint returns IGNORE",
         "Directory of the job's checkpoint epochs.";
+    CHECKPOINT_LOCAL = "MPCRS_CHECKPOINT_LOCAL", set_by "--checkpoint-local, --restart", default "a directory under TMPDIR named after the user and the checkpoint directory",
+        "Node-local storage of the checkpoints (L1): each node keeps its processes' images in node-N/ below it.";
     CHECKPOINT_KEEP = "MPCRS_CHECKPOINT_KEEP", set_by "--keep", default "2",
         "Complete epochs kept in the checkpoint directory.";
     CHECKPOINT_INTERVAL = "MPCRS_CHECKPOINT_INTERVAL", set_by "--checkpoint-interval", default "unset: no periodic checkpoint",

@@ -114,7 +114,7 @@ impl Collected {
 impl BackgroundJob {
     /// Starts `mpcrs-run ARGS`.
     pub fn start(args: &[&str]) -> BackgroundJob {
-        BackgroundJob::spawn(Command::new(mpcrs_run()).args(args))
+        BackgroundJob::spawn(Command::new(mpcrs_run()).args(with_local_beside(args)))
     }
 
     pub fn spawn(cmd: &mut Command) -> BackgroundJob {
@@ -264,7 +264,27 @@ pub fn latest_epoch(dir: &Path) -> Option<u64> {
 /// Runs `mpcrs-run ARGS` and returns its output; panics if it runs longer than
 /// `limit` (the process is killed first).
 pub fn run_job(args: &[&str], limit: Duration) -> Output {
-    run_command(Command::new(mpcrs_run()).args(args), limit)
+    run_command(
+        Command::new(mpcrs_run()).args(with_local_beside(args)),
+        limit,
+    )
+}
+
+/// `args` with, after `--checkpoint DIR` and unless they name one, the
+/// node-local storage at `DIR/node-local`: removed with the test's checkpoint
+/// directory (the default is under TMPDIR, and outlives the test).
+pub fn with_local_beside(args: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    if args.contains(&"--checkpoint-local") {
+        return out;
+    }
+    if let Some(i) = args.iter().position(|&a| a == "--checkpoint") {
+        if let Some(dir) = args.get(i + 1) {
+            out.insert(i + 2, "--checkpoint-local".into());
+            out.insert(i + 3, format!("{}/node-local", dir.trim_end_matches('/')));
+        }
+    }
+    out
 }
 
 /// Runs a command with a time limit and collects its output.

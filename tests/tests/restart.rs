@@ -291,6 +291,8 @@ fn checkpointed_copy(name: &str) -> (PathBuf, PathBuf) {
             "4",
             "--checkpoint",
             ckpt.to_str().unwrap(),
+            "--checkpoint-local",
+            dir.join("local").to_str().unwrap(),
             exe.to_str().unwrap(),
             "64",
             "300",
@@ -311,40 +313,52 @@ fn refused(ckpt: &Path, extra: &[&str]) -> String {
     err
 }
 
-#[test]
-fn bad_images_missing_images_and_changed_executables_are_refused_by_name() {
-    let (dir, ckpt) = checkpointed_copy("refused");
-    let latest = latest_epoch(&ckpt).unwrap();
-    let image = ckpt.join(format!("epoch-{latest}/process-0.img"));
-
-    // One byte flipped in the contents.
-    let (_, header) = mpcrs_cr::image::read_header(&image).unwrap();
+/// Flips one byte inside the data of the image at `image`; returns its bytes
+/// as they were.
+fn corrupt(image: &Path) -> Vec<u8> {
+    let (_, header) = mpcrs_cr::image::read_header(image).unwrap();
     let r = header
         .regions
         .iter()
         .find(|r| r.has_data() && r.len() > 8192)
         .unwrap();
-    let mut bytes = std::fs::read(&image).unwrap();
+    let mut bytes = std::fs::read(image).unwrap();
     let good = bytes.clone();
     bytes[(r.data_offset + 4100) as usize] ^= 0x20;
-    std::fs::write(&image, &bytes).unwrap();
-    let err = refused(&ckpt, &[]);
-    assert!(
-        err.contains(image.to_str().unwrap()) && err.contains("checksum mismatch"),
-        "{err}"
-    );
+    std::fs::write(image, &bytes).unwrap();
+    good
+}
+
+#[test]
+fn bad_images_missing_images_and_changed_executables_are_refused_by_name() {
+    let (dir, ckpt) = checkpointed_copy("refused");
+    let latest = latest_epoch(&ckpt).unwrap();
+    let epoch = latest.to_string();
+    let l1 = dir.join(format!("local/node-0/epoch-{latest}/process-0.img"));
+    let l4 = ckpt.join(format!("epoch-{latest}/process-0.img"));
+    assert!(l1.is_file() && l4.is_file());
+
+    // One byte flipped in both levels' images: refused, naming both.
+    let good = corrupt(&l1);
+    corrupt(&l4);
+    let err = refused(&ckpt, &["--epoch", &epoch]);
+    for image in [&l1, &l4] {
+        assert!(err.contains(image.to_str().unwrap()), "{err}");
+    }
+    assert!(err.contains("checksum mismatch"), "{err}");
     // Truncated.
-    std::fs::write(&image, &good[..good.len() / 2]).unwrap();
-    let err = refused(&ckpt, &[]);
+    std::fs::write(&l1, &good[..good.len() / 2]).unwrap();
+    let err = refused(&ckpt, &["--epoch", &epoch]);
     assert!(
-        err.contains(image.to_str().unwrap()) && err.contains("truncated"),
+        err.contains(l1.to_str().unwrap()) && err.contains("truncated"),
         "{err}"
     );
-    // Missing.
-    std::fs::remove_file(&image).unwrap();
-    let err = refused(&ckpt, &[]);
+    // Missing at both levels.
+    std::fs::remove_file(&l1).unwrap();
+    std::fs::remove_file(&l4).unwrap();
+    let err = refused(&ckpt, &["--epoch", &epoch]);
     assert!(err.contains("process-0.img: missing"), "{err}");
-    std::fs::write(&image, &good).unwrap();
+    std::fs::write(&l1, &good).unwrap();
     // An epoch that does not exist.
     let err = refused(&ckpt, &["--epoch", "99"]);
     assert!(err.contains("epoch 99 is not a complete epoch"), "{err}");
@@ -353,9 +367,59 @@ fn bad_images_missing_images_and_changed_executables_are_refused_by_name() {
     let mut f = std::fs::OpenOptions::new().append(true).open(&exe).unwrap();
     std::io::Write::write_all(&mut f, b"\0").unwrap();
     drop(f);
-    let err = refused(&ckpt, &[]);
+    let err = refused(&ckpt, &["--epoch", &epoch]);
     assert!(err.contains("written by a different executable"), "{err}");
-    assert!(err.contains(image.to_str().unwrap()), "{err}");
+    assert!(err.contains(l1.to_str().unwrap()), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Restarts the job checkpointed in `ckpt`; returns stderr and the iteration
+/// the restarted run resumed after.
+fn restarted(ckpt: &Path) -> (String, Option<u64>) {
+    let o = run_job(&["--restart", ckpt.to_str().unwrap()], LIMIT);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let out = expect_success(&o, "restart");
+    (err, restarted_after(&out))
+}
+
+#[test]
+fn a_damaged_level_falls_back_to_the_next_and_a_damaged_epoch_to_the_one_before() {
+    let (dir, ckpt) = checkpointed_copy("levels");
+    let latest = latest_epoch(&ckpt).unwrap();
+    let l1 = dir.join(format!("local/node-0/epoch-{latest}/process-0.img"));
+    let l4 = ckpt.join(format!("epoch-{latest}/process-0.img"));
+    // Intact: from node-local storage, silently.
+    let (err, after) = restarted(&ckpt);
+    assert_eq!(after, Some(latest * 100), "{err}");
+    assert!(!err.contains("restoring it from"), "{err}");
+    // L1 corrupt: from the global directory, saying why.
+    let good = corrupt(&l1);
+    let (err, after) = restarted(&ckpt);
+    assert_eq!(after, Some(latest * 100), "{err}");
+    assert!(
+        err.contains(&format!("process 0: {}", l1.display()))
+            && err.contains("checksum mismatch")
+            && err.contains(&format!("restoring it from L4 (global) ({})", l4.display())),
+        "{err}"
+    );
+    // L1 missing: the same.
+    std::fs::remove_file(&l1).unwrap();
+    let (err, after) = restarted(&ckpt);
+    assert_eq!(after, Some(latest * 100), "{err}");
+    assert!(
+        err.contains("missing") && err.contains("restoring it from L4"),
+        "{err}"
+    );
+    // Both levels gone: the epoch before, saying so.
+    std::fs::remove_file(&l4).unwrap();
+    let (err, after) = restarted(&ckpt);
+    assert_eq!(after, Some((latest - 1) * 100), "{err}");
+    assert!(
+        err.contains(&format!("epoch-{latest} cannot be restored"))
+            && err.contains("trying the epoch before"),
+        "{err}"
+    );
+    std::fs::write(&l1, &good).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

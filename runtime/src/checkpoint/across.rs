@@ -31,7 +31,7 @@ use std::time::Duration;
 use mpcrs_cr::{start_dump, DumpReport, PendingDump, PendingEpoch, Snapshot};
 
 use super::network::{self, fail, wait_message, JobNetwork, Traffic};
-use super::{finish, refused_for_foreign_threads, CrState, Settings, TAKING};
+use super::{finish_before_checkpoint, refused_for_foreign_threads, CrState, Settings, TAKING};
 use crate::config::JobConfig;
 
 /// Sequence numbers of checkpoints asked from outside (process 0 names them)
@@ -54,6 +54,9 @@ pub(super) mod step {
     pub(in crate::checkpoint) const GO: u8 = 5;
     /// To process 0: this process's image is durable (or failed), with figures.
     pub(in crate::checkpoint) const DURABLE: u8 = 6;
+    /// Process 0 to all: the epoch is committed (1) or not (0); post-processing
+    /// may begin.
+    pub(in crate::checkpoint) const COMMITTED: u8 = 8;
 }
 
 /// Checkpoints taken by this job so far (the same in every process: the call
@@ -210,11 +213,11 @@ fn refusals(refused: &[(u32, Refusal)]) -> String {
 }
 
 /// `MPIX_Checkpoint`'s leader in a job of several processes.
-pub(super) fn take(settings: &Settings, ranks: usize) -> CrState {
+pub(super) fn take(settings: &'static Settings, ranks: usize) -> CrState {
     let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
     // The previous epoch is committed first (process 0 waits for every image):
     // epochs commit in order, and no image holds a commit under way.
-    finish();
+    finish_before_checkpoint();
     let sequence = SEQUENCE.fetch_add(1, Ordering::AcqRel) + 1;
     checkpoint(settings, ranks, sequence)
 }
@@ -225,10 +228,10 @@ static REQUESTS: AtomicU64 = AtomicU64::new(0);
 /// Process 0's request thread: a checkpoint asked from outside (SIGUSR1,
 /// `--checkpoint-interval`), wherever the ranks are. `None` when another is
 /// under way or the ranks are done.
-pub(super) fn request(settings: &Settings) -> Option<CrState> {
+pub(super) fn request(settings: &'static Settings) -> Option<CrState> {
     let fabric = network::expect();
     let _one = available()?;
-    finish();
+    finish_before_checkpoint();
     let sequence = REQUESTED | (REQUESTS.fetch_add(1, Ordering::AcqRel) + 1);
     tell_all(fabric, sequence, step::START, Vec::new());
     Some(checkpoint(settings, fabric.ranks(), sequence))
@@ -236,14 +239,14 @@ pub(super) fn request(settings: &Settings) -> Option<CrState> {
 
 /// Another process's request thread, once process 0 started checkpoint
 /// `sequence`.
-pub(super) fn answer(settings: &Settings, sequence: u64) -> CrState {
+pub(super) fn answer(settings: &'static Settings, sequence: u64) -> CrState {
     let fabric = network::expect();
     let Some(_one) = available() else {
         let refusal = encode(&Traffic::default(), Refusal::Unavailable);
         tell_coordinator(fabric, sequence, step::COUNT, refusal);
         return CrState::Error;
     };
-    finish();
+    finish_before_checkpoint();
     checkpoint(settings, fabric.ranks(), sequence)
 }
 
@@ -261,7 +264,7 @@ fn available() -> Option<std::sync::MutexGuard<'static, ()>> {
 /// One checkpoint of the job, in every process alike (the caller holds
 /// [`TAKING`]). The ranks are either all in `MPIX_Checkpoint` or running: the
 /// network's gate holds their sends from the drain until every image is taken.
-fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
+fn checkpoint(settings: &'static Settings, ranks: usize, sequence: u64) -> CrState {
     let fabric = network::expect();
     let me = fabric.me();
     forget_checkpoints_before(fabric, sequence);
@@ -330,11 +333,18 @@ fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
     fabric.suspend();
     fabric.close_high_speed_rails();
     super::flush_output();
-    let image = settings
-        .dir
-        .partial_dir(k)
-        .join(format!("process-{me}.img"));
-    let dump = match start_dump(&image) {
+    // The image goes to node-local storage (L1); helpers copy it on once the
+    // epoch is committed.
+    let started = settings
+        .l1_image(k)
+        .map_err(|e| {
+            format!(
+                "node-local storage {}: {e}",
+                settings.local.root().display()
+            )
+        })
+        .and_then(|image| start_dump(&image).map_err(|e| e.to_string()));
+    let dump = match started {
         Ok(Snapshot::Restored) => return rejoin(),
         Ok(Snapshot::Writing(d)) => Some(d),
         Err(e) => {
@@ -380,9 +390,9 @@ fn checkpoint(settings: &Settings, ranks: usize, sequence: u64) -> CrState {
     let committer = Committer {
         sequence,
         epoch: if ok { epoch } else { None },
+        epoch_number: k,
         ranks,
-        keep: settings.keep,
-        store: settings.dir.clone(),
+        settings,
     };
     match super::spawn_commit(move || committer.run(dump, ok)) {
         Ok(()) => {}
@@ -440,9 +450,9 @@ struct Committer {
     sequence: u64,
     /// Process 0's epoch to commit (`None` elsewhere, or when a snapshot failed).
     epoch: Option<PendingEpoch>,
+    epoch_number: u64,
     ranks: usize,
-    keep: usize,
-    store: mpcrs_cr::CheckpointDir,
+    settings: &'static Settings,
 }
 
 fn figures(r: &Result<DumpReport, mpcrs_cr::ImageError>) -> Vec<(u32, u64)> {
@@ -474,6 +484,16 @@ impl Committer {
         }
         if fabric.me() != COORDINATOR {
             tell_coordinator(fabric, self.sequence, step::DURABLE, figures(&report));
+            let (_, c) = wait_message(
+                fabric,
+                self.sequence,
+                &[step::COMMITTED],
+                Some(COORDINATOR),
+                &|| std::thread::sleep(Duration::from_millis(1)),
+            );
+            if value(&c, 0) != 0 && report.is_ok() {
+                self.settings.post_process(self.epoch_number);
+            }
             return;
         }
         let Some(epoch) = self.epoch else {
@@ -492,6 +512,7 @@ impl Committer {
                 error,
                 "mpcrs: checkpoint epoch {k} failed, the previous one stays: an image is missing"
             );
+            tell_all(fabric, self.sequence, step::COMMITTED, vec![(0, 0)]);
             return;
         }
         let sum = |i: u32| all.iter().map(|c| value(c, i)).sum::<u64>();
@@ -503,6 +524,15 @@ impl Committer {
             stall: Duration::from_micros(max(3)),
             write: Duration::from_micros(max(4)),
         };
-        super::commit_epoch(epoch, self.ranks, &self.store, self.keep, &figures);
+        let committed = super::commit_epoch(epoch, self.ranks, self.settings, &figures);
+        tell_all(
+            fabric,
+            self.sequence,
+            step::COMMITTED,
+            vec![(0, committed as u64)],
+        );
+        if committed {
+            self.settings.post_process(k);
+        }
     }
 }

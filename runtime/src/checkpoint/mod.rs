@@ -24,7 +24,15 @@ use mpcrs_cr::{start_dump, CheckpointDir, Snapshot};
 use mpcrs_settings::variables as env;
 
 mod across;
+mod helpers;
 pub(crate) mod network;
+
+pub(crate) use helpers::set_scheduler;
+
+/// How helpers of the storage levels do I/O (see helpers.rs).
+pub(crate) fn helper_io() -> impl mpcrs_levels::Io {
+    helpers::HelperIo
+}
 
 /// What `MPIX_Checkpoint` reports to each rank (values of mpi.h).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,8 +48,37 @@ pub enum CrState {
 }
 
 struct Settings {
+    /// The global directory (L4; epochs commit there).
     dir: CheckpointDir,
     keep: usize,
+    /// Node-local storage (L1), this process's node and index in the job.
+    local: mpcrs_levels::store::LocalStore,
+    node: u32,
+    me: usize,
+    nodes: Vec<u32>,
+}
+
+impl Settings {
+    /// Where this process's L1 image of epoch `k` goes (its directory made).
+    fn l1_image(&self, k: u64) -> std::io::Result<std::path::PathBuf> {
+        let dir = self.local.epoch_dir(self.node, k);
+        std::fs::create_dir_all(&dir)?;
+        Ok(self.local.image(self.node, k, self.me))
+    }
+
+    /// After epoch `k` committed at L1: a helper flushes this process's image
+    /// to the global directory (L4) and prunes local epochs no longer kept.
+    fn post_process(&'static self, k: u64) {
+        let l1 = self.local.image(self.node, k, self.me);
+        let l4 = self
+            .dir
+            .epoch_dir(k)
+            .join(mpcrs_levels::store::image_name(self.me));
+        let oldest_kept = k.saturating_sub(self.keep as u64 - 1);
+        helpers::flush_to_global(k, l1, l4, move || {
+            let _ = self.local.prune(self.node, self.me, oldest_kept);
+        });
+    }
 }
 
 /// Whether this job may take checkpoints (it was given a checkpoint directory).
@@ -66,9 +103,24 @@ fn settings() -> Option<&'static Result<Settings, String>> {
             },
             Err(_) => 2,
         };
+        let cfg = match crate::config::JobConfig::from_env() {
+            Ok(c) => c,
+            Err(e) => return Some(Err(e)),
+        };
+        let local = match env::CHECKPOINT_LOCAL.get_os() {
+            Some(l) => std::path::PathBuf::from(l),
+            None => mpcrs_levels::store::default_local_root(std::path::Path::new(&dir)),
+        };
         Some(
             CheckpointDir::create(std::path::Path::new(&dir))
-                .map(|dir| Settings { dir, keep })
+                .map(|dir| Settings {
+                    dir,
+                    keep,
+                    local: mpcrs_levels::store::LocalStore::new(local),
+                    node: cfg.nodes[cfg.process],
+                    me: cfg.process,
+                    nodes: cfg.nodes.clone(),
+                })
                 .map_err(|e| format!("checkpoint directory {}: {e}", dir.to_string_lossy())),
         )
     })
@@ -85,6 +137,20 @@ static OUTCOME: AtomicI32 = AtomicI32::new(CrState::Ignore as i32);
 
 /// Waits for the commit of the last checkpoint (at the next one, and at exit).
 pub fn finish() {
+    wait_for_commit();
+    // The commit started the post-processing of its epoch: done before the
+    // process exits.
+    helpers::drain();
+}
+
+/// Before a checkpoint: waits for the commit of the last one, and stops its
+/// post-processing (that epoch stays usable from node-local storage).
+fn finish_before_checkpoint() {
+    wait_for_commit();
+    helpers::stop();
+}
+
+fn wait_for_commit() {
     if let Some(h) = PENDING.lock().unwrap().take() {
         let _ = h.join();
     }
@@ -152,9 +218,9 @@ fn flush_output() {
 }
 
 /// The leader's part: fork the writer and hand the commit to a thread.
-fn take(settings: &Settings, ranks: usize) -> CrState {
+fn take(settings: &'static Settings, ranks: usize) -> CrState {
     let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
-    finish();
+    finish_before_checkpoint();
     if refused_for_foreign_threads("") {
         return CrState::Error;
     }
@@ -170,7 +236,17 @@ fn take(settings: &Settings, ranks: usize) -> CrState {
             return CrState::Error;
         }
     };
-    let image = epoch.dir().join("process-0.img");
+    let image = match settings.l1_image(epoch.epoch()) {
+        Ok(i) => i,
+        Err(e) => {
+            mpcrs_settings::report!(
+                error,
+                "mpcrs: checkpoint failed: node-local storage {}: {e}",
+                settings.local.root().display()
+            );
+            return CrState::Error;
+        }
+    };
     flush_output();
     let dump = match start_dump(&image) {
         Ok(Snapshot::Writing(d)) => d,
@@ -184,12 +260,14 @@ fn take(settings: &Settings, ranks: usize) -> CrState {
             return CrState::Error;
         }
     };
-    let keep = settings.keep;
-    let store = dir.clone();
     let started = spawn_commit(move || {
         let k = epoch.epoch();
         match dump.wait() {
-            Ok(report) => commit_epoch(epoch, ranks, &store, keep, &Figures::of(&report, 1)),
+            Ok(report) => {
+                if commit_epoch(epoch, ranks, settings, &Figures::of(&report, 1)) {
+                    settings.post_process(k);
+                }
+            }
             Err(e) => mpcrs_settings::report!(
                 error,
                 "mpcrs: checkpoint epoch {k} failed, the previous one stays: {e}"
@@ -246,21 +324,22 @@ fn spawn_commit(commit: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
 fn commit_epoch(
     epoch: mpcrs_cr::PendingEpoch,
     ranks: usize,
-    store: &CheckpointDir,
-    keep: usize,
+    settings: &Settings,
     f: &Figures,
-) {
+) -> bool {
     let k = epoch.epoch();
     let host = mpcrs_settings::local_hostname();
-    let manifest = mpcrs_settings::JobManifest::of_this_job(ranks, f.images, vec![host]).to_json();
-    if let Err(e) = epoch.commit(manifest.as_bytes()) {
+    let mut manifest = mpcrs_settings::JobManifest::of_this_job(ranks, f.images, vec![host]);
+    manifest.local = Some(settings.local.root().to_path_buf());
+    manifest.nodes = settings.nodes.clone();
+    if let Err(e) = epoch.commit(manifest.to_json().as_bytes()) {
         mpcrs_settings::report!(
             error,
             "mpcrs: checkpoint epoch {k} not committed, the previous one stays: {e}"
         );
-        return;
+        return false;
     }
-    let _ = store.prune(keep);
+    let _ = settings.dir.prune(settings.keep);
     let images = if f.images > 1 {
         format!(" in {} images", f.images)
     } else {
@@ -273,6 +352,7 @@ fn commit_epoch(
         f.stall.as_secs_f64() * 1e3,
         f.stored as f64 / 1e6 / f.write.as_secs_f64().max(1e-6)
     );
+    true
 }
 
 /// The leader's part of `MPIX_Checkpoint`, called by the last rank of this

@@ -1,8 +1,10 @@
 //! mpcrs-ckpt: inspect a checkpoint directory.
 //!
 //! `mpcrs-ckpt ls DIR` lists the epochs (complete, partial, which is latest, images
-//! and bytes); `mpcrs-ckpt verify DIR [--epoch K]` checks every image of an epoch
-//! (default: latest) and exits non-zero naming the first bad file and problem.
+//! and bytes, and how many processes' images each storage level holds);
+//! `mpcrs-ckpt verify DIR [--epoch K]` checks every image of an epoch (default:
+//! latest) at every level and exits non-zero naming each bad file and problem,
+//! or a process whose image no level holds intact.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,6 +12,42 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use mpcrs_cr::commit::{epoch_name, MANIFEST};
 use mpcrs_cr::CheckpointDir;
+use mpcrs_levels::store::{image_name, LocalStore};
+use mpcrs_levels::Level;
+use mpcrs_settings::JobManifest;
+
+/// Where each level keeps process `p`'s image of epoch `k` (L1 only when the
+/// manifest names node-local storage).
+fn level_images(dir: &CheckpointDir, m: &JobManifest, k: u64, p: usize) -> Vec<(Level, PathBuf)> {
+    let mut v = Vec::new();
+    if let Some(local) = &m.local {
+        let node = m.nodes.get(p).copied().unwrap_or(0);
+        v.push((Level::Local, LocalStore::new(local).image(node, k, p)));
+    }
+    v.push((Level::Global, dir.epoch_dir(k).join(image_name(p))));
+    v
+}
+
+/// "L1 2/2  L4 1/2": how many processes' images each level holds.
+fn levels_held(dir: &CheckpointDir, k: u64) -> String {
+    let Ok(m) = JobManifest::read(&dir.epoch_dir(k).join(MANIFEST)) else {
+        return String::new();
+    };
+    let mut counts: Vec<(Level, usize)> = Vec::new();
+    for p in 0..m.processes {
+        for (level, path) in level_images(dir, &m, k, p) {
+            let held = path.is_file() as usize;
+            match counts.iter_mut().find(|(l, _)| *l == level) {
+                Some((_, n)) => *n += held,
+                None => counts.push((level, held)),
+            }
+        }
+    }
+    counts
+        .iter()
+        .map(|(l, n)| format!("  L{} {n}/{}", l.number(), m.processes))
+        .collect()
+}
 
 #[derive(Parser)]
 #[command(
@@ -58,11 +96,12 @@ fn ls(dir: &CheckpointDir) -> Result<(), String> {
             .map(|m| m.len())
             .sum();
         println!(
-            "{}{}  {} images  {} bytes",
+            "{}{}  {} images  {} bytes{}",
             epoch_name(k),
             if Some(k) == latest { "  latest" } else { "" },
             imgs.len(),
-            bytes
+            bytes,
+            levels_held(dir, k)
         );
     }
     for e in std::fs::read_dir(dir.root())
@@ -92,19 +131,41 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
             path.display()
         ));
     }
-    let imgs = images(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if imgs.is_empty() {
-        return Err(format!("{}: holds no image", path.display()));
+    let m = JobManifest::read(&path.join(MANIFEST))?;
+    let mut problems = Vec::new();
+    for p in 0..m.processes {
+        let mut intact = false;
+        for (level, img) in level_images(dir, &m, k, p) {
+            if !img.is_file() {
+                println!("{}: not here ({level})", img.display());
+                continue;
+            }
+            match mpcrs_cr::verify(&img) {
+                Ok(v) => {
+                    intact = true;
+                    println!(
+                        "{}: ok ({level}, {} regions, {} bytes of memory, executable {})",
+                        img.display(),
+                        v.header.regions.len(),
+                        v.data_bytes,
+                        v.header.exe.path
+                    );
+                }
+                Err(e) => {
+                    println!("{}: damaged ({level}): {}", img.display(), e.problem);
+                    problems.push(e.to_string());
+                }
+            }
+        }
+        if !intact {
+            problems.push(format!(
+                "{}: no intact image of process {p} at any level",
+                epoch_name(k)
+            ));
+        }
     }
-    for img in imgs {
-        let v = mpcrs_cr::verify(&img).map_err(|e| e.to_string())?;
-        println!(
-            "{}: ok ({} regions, {} bytes of memory, executable {})",
-            img.display(),
-            v.header.regions.len(),
-            v.data_bytes,
-            v.header.exe.path
-        );
+    if !problems.is_empty() {
+        return Err(problems.join("\n"));
     }
     Ok(())
 }

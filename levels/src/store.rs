@@ -1,0 +1,172 @@
+//! Where the levels keep an epoch's files. L1 (and the L2 copies and L3
+//! parity a process keeps) live on each node's local storage, under
+//! `LOCAL/node-N/epoch-K/`; L4 is the global checkpoint directory's
+//! `epoch-K/`. Files are written under a temporary name, made durable, then
+//! renamed: a file with its final name is whole.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::partner::{sync_dir, with_path};
+use crate::transport::{stopped_error, Io};
+
+/// The node-local storage of a job's checkpoints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalStore {
+    root: PathBuf,
+}
+
+impl LocalStore {
+    pub fn new(root: impl Into<PathBuf>) -> LocalStore {
+        LocalStore { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// What node `node` keeps.
+    pub fn node_dir(&self, node: u32) -> PathBuf {
+        self.root.join(format!("node-{node}"))
+    }
+
+    pub fn epoch_dir(&self, node: u32, epoch: u64) -> PathBuf {
+        self.node_dir(node).join(format!("epoch-{epoch}"))
+    }
+
+    /// Process `process`'s L1 image of `epoch` on `node`.
+    pub fn image(&self, node: u32, epoch: u64, process: usize) -> PathBuf {
+        self.epoch_dir(node, epoch).join(image_name(process))
+    }
+
+    /// Removes process `process`'s files of the epochs of `node` older than
+    /// `oldest_kept`, and epoch directories left empty.
+    pub fn prune(&self, node: u32, process: usize, oldest_kept: u64) -> io::Result<()> {
+        let dir = self.node_dir(node);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Ok(());
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(k) = name
+                .strip_prefix("epoch-")
+                .and_then(|k| k.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            if k < oldest_kept {
+                let _ = std::fs::remove_file(e.path().join(image_name(process)));
+                let _ = std::fs::remove_dir(e.path());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The file name of process `process`'s image in an epoch directory.
+pub fn image_name(process: usize) -> String {
+    format!("process-{process}.img")
+}
+
+/// The node-local root for a job whose global directory is `global`, when
+/// none is given: under the temporary directory, named after the user and the
+/// global directory, so that every run of the job finds it again.
+pub fn default_local_root(global: &Path) -> PathBuf {
+    let global = std::path::absolute(global).unwrap_or_else(|_| global.to_path_buf());
+    // FNV-1a of the path: stable across runs and builds.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in global.as_os_str().as_encoded_bytes() {
+        h = (h ^ *b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    std::env::temp_dir()
+        .join(format!("mpcrs-{uid}"))
+        .join(format!("{h:016x}"))
+}
+
+/// Copies the file at `from` to `to` (durable, then renamed), in pieces run
+/// through `io`; returns the bytes copied. L4's flush of an L1 image.
+pub fn copy_durably(io: &dyn Io, from: &Path, to: &Path) -> io::Result<u64> {
+    let partial = to.with_extension("partial");
+    let mut files = None;
+    let mut err = None;
+    io.blocking(
+        &mut || match File::open(from).and_then(|f| Ok((f, File::create(&partial)?))) {
+            Ok(x) => files = Some(x),
+            Err(e) => err = Some(e),
+        },
+    );
+    let (mut src, mut dst) = match (files, err) {
+        (Some(x), _) => x,
+        (None, Some(e)) => return Err(with_path(e, to)),
+        (None, None) => unreachable!(),
+    };
+    let mut buf = vec![0u8; crate::partner::CHUNK];
+    let mut total = 0u64;
+    loop {
+        let mut r = Ok(0);
+        io.blocking(&mut || {
+            r = src
+                .read(&mut buf)
+                .and_then(|n| dst.write_all(&buf[..n]).map(|_| n));
+        });
+        let n = r.map_err(|e| with_path(e, to))?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        io.pause();
+        if io.stopped() {
+            drop(dst);
+            let _ = std::fs::remove_file(&partial);
+            return Err(stopped_error());
+        }
+    }
+    let mut r = Ok(());
+    io.blocking(&mut || {
+        r = dst
+            .sync_all()
+            .and_then(|_| std::fs::rename(&partial, to))
+            .and_then(|_| sync_dir(to));
+    });
+    r.map_err(|e| with_path(e, to))?;
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PlainIo;
+
+    #[test]
+    fn images_are_copied_durably_and_old_epochs_pruned() {
+        let root = std::env::temp_dir().join(format!("mpcrs-levels-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let store = LocalStore::new(&root);
+        for k in 1..=3 {
+            let img = store.image(1, k, 2);
+            std::fs::create_dir_all(img.parent().unwrap()).unwrap();
+            std::fs::write(&img, vec![k as u8; 3 << 20]).unwrap();
+        }
+        let to = root.join("global-3.img");
+        assert_eq!(
+            copy_durably(&PlainIo, &store.image(1, 3, 2), &to).unwrap(),
+            3 << 20
+        );
+        assert_eq!(std::fs::read(&to).unwrap(), vec![3u8; 3 << 20]);
+        store.prune(1, 2, 3).unwrap();
+        assert!(!store.epoch_dir(1, 1).exists() && !store.epoch_dir(1, 2).exists());
+        assert!(store.image(1, 3, 2).exists());
+        assert_eq!(
+            default_local_root(Path::new("/a/b")),
+            default_local_root(Path::new("/a/b"))
+        );
+        assert_ne!(
+            default_local_root(Path::new("/a/b")),
+            default_local_root(Path::new("/a/c"))
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}
