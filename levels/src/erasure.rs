@@ -22,7 +22,7 @@ use std::path::Path;
 use reed_solomon_simd::{ReedSolomonDecoder, ReedSolomonEncoder};
 
 use crate::partner::{sync_dir, with_path};
-use crate::transport::{tag, Transport};
+use crate::transport::{blocking, open_sized, tag, Transport};
 
 /// Bytes of each image per encoding step (even, as the coder requires).
 pub const CHUNK: usize = 1 << 20;
@@ -170,19 +170,7 @@ pub fn encode(
     })?;
     let tag = tag(WORK, epoch);
     // Every member's size, from every member.
-    let mut file = None;
-    let mut err = None;
-    t.blocking(
-        &mut || match File::open(image).and_then(|f| Ok((f.metadata()?.len(), f))) {
-            Ok(x) => file = Some(x),
-            Err(e) => err = Some(e),
-        },
-    );
-    let (size, file) = match (file, err) {
-        (Some(x), _) => x,
-        (None, Some(e)) => return Err(with_path(e, image)),
-        (None, None) => unreachable!(),
-    };
+    let (size, file) = blocking(t, || open_sized(image)).map_err(|e| with_path(e, image))?;
     for (i, &p) in group.iter().enumerate() {
         if i != index {
             t.send(p, tag, &size.to_le_bytes())?;

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-use crate::transport::{stopped_error, tag, Transport};
+use crate::transport::{blocking, open_sized, stopped_error, tag, Transport};
 
 /// Bytes per message: large enough to stream at the rails' speed, small
 /// enough that a helper yields often.
@@ -27,19 +27,7 @@ pub fn kept_by(partners: &[Option<usize>], me: usize) -> Vec<usize> {
 /// Sends the image at `image` to process `partner` for epoch `epoch`; returns
 /// its size.
 pub fn send_copy(t: &dyn Transport, partner: usize, epoch: u64, image: &Path) -> io::Result<u64> {
-    let mut file = None;
-    let mut err = None;
-    t.blocking(
-        &mut || match File::open(image).and_then(|f| Ok((f.metadata()?.len(), f))) {
-            Ok(x) => file = Some(x),
-            Err(e) => err = Some(e),
-        },
-    );
-    let (len, mut file) = match (file, err) {
-        (Some(x), _) => x,
-        (None, Some(e)) => return Err(with_path(e, image)),
-        (None, None) => unreachable!(),
-    };
+    let (len, mut file) = blocking(t, || open_sized(image)).map_err(|e| with_path(e, image))?;
     let tag = tag(WORK, epoch);
     t.send(partner, tag, &len.to_le_bytes())?;
     let mut buf = vec![0u8; CHUNK];
@@ -111,15 +99,16 @@ pub fn receive_copy(t: &dyn Transport, from: usize, epoch: u64, dest: &Path) -> 
             return Err(stopped_error());
         }
     }
-    let mut r = Ok(());
-    t.blocking(&mut || {
-        r = file
-            .sync_all()
-            .and_then(|_| std::fs::rename(&partial, dest))
-            .and_then(|_| sync_dir(dest));
-    });
-    r.map_err(|e| with_path(e, dest))?;
+    blocking(t, || give_name(&file, &partial, dest)).map_err(|e| with_path(e, dest))?;
     Ok(len)
+}
+
+/// Makes `file`, written at `partial`, durable and gives it its name `dest`,
+/// durably too.
+pub(crate) fn give_name(file: &File, partial: &Path, dest: &Path) -> io::Result<()> {
+    file.sync_all()?;
+    std::fs::rename(partial, dest)?;
+    sync_dir(dest)
 }
 
 /// Makes the entry of `path` in its directory durable.

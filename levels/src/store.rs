@@ -8,8 +8,8 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::partner::{sync_dir, with_path};
-use crate::transport::{stopped_error, Io};
+use crate::partner::{give_name, with_path};
+use crate::transport::{blocking, stopped_error, Io};
 
 /// The node-local storage of a job's checkpoints.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,14 +124,7 @@ pub fn copy_durably(io: &dyn Io, from: &Path, to: &Path) -> io::Result<u64> {
             return Err(stopped_error());
         }
     }
-    let mut r = Ok(());
-    io.blocking(&mut || {
-        r = dst
-            .sync_all()
-            .and_then(|_| std::fs::rename(&partial, to))
-            .and_then(|_| sync_dir(to));
-    });
-    r.map_err(|e| with_path(e, to))?;
+    blocking(io, || give_name(&dst, &partial, to)).map_err(|e| with_path(e, to))?;
     Ok(total)
 }
 

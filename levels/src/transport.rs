@@ -57,3 +57,20 @@ pub(crate) fn tag(work: u32, epoch: u64) -> u32 {
     debug_assert!(work < 64);
     (work << 24) | (epoch as u32 & 0x00ff_ffff)
 }
+
+/// Runs `f` through `io.blocking` and returns what it returned.
+pub(crate) fn blocking<T>(
+    io: &(impl Io + ?Sized),
+    f: impl FnOnce() -> io::Result<T>,
+) -> io::Result<T> {
+    let mut f = Some(f);
+    let mut out = None;
+    io.blocking(&mut || out = f.take().map(|f| f()));
+    out.unwrap_or_else(|| Err(io::Error::other("a blocking call did not run")))
+}
+
+/// Opens the file at `path` and reads its size.
+pub(crate) fn open_sized(path: &std::path::Path) -> io::Result<(u64, std::fs::File)> {
+    let f = std::fs::File::open(path)?;
+    Ok((f.metadata()?.len(), f))
+}
