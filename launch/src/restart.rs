@@ -149,6 +149,24 @@ pub fn restart_specs(
     Ok((specs, program))
 }
 
+/// Where each level keeps process `p`'s image of epoch `k`, cheapest first:
+/// L1 on its node (when the manifest names node-local storage), L4 in the
+/// epoch directory `epoch_dir`.
+pub fn level_images(
+    m: &JobManifest,
+    epoch_dir: &std::path::Path,
+    k: u64,
+    p: usize,
+) -> Vec<(Level, std::path::PathBuf)> {
+    let mut levels = Vec::new();
+    if let Some(local) = &m.local {
+        let node = m.nodes.get(p).copied().unwrap_or(0);
+        levels.push((Level::Local, LocalStore::new(local).image(node, k, p)));
+    }
+    levels.push((Level::Global, epoch_dir.join(image_name(p))));
+    levels
+}
+
 /// Epoch `k`'s manifest and, for every process, the image to restore it from:
 /// the cheapest level whose image verifies (L1 on node-local storage, else L4
 /// in the epoch directory), saying so when it is not L1. Fails naming, for a
@@ -172,12 +190,7 @@ fn recoverable(
         .map_err(|e| format!("{}: {e}", m.executable.display()))?;
     let mut images = Vec::with_capacity(m.processes);
     for p in 0..m.processes {
-        let mut levels: Vec<(Level, std::path::PathBuf)> = Vec::new();
-        if let Some(local) = &m.local {
-            let node = m.nodes.get(p).copied().unwrap_or(0);
-            levels.push((Level::Local, LocalStore::new(local).image(node, k, p)));
-        }
-        levels.push((Level::Global, epoch_dir.join(image_name(p))));
+        let levels = level_images(&m, &epoch_dir, k, p);
         let mut problems = Vec::new();
         let mut found = None;
         for (level, path) in &levels {

@@ -21,7 +21,7 @@ use std::path::Path;
 
 use reed_solomon_simd::{ReedSolomonDecoder, ReedSolomonEncoder};
 
-use crate::partner::{sync_dir, with_path};
+use crate::partner::{give_name, sync_dir, with_path};
 use crate::transport::{blocking, open_sized, tag, Transport};
 
 /// Bytes of each image per encoding step (even, as the coder requires).
@@ -197,15 +197,14 @@ pub fn encode(
         crcs: vec![0; n],
     };
     let partial = parity.with_extension("partial");
-    let out = File::create(&partial).map_err(|e| with_path(e, &partial))?;
+    let out = blocking(t, || File::create(&partial)).map_err(|e| with_path(e, &partial))?;
     let data_at = header.encoded_len() as u64;
     let mut mine = vec![0u8; CHUNK];
     let mut encoder = ReedSolomonEncoder::new(g, g, CHUNK).map_err(coder_error)?;
     for c in 0..n {
         let e = c % g;
-        let mut r = Ok(());
-        t.blocking(&mut || r = read_chunk(&file, size, c, CHUNK, &mut mine));
-        r.map_err(|e| with_path(e, image))?;
+        blocking(t, || read_chunk(&file, size, c, CHUNK, &mut mine))
+            .map_err(|e| with_path(e, image))?;
         let shard: Vec<u8> = if e == index {
             // Gather chunk c of every member, in shard order, and encode.
             let mut others: Vec<Option<Vec<u8>>> = vec![None; g];
@@ -241,21 +240,16 @@ pub fn encode(
             t.receive(group[e], tag)?
         };
         header.crcs[c] = crc32c::crc32c(&shard);
-        let mut r = Ok(());
-        t.blocking(&mut || r = out.write_all_at(&shard, data_at + (c * CHUNK) as u64));
-        r.map_err(|e| with_path(e, &partial))?;
+        blocking(t, || out.write_all_at(&shard, data_at + (c * CHUNK) as u64))
+            .map_err(|e| with_path(e, &partial))?;
         t.pause();
     }
     let bytes = header.encode();
-    let mut r = Ok(());
-    t.blocking(&mut || {
-        r = out
-            .write_all_at(&bytes, 0)
-            .and_then(|_| out.sync_all())
-            .and_then(|_| std::fs::rename(&partial, parity))
-            .and_then(|_| sync_dir(parity));
-    });
-    r.map_err(|e| with_path(e, parity))?;
+    blocking(t, || {
+        out.write_all_at(&bytes, 0)?;
+        give_name(&out, &partial, parity)
+    })
+    .map_err(|e| with_path(e, parity))?;
     Ok(header)
 }
 

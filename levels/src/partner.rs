@@ -34,9 +34,7 @@ pub fn send_copy(t: &dyn Transport, partner: usize, epoch: u64, image: &Path) ->
     let mut left = len;
     while left > 0 {
         let n = left.min(CHUNK as u64) as usize;
-        let mut r = Ok(());
-        t.blocking(&mut || r = file.read_exact(&mut buf[..n]));
-        r.map_err(|e| with_path(e, image))?;
+        blocking(t, || file.read_exact(&mut buf[..n])).map_err(|e| with_path(e, image))?;
         t.send(partner, tag, &buf[..n])?;
         left -= n as u64;
         t.pause();
@@ -59,17 +57,7 @@ pub fn receive_copy(t: &dyn Transport, from: usize, epoch: u64, dest: &Path) -> 
             io::Error::new(io::ErrorKind::InvalidData, "copy header of a wrong size")
         })?);
     let partial = dest.with_extension("partial");
-    let mut file = None;
-    let mut err = None;
-    t.blocking(&mut || match File::create(&partial) {
-        Ok(f) => file = Some(f),
-        Err(e) => err = Some(e),
-    });
-    let mut file = match (file, err) {
-        (Some(f), _) => f,
-        (None, Some(e)) => return Err(with_path(e, &partial)),
-        (None, None) => unreachable!(),
-    };
+    let mut file = blocking(t, || File::create(&partial)).map_err(|e| with_path(e, &partial))?;
     let mut got = 0u64;
     while got < len {
         let chunk = t.receive(from, tag)?;
@@ -88,16 +76,11 @@ pub fn receive_copy(t: &dyn Transport, from: usize, epoch: u64, dest: &Path) -> 
                 ),
             ));
         }
-        let mut r = Ok(());
-        t.blocking(&mut || r = file.write_all(&chunk));
-        r.map_err(|e| with_path(e, &partial))?;
+        blocking(t, || file.write_all(&chunk)).map_err(|e| with_path(e, &partial))?;
         got += chunk.len() as u64;
+        // Only the sender decides to stop (it then sends an empty chunk): a
+        // receiver that left first would leave the sender waiting for ever.
         t.pause();
-        if t.stopped() && got < len {
-            drop(file);
-            let _ = std::fs::remove_file(&partial);
-            return Err(stopped_error());
-        }
     }
     blocking(t, || give_name(&file, &partial, dest)).map_err(|e| with_path(e, dest))?;
     Ok(len)

@@ -90,29 +90,17 @@ pub fn default_local_root(global: &Path) -> PathBuf {
 /// through `io`; returns the bytes copied. L4's flush of an L1 image.
 pub fn copy_durably(io: &dyn Io, from: &Path, to: &Path) -> io::Result<u64> {
     let partial = to.with_extension("partial");
-    let mut files = None;
-    let mut err = None;
-    io.blocking(
-        &mut || match File::open(from).and_then(|f| Ok((f, File::create(&partial)?))) {
-            Ok(x) => files = Some(x),
-            Err(e) => err = Some(e),
-        },
-    );
-    let (mut src, mut dst) = match (files, err) {
-        (Some(x), _) => x,
-        (None, Some(e)) => return Err(with_path(e, to)),
-        (None, None) => unreachable!(),
-    };
+    let (mut src, mut dst) = blocking(io, || Ok((File::open(from)?, File::create(&partial)?)))
+        .map_err(|e| with_path(e, to))?;
     let mut buf = vec![0u8; crate::partner::CHUNK];
     let mut total = 0u64;
     loop {
-        let mut r = Ok(0);
-        io.blocking(&mut || {
-            r = src
-                .read(&mut buf)
-                .and_then(|n| dst.write_all(&buf[..n]).map(|_| n));
-        });
-        let n = r.map_err(|e| with_path(e, to))?;
+        let n = blocking(io, || {
+            let n = src.read(&mut buf)?;
+            dst.write_all(&buf[..n])?;
+            Ok(n)
+        })
+        .map_err(|e| with_path(e, to))?;
         if n == 0 {
             break;
         }

@@ -86,16 +86,36 @@ fn binary128_to_x87(v: &[u8], out: &mut [u8]) {
     out[10..16].fill(0);
 }
 
+/// Which way [`convert`] goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    ToExternal,
+    FromExternal,
+}
+
 /// Native packed elements of `t` to external32.
 fn to_external(native: &[u8], t: &TypeInfo, count: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(count * external_size(t));
+    convert(native, t, count, Direction::ToExternal)
+}
+
+/// External32 elements of `t` back to native packed bytes.
+fn from_external(ext_data: &[u8], t: &TypeInfo, count: usize) -> Vec<u8> {
+    convert(ext_data, t, count, Direction::FromExternal)
+}
+
+/// Converts `count` elements of `t` between native packed bytes and
+/// external32, basic value by basic value.
+fn convert(data: &[u8], t: &TypeInfo, count: usize, dir: Direction) -> Vec<u8> {
+    let to = dir == Direction::ToExternal;
+    let mut out = Vec::with_capacity(count * if to { external_size(t) } else { t.size });
     let mut at = 0;
     for _ in 0..count {
         for &(b, n) in t.basics.iter() {
             let size = datatype::basic_size(b);
             let (ext, conv) = external(b);
+            let (read, written) = if to { (size, ext) } else { (ext, size) };
             for _ in 0..n {
-                let v = &native[at..at + size];
+                let v = &data[at..at + read];
                 let start = out.len();
                 match conv {
                     Conv::Swap(unit) => {
@@ -103,50 +123,25 @@ fn to_external(native: &[u8], t: &TypeInfo, count: usize) -> Vec<u8> {
                         out[start..].chunks_mut(unit).for_each(|c| c.reverse());
                     }
                     // Little-endian: the low bytes come first.
-                    Conv::Int { .. } => out.extend(v[..ext].iter().rev()),
-                    Conv::LongDouble => {
-                        out.resize(start + ext, 0);
-                        for (x, y) in v.chunks(16).zip(out[start..].chunks_mut(16)) {
-                            x87_to_binary128(x, y);
-                        }
-                    }
-                }
-                at += size;
-            }
-        }
-    }
-    out
-}
-
-/// External32 elements of `t` back to native packed bytes.
-fn from_external(ext_data: &[u8], t: &TypeInfo, count: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(count * t.size);
-    let mut at = 0;
-    for _ in 0..count {
-        for &(b, n) in t.basics.iter() {
-            let size = datatype::basic_size(b);
-            let (ext, conv) = external(b);
-            for _ in 0..n {
-                let v = &ext_data[at..at + ext];
-                let start = out.len();
-                match conv {
-                    Conv::Swap(unit) => {
-                        out.extend_from_slice(v);
-                        out[start..].chunks_mut(unit).for_each(|c| c.reverse());
-                    }
+                    Conv::Int { .. } if to => out.extend(v[..ext].iter().rev()),
                     Conv::Int { signed } => {
                         let negative = signed && v[0] & 0x80 != 0;
                         out.extend(v.iter().rev());
                         out.resize(start + size, if negative { 0xff } else { 0 });
                     }
                     Conv::LongDouble => {
-                        out.resize(start + size, 0);
+                        out.resize(start + written, 0);
+                        let f = if to {
+                            x87_to_binary128
+                        } else {
+                            binary128_to_x87
+                        };
                         for (x, y) in v.chunks(16).zip(out[start..].chunks_mut(16)) {
-                            binary128_to_x87(x, y);
+                            f(x, y);
                         }
                     }
                 }
-                at += ext;
+                at += read;
             }
         }
     }

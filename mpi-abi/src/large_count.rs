@@ -206,25 +206,13 @@ mpi_fn! {
     }
 
     fn Send_c(buf: *const c_void, count_: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-        let call = "MPI_Send_c";
-        if let Some(n) = small(count_) {
-            // SAFETY: forwarded from the C caller.
-            return unsafe { crate::p2p::send_impl(call, buf, n, datatype, dest, tag, comm, false) };
-        }
-        let w = tri!(Widened::contiguous(call, count_, datatype));
-        // SAFETY: as above, the same bytes described by one element of `w`.
-        unsafe { crate::p2p::send_impl(call, buf, 1, w.0, dest, tag, comm, false) }
+        // SAFETY: forwarded from the C caller.
+        unsafe { send_c("MPI_Send_c", buf, count_, datatype, dest, tag, comm, false) }
     }
 
     fn Ssend_c(buf: *const c_void, count_: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-        let call = "MPI_Ssend_c";
-        if let Some(n) = small(count_) {
-            // SAFETY: forwarded from the C caller.
-            return unsafe { crate::p2p::send_impl(call, buf, n, datatype, dest, tag, comm, true) };
-        }
-        let w = tri!(Widened::contiguous(call, count_, datatype));
-        // SAFETY: as above.
-        unsafe { crate::p2p::send_impl(call, buf, 1, w.0, dest, tag, comm, true) }
+        // SAFETY: forwarded from the C caller.
+        unsafe { send_c("MPI_Ssend_c", buf, count_, datatype, dest, tag, comm, true) }
     }
 
     fn Recv_c(buf: *mut c_void, count_: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
@@ -296,4 +284,31 @@ mpi_fn! {
         // SAFETY: every block is described by its type at displacement 0.
         unsafe { crate::coll::PMPI_Alltoallw(sendbuf, scp, sdp, stp, recvbuf, ones.as_ptr(), zeros.as_ptr(), rts.as_ptr(), comm) }
     }
+}
+
+/// MPI_Send_c and MPI_Ssend_c: a count that fits an int goes as it is, a
+/// larger one as one element of a contiguous type of `count_` elements.
+///
+/// # Safety
+/// As MPI_Send: `buf` holds `count_` elements of `datatype`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn send_c(
+    call: &'static str,
+    buf: *const c_void,
+    count_: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    synchronous: bool,
+) -> c_int {
+    if let Some(n) = small(count_) {
+        // SAFETY: forwarded from the caller.
+        return unsafe {
+            crate::p2p::send_impl(call, buf, n, datatype, dest, tag, comm, synchronous)
+        };
+    }
+    let w = tri!(Widened::contiguous(call, count_, datatype));
+    // SAFETY: the same bytes, described by one element of `w`.
+    unsafe { crate::p2p::send_impl(call, buf, 1, w.0, dest, tag, comm, synchronous) }
 }

@@ -22,11 +22,10 @@ impl ProcessTransport {
     /// The endpoint of the caller's process; `world` is any communicator of
     /// the caller (for its job).
     pub(crate) fn of_job(world: &Communicator) -> ProcessTransport {
-        let firsts: Vec<i32> = match crate::remote::Fabric::get() {
-            Some(f) => f.first_ranks().map(|r| r as i32).collect(),
-            None => vec![0],
+        let (firsts, me): (Vec<i32>, usize) = match crate::remote::Fabric::get() {
+            Some(f) => (f.first_ranks().map(|r| r as i32).collect(), f.me as usize),
+            None => (vec![0], 0),
         };
-        let me = crate::remote::Fabric::get().map_or(0, |f| f.me as usize);
         let group = Group::from_world_ranks(firsts.clone());
         let shared = meet(
             &world.shared.universe,

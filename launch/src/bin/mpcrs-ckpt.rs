@@ -12,20 +12,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use mpcrs_cr::commit::{epoch_name, MANIFEST};
 use mpcrs_cr::CheckpointDir;
-use mpcrs_levels::store::{image_name, LocalStore};
 use mpcrs_levels::Level;
 use mpcrs_settings::JobManifest;
 
-/// Where each level keeps process `p`'s image of epoch `k` (L1 only when the
-/// manifest names node-local storage).
+/// Where each level keeps process `p`'s image of epoch `k`.
 fn level_images(dir: &CheckpointDir, m: &JobManifest, k: u64, p: usize) -> Vec<(Level, PathBuf)> {
-    let mut v = Vec::new();
-    if let Some(local) = &m.local {
-        let node = m.nodes.get(p).copied().unwrap_or(0);
-        v.push((Level::Local, LocalStore::new(local).image(node, k, p)));
-    }
-    v.push((Level::Global, dir.epoch_dir(k).join(image_name(p))));
-    v
+    mpcrs_launch::restart::level_images(m, &dir.epoch_dir(k), k, p)
 }
 
 /// "L1 2/2  L4 1/2": how many processes' images each level holds.

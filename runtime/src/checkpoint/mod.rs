@@ -51,32 +51,37 @@ struct Settings {
     /// The global directory (L4; epochs commit there).
     dir: CheckpointDir,
     keep: usize,
-    /// Node-local storage (L1), this process's node and index in the job.
+    /// Node-local storage (L1), this process's index in the job, and the
+    /// node of every process.
     local: mpcrs_levels::store::LocalStore,
-    node: u32,
     me: usize,
     nodes: Vec<u32>,
 }
 
 impl Settings {
+    /// This process's node.
+    fn node(&self) -> u32 {
+        self.nodes[self.me]
+    }
+
     /// Where this process's L1 image of epoch `k` goes (its directory made).
     fn l1_image(&self, k: u64) -> std::io::Result<std::path::PathBuf> {
-        let dir = self.local.epoch_dir(self.node, k);
+        let dir = self.local.epoch_dir(self.node(), k);
         std::fs::create_dir_all(&dir)?;
-        Ok(self.local.image(self.node, k, self.me))
+        Ok(self.local.image(self.node(), k, self.me))
     }
 
     /// After epoch `k` committed at L1: a helper flushes this process's image
     /// to the global directory (L4) and prunes local epochs no longer kept.
     fn post_process(&'static self, k: u64) {
-        let l1 = self.local.image(self.node, k, self.me);
+        let l1 = self.local.image(self.node(), k, self.me);
         let l4 = self
             .dir
             .epoch_dir(k)
             .join(mpcrs_levels::store::image_name(self.me));
         let oldest_kept = k.saturating_sub(self.keep as u64 - 1);
         helpers::flush_to_global(k, l1, l4, move || {
-            let _ = self.local.prune(self.node, self.me, oldest_kept);
+            let _ = self.local.prune(self.node(), self.me, oldest_kept);
         });
     }
 }
@@ -117,7 +122,6 @@ fn settings() -> Option<&'static Result<Settings, String>> {
                     dir,
                     keep,
                     local: mpcrs_levels::store::LocalStore::new(local),
-                    node: cfg.nodes[cfg.process],
                     me: cfg.process,
                     nodes: cfg.nodes.clone(),
                 })
