@@ -161,11 +161,18 @@ impl CheckpointDir {
     /// Removes complete epochs older than the newest `keep` (never `latest`), and
     /// abandoned partial ones below the newest complete epoch.
     pub fn prune(&self, keep: usize) -> io::Result<()> {
+        self.prune_except(keep, &[])
+    }
+
+    /// [`CheckpointDir::prune`], keeping the epochs of `also` too (the newest
+    /// epoch whose images all reached this directory, when newer ones are
+    /// only on node-local storage).
+    pub fn prune_except(&self, keep: usize, also: &[u64]) -> io::Result<()> {
         let latest = self.latest()?;
         let epochs = self.epochs()?;
         let cut = epochs.len().saturating_sub(keep.max(1));
         for &k in &epochs[..cut] {
-            if Some(k) != latest {
+            if Some(k) != latest && !also.contains(&k) {
                 fs::remove_dir_all(self.epoch_dir(k))?;
             }
         }

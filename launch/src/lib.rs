@@ -10,9 +10,11 @@
 //! it talks to processes only through their environment, PMI-2 and signals),
 //! or the contents of images (it reads their headers through mpcrs-cr).
 
+pub mod checkpoint_config;
 pub mod hosts;
 pub mod options;
 pub mod processes;
 pub mod program;
+pub mod recovery;
 pub mod restart;
 pub mod supervise;

@@ -88,6 +88,30 @@ pub struct Options {
     )]
     pub checkpoint_local: Option<std::path::PathBuf>,
 
+    /// Which levels each checkpoint gets: LEVEL:EVERY,... as FTI's ckpt_l1..l4,
+    /// counted in checkpoints (1:1,2:2,3:4,4:8: every checkpoint L1, every 2nd
+    /// L2 partner copy, every 4th L3 Reed-Solomon parity, every 8th L4 global
+    /// copy). Default: 1:1,4:1 on one host, 1:1,2:1,4:1 on several.
+    #[arg(long = "levels", value_name = "LEVEL:EVERY,...", requires = "checkpoint", value_parser = parse_schedule)]
+    pub levels: Option<mpcrs_levels::Schedule>,
+
+    /// Processes per Reed-Solomon group (L3), on distinct hosts where the
+    /// job's hosts allow; any half of a group can be lost and rebuilt.
+    #[arg(long = "group-size", value_name = "G", default_value_t = 4, requires = "checkpoint", value_parser = clap::value_parser!(u32).range(2..))]
+    pub group_size: u32,
+
+    /// Who makes levels L2-L4 after a checkpoint: helpers (helper tasks while
+    /// the ranks go on) or inline (the checkpoint returns once they are made).
+    #[arg(long = "post-processing", value_name = "HOW", default_value = "helpers", requires = "checkpoint", value_parser = ["helpers", "inline"])]
+    pub post_processing: String,
+
+    /// Checkpoint settings from FILE: lines "option = value" naming the long
+    /// options above without their dashes (checkpoint, checkpoint-interval,
+    /// checkpoint-local, levels, group-size, post-processing, keep); "#"
+    /// starts a comment. Options on the command line win.
+    #[arg(long = "checkpoint-config", value_name = "FILE")]
+    pub checkpoint_config: Option<std::path::PathBuf>,
+
     /// Complete epochs kept in the checkpoint directory.
     #[arg(long = "keep", value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
     pub keep: u32,
@@ -150,6 +174,11 @@ pub fn exports(list: &[String]) -> Result<Vec<(String, String)>, String> {
             }),
         })
         .collect()
+}
+
+fn parse_schedule(s: &str) -> Result<mpcrs_levels::Schedule, String> {
+    s.parse()
+        .map_err(|e: mpcrs_levels::schedule::ScheduleError| e.to_string())
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {

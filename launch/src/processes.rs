@@ -25,11 +25,13 @@ pub fn job_id() -> String {
 
 /// What tells process `index` of `processes` who it is: PMI's rank and size, and
 /// mpcrs's own variables.
-/// `nodes` lists the node of every process (see [`env::NODES`]).
+/// `nodes` lists the node of every process (see [`env::NODES`]), `node_names`
+/// the host of every node ([`env::NODE_NAMES`]).
 fn identity(
     index: usize,
     processes: usize,
     nodes: &str,
+    node_names: &str,
 ) -> impl Iterator<Item = (&'static str, String)> {
     [
         (pmi2::ENV_RANK, index.to_string()),
@@ -37,6 +39,7 @@ fn identity(
         (env::PROCESSES.name, processes.to_string()),
         (env::PROCESS.name, index.to_string()),
         (env::NODES.name, nodes.to_string()),
+        (env::NODE_NAMES.name, node_names.to_string()),
     ]
     .into_iter()
 }
@@ -107,7 +110,7 @@ pub fn with_key_value_store(
         let mut command = copy_command(base);
         command
             .env(pmi2::ENV_FD, fd.to_string())
-            .envs(identity(index, processes, &nodes));
+            .envs(identity(index, processes, &nodes, host));
         let keep_open = theirs;
         let cpus = match &shares {
             Some(s) => Some(s[index]),
@@ -262,6 +265,10 @@ pub fn across_hosts(
         .map(|&h| if local[h] { 0 } else { h + 1 }.to_string())
         .collect::<Vec<_>>()
         .join(",");
+    let node_names = std::iter::once(own_name)
+        .chain(hosts.iter().map(|h| h.name.as_str()))
+        .collect::<Vec<_>>()
+        .join(",");
     let mut specs = Vec::with_capacity(processes);
     for (index, block) in blocks.into_iter().enumerate() {
         let host = &hosts[placement[index]];
@@ -275,7 +282,9 @@ pub fn across_hosts(
             })
             .collect();
         env.extend([(pmi2::ENV_PORT.to_string(), format!("{ip}:{port}"))]);
-        env.extend(identity(index, processes, &nodes).map(|(k, v)| (k.to_string(), v)));
+        env.extend(
+            identity(index, processes, &nodes, &node_names).map(|(k, v)| (k.to_string(), v)),
+        );
         env.extend((launch.own_env)(index));
         let command = if local[placement[index]] {
             let mut c = copy_command(base);

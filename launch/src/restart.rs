@@ -5,8 +5,6 @@
 
 use std::process::Command;
 
-use mpcrs_levels::store::{image_name, LocalStore};
-use mpcrs_levels::Level;
 use mpcrs_settings::manifest::JobManifest;
 use mpcrs_settings::variables as env;
 
@@ -149,33 +147,15 @@ pub fn restart_specs(
     Ok((specs, program))
 }
 
-/// Where each level keeps process `p`'s image of epoch `k`, cheapest first:
-/// L1 on its node (when the manifest names node-local storage), L4 in the
-/// epoch directory `epoch_dir`.
-pub fn level_images(
-    m: &JobManifest,
-    epoch_dir: &std::path::Path,
-    k: u64,
-    p: usize,
-) -> Vec<(Level, std::path::PathBuf)> {
-    let mut levels = Vec::new();
-    if let Some(local) = &m.local {
-        let node = m.nodes.get(p).copied().unwrap_or(0);
-        levels.push((Level::Local, LocalStore::new(local).image(node, k, p)));
-    }
-    levels.push((Level::Global, epoch_dir.join(image_name(p))));
-    levels
-}
-
-/// Epoch `k`'s manifest and, for every process, the image to restore it from:
-/// the cheapest level whose image verifies (L1 on node-local storage, else L4
-/// in the epoch directory), saying so when it is not L1. Fails naming, for a
-/// process with no intact image, what is wrong at each level.
+/// Epoch `k`'s manifest and, for every process, the image to restore it from
+/// (see [`crate::recovery`]), saying which processes do not restore their L1
+/// image and why. Fails naming, for a process no level recovers, what is
+/// wrong at each level.
 fn recoverable(
     store: &mpcrs_cr::CheckpointDir,
     k: u64,
 ) -> Result<(JobManifest, Vec<std::path::PathBuf>), String> {
-    use mpcrs_cr::commit::{epoch_name, MANIFEST};
+    use mpcrs_cr::commit::MANIFEST;
     let epoch_dir = store.epoch_dir(k);
     let m = JobManifest::read(&epoch_dir.join(MANIFEST))?;
     if m.processes == 0 || m.processes > m.ranks {
@@ -188,39 +168,12 @@ fn recoverable(
     }
     let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
         .map_err(|e| format!("{}: {e}", m.executable.display()))?;
-    let mut images = Vec::with_capacity(m.processes);
-    for p in 0..m.processes {
-        let levels = level_images(&m, &epoch_dir, k, p);
-        let mut problems = Vec::new();
-        let mut found = None;
-        for (level, path) in &levels {
-            if !path.is_file() {
-                problems.push(format!(
-                    "{}: missing: {} has no image of process {p} at {level}",
-                    path.display(),
-                    epoch_name(k)
-                ));
-                continue;
-            }
-            match mpcrs_cr::verify(path) {
-                Ok(_) => {
-                    found = Some((*level, path.clone()));
-                    break;
-                }
-                Err(e) => problems.push(e.to_string()),
-            }
-        }
-        let Some((level, path)) = found else {
-            return Err(problems.join("; "));
-        };
-        if level != Level::Local && !problems.is_empty() {
-            mpcrs_settings::report!(
-                warn,
-                "mpcrs-run: process {p}: {}; restoring it from {level} ({})",
-                problems.join("; "),
-                path.display()
-            );
-        }
+    let recovery = crate::recovery::recover(&m, &epoch_dir, k, &epoch_dir.join("rebuilt"))?;
+    for note in &recovery.notes {
+        mpcrs_settings::report!(warn, "mpcrs-run: {note}");
+    }
+    for path in &recovery.images {
+        let path = path.clone();
         let (_, header) = mpcrs_cr::image::read_header(&path).map_err(|e| e.to_string())?;
         if !now.same_file(&header.exe) {
             return Err(format!(
@@ -234,7 +187,6 @@ fn recoverable(
                 header.exe.crc
             ));
         }
-        images.push(path);
     }
-    Ok((m, images))
+    Ok((m, recovery.images))
 }

@@ -62,7 +62,7 @@ fn mpcrs_ckpt_lists_and_verifies_epochs_at_every_level() {
     assert!(ok, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert!(
-        lines[0].starts_with("epoch-1  1 images  ") && lines[0].ends_with("  L1 1/1  L4 1/1"),
+        lines[0].starts_with("epoch-1  1 images  ") && lines[0].ends_with("  files L1 1/1 L4 1/1"),
         "{out}"
     );
     assert!(lines[1].starts_with("epoch-2  latest  1 images  "), "{out}");
@@ -99,17 +99,21 @@ fn mpcrs_ckpt_lists_and_verifies_epochs_at_every_level() {
         err.contains(&format!("{}: truncated", l1.display())),
         "{err}"
     );
-    assert!(!err.contains("no intact image"), "{err}");
+    assert!(!err.contains("no level recovers"), "{err}");
     // And its L4 gone too: no intact image of the process.
     std::fs::remove_file(dir.epoch_dir(1).join("process-0.img")).unwrap();
     let (ok, out, err) = ckpt(&["ls", r]);
     assert!(
-        ok && out.lines().next().unwrap().ends_with("  L1 1/1  L4 0/1"),
+        ok && out
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("  files L1 1/1 L4 0/1"),
         "{out}{err}"
     );
     let (ok, _, err) = ckpt(&["verify", r, "--epoch", "1"]);
     assert!(
-        !ok && err.contains("epoch-1: no intact image of process 0 at any level"),
+        !ok && err.contains("epoch-1: no level recovers process 0"),
         "{err}"
     );
     let (ok, _, err) = ckpt(&["verify", r, "--epoch", "3"]);

@@ -130,6 +130,24 @@ impl ParityHeader {
     }
 }
 
+/// Checks the parity file at `path`: its header, and every parity chunk
+/// against its CRC-32C.
+pub fn verify_parity(path: &Path) -> io::Result<ParityHeader> {
+    let h = ParityHeader::read(path)?;
+    let f = File::open(path).map_err(|e| with_path(e, path))?;
+    let mut buf = vec![0u8; h.chunk];
+    let damaged = |what: String| with_path(io::Error::new(io::ErrorKind::InvalidData, what), path);
+    for c in 0..h.chunks() {
+        let at = h.encoded_len() as u64 + (c * h.chunk) as u64;
+        f.read_exact_at(&mut buf, at)
+            .map_err(|e| damaged(format!("parity chunk {c}: {e}")))?;
+        if crc32c::crc32c(&buf) != h.crcs[c] {
+            return Err(damaged(format!("parity chunk {c}: CRC-32C mismatch")));
+        }
+    }
+    Ok(h)
+}
+
 fn chunks(sizes: &[u64], chunk: usize) -> usize {
     let max = sizes.iter().copied().max().unwrap_or(0);
     max.div_ceil(chunk as u64) as usize

@@ -12,13 +12,16 @@
 //! Must not touch: MPI semantics or the fabric (it sees processes only through
 //! [`Transport`]), or the image format and its commit (mpcrs-cr).
 
+pub mod completion;
 pub mod erasure;
 pub mod level;
 pub mod memory;
 pub mod partner;
 pub mod placement;
+pub mod schedule;
 pub mod store;
 pub mod transport;
 
 pub use level::Level;
+pub use schedule::Schedule;
 pub use transport::{Io, PlainIo, Transport};

@@ -60,6 +60,8 @@ pub fn receive_copy(t: &dyn Transport, from: usize, epoch: u64, dest: &Path) -> 
     let mut file = blocking(t, || File::create(&partial)).map_err(|e| with_path(e, &partial))?;
     let mut got = 0u64;
     while got < len {
+        // Only the sender decides to stop (it then sends an empty chunk): a
+        // receiver that left first would leave the sender waiting for ever.
         let chunk = t.receive(from, tag)?;
         if chunk.is_empty() {
             // The sender stopped (the next checkpoint began).

@@ -40,9 +40,20 @@ impl LocalStore {
         self.epoch_dir(node, epoch).join(image_name(process))
     }
 
-    /// Removes process `process`'s files of the epochs of `node` older than
+    /// Where the process on `node` that is `process`'s partner keeps its L2
+    /// copy of `epoch`.
+    pub fn partner_copy(&self, node: u32, epoch: u64, process: usize) -> PathBuf {
+        self.epoch_dir(node, epoch).join(partner_copy_name(process))
+    }
+
+    /// Where process `process` (on `node`) keeps its L3 parity shard of `epoch`.
+    pub fn parity(&self, node: u32, epoch: u64, process: usize) -> PathBuf {
+        self.epoch_dir(node, epoch).join(parity_name(process))
+    }
+
+    /// Removes the files named `names` of the epochs of `node` older than
     /// `oldest_kept`, and epoch directories left empty.
-    pub fn prune(&self, node: u32, process: usize, oldest_kept: u64) -> io::Result<()> {
+    pub fn prune(&self, node: u32, names: &[String], oldest_kept: u64) -> io::Result<()> {
         let dir = self.node_dir(node);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             return Ok(());
@@ -56,12 +67,24 @@ impl LocalStore {
                 continue;
             };
             if k < oldest_kept {
-                let _ = std::fs::remove_file(e.path().join(image_name(process)));
+                for name in names {
+                    let _ = std::fs::remove_file(e.path().join(name));
+                }
                 let _ = std::fs::remove_dir(e.path());
             }
         }
         Ok(())
     }
+}
+
+/// The file name of process `process`'s L3 parity shard.
+pub fn parity_name(process: usize) -> String {
+    format!("parity-{process}.rs")
+}
+
+/// The file name of the L2 copy of process `process`'s image.
+pub fn partner_copy_name(process: usize) -> String {
+    format!("partner-of-{process}.img")
 }
 
 /// The file name of process `process`'s image in an epoch directory.
@@ -137,7 +160,7 @@ mod tests {
             3 << 20
         );
         assert_eq!(std::fs::read(&to).unwrap(), vec![3u8; 3 << 20]);
-        store.prune(1, 2, 3).unwrap();
+        store.prune(1, &[image_name(2)], 3).unwrap();
         assert!(!store.epoch_dir(1, 1).exists() && !store.epoch_dir(1, 2).exists());
         assert!(store.image(1, 3, 2).exists());
         assert_eq!(

@@ -13,6 +13,8 @@ pub struct JobConfig {
     pub process: usize,
     /// Node of every process (all 0 in a one-node job).
     pub nodes: Vec<u32>,
+    /// Host name of every node (by node number).
+    pub node_names: Vec<String>,
     /// `None`: one worker per CPU of the process's cpuset.
     pub workers: Option<usize>,
     pub stack_size: usize,
@@ -87,6 +89,17 @@ impl JobConfig {
             }
             None => vec![0; processes],
         };
+        let node_names = match var(env::NODE_NAMES.name) {
+            Some(v) => v.split(',').map(|n| n.trim().to_string()).collect(),
+            None => vec![mpcrs_settings::local_hostname()],
+        };
+        if let Some(n) = nodes.iter().find(|&&n| n as usize >= node_names.len()) {
+            return Err(format!(
+                "{}={:?} names no host for node {n}",
+                env::NODE_NAMES.name,
+                node_names.join(",")
+            ));
+        }
         let yield_when_idle = match var(env::YIELD_WHEN_IDLE.name).as_deref().map(str::trim) {
             None => None,
             Some("1") => Some(true),
@@ -103,6 +116,7 @@ impl JobConfig {
             processes,
             process,
             nodes,
+            node_names,
             yield_when_idle,
             checkpoints: var(env::CHECKPOINT_DIR.name).is_some(),
             workers: read(env::WORKERS.name)?,

@@ -22,16 +22,19 @@ impl ProcessTransport {
     /// The endpoint of the caller's process; `world` is any communicator of
     /// the caller (for its job).
     pub(crate) fn of_job(world: &Communicator) -> ProcessTransport {
+        Self::of_universe(&world.shared.universe)
+    }
+
+    /// The endpoint of this process in the job of `universe`.
+    pub(crate) fn of_universe(
+        universe: &std::sync::Arc<crate::universe::Universe>,
+    ) -> ProcessTransport {
         let (firsts, me): (Vec<i32>, usize) = match crate::remote::Fabric::get() {
             Some(f) => (f.first_ranks().map(|r| r as i32).collect(), f.me as usize),
             None => (vec![0], 0),
         };
         let group = Group::from_world_ranks(firsts.clone());
-        let shared = meet(
-            &world.shared.universe,
-            derived_context(&[PROCESSES_KEY]),
-            group,
-        );
+        let shared = meet(universe, derived_context(&[PROCESSES_KEY]), group);
         ProcessTransport {
             comm: Communicator::from_shared(shared, me as i32, firsts[me], "processes"),
         }

@@ -144,6 +144,12 @@ fn start(cfg: &JobConfig) -> Option<Started> {
         Some(f) => f.registry.get_or_make(0, 1, make_world),
         None => make_world(),
     };
+    if fabric.is_some() {
+        // Partner copies (L2) travel between the processes' helpers.
+        crate::checkpoint::set_transport(Box::new(
+            crate::process_transport::ProcessTransport::of_universe(&universe),
+        ));
+    }
     Some(Started {
         sched,
         fabric,

@@ -37,6 +37,23 @@ pub struct JobManifest {
     pub local: Option<PathBuf>,
     #[serde(default)]
     pub nodes: Vec<u32>,
+    /// The levels this epoch was to get (by number, 1 first), the levels
+    /// complete for every process (rewritten as helpers finish them), and the
+    /// size of the Reed-Solomon groups (L3).
+    #[serde(default = "only_local")]
+    pub levels: Vec<u8>,
+    #[serde(default = "only_local")]
+    pub complete: Vec<u8>,
+    #[serde(default = "default_group_size")]
+    pub group_size: usize,
+}
+
+fn only_local() -> Vec<u8> {
+    vec![1]
+}
+
+fn default_group_size() -> usize {
+    4
 }
 
 /// Variables that change how the dynamic loader lays a process out.
@@ -73,6 +90,9 @@ impl JobManifest {
                 .collect(),
             local: None,
             nodes: Vec::new(),
+            levels: only_local(),
+            complete: only_local(),
+            group_size: default_group_size(),
         }
     }
 
@@ -125,6 +145,9 @@ mod tests {
             loader_env: vec![("LD_LIBRARY_PATH".into(), "/opt/lib".into())],
             local: Some("/tmp/local".into()),
             nodes: vec![0, 1],
+            levels: vec![1, 2, 4],
+            complete: vec![1, 2],
+            group_size: 2,
         };
         let dir = std::env::temp_dir().join(format!("mpcrs-manifest-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -53,6 +53,8 @@ variables! {
         "This process's index among the job's processes.";
     NODES = "MPCRS_NODES", set_by "mpcrs-run (--host, --hostfile)", default "all 0",
         "The node of every process, comma-separated: processes of one node may share memory.";
+    NODE_NAMES = "MPCRS_NODE_NAMES", set_by "mpcrs-run", default "this host for node 0",
+        "The host name of every node, comma-separated, by node number (for messages and manifests).";
     WORKERS = "MPCRS_WORKERS", set_by "-c", default "one per CPU of the cpuset",
         "Worker threads per process (mpcrs-run sets 1 when a host has more processes than CPUs).";
     STACK_SIZE = "MPCRS_STACK_SIZE", set_by "--stack-size", default "1 MiB (8 MiB for C programs)",
@@ -73,6 +75,12 @@ variables! {
         "Node-local storage of the checkpoints (L1): each node keeps its processes' images in node-N/ below it.";
     CHECKPOINT_KEEP = "MPCRS_CHECKPOINT_KEEP", set_by "--keep", default "2",
         "Complete epochs kept in the checkpoint directory.";
+    CHECKPOINT_LEVELS = "MPCRS_CHECKPOINT_LEVELS", set_by "--levels", default "1:1,4:1 on one host, 1:1,2:1,4:1 on several",
+        "Which levels each checkpoint gets: LEVEL:EVERY,... (every EVERY-th checkpoint at LEVEL; L1 at all).";
+    CHECKPOINT_GROUP_SIZE = "MPCRS_CHECKPOINT_GROUP_SIZE", set_by "--group-size", default "4",
+        "Processes per Reed-Solomon group (L3).";
+    POST_PROCESSING = "MPCRS_POST_PROCESSING", set_by "--post-processing", default "helpers",
+        "helpers: levels L2-L4 are made by helper tasks while the ranks go on; inline: the checkpoint returns once they are made.";
     CHECKPOINT_INTERVAL = "MPCRS_CHECKPOINT_INTERVAL", set_by "--checkpoint-interval", default "unset: no periodic checkpoint",
         "Seconds between checkpoints taken wherever the program is.";
     RESTORE = "MPCRS_RESTORE", set_by "--restart, per process", default "unset",

@@ -357,7 +357,11 @@ fn bad_images_missing_images_and_changed_executables_are_refused_by_name() {
     std::fs::remove_file(&l1).unwrap();
     std::fs::remove_file(&l4).unwrap();
     let err = refused(&ckpt, &["--epoch", &epoch]);
-    assert!(err.contains("process-0.img: missing"), "{err}");
+    assert!(
+        err.contains("no level recovers process 0: L1 image missing")
+            && err.contains(&format!("L4 image missing ({})", l4.display())),
+        "{err}"
+    );
     std::fs::write(&l1, &good).unwrap();
     // An epoch that does not exist.
     let err = refused(&ckpt, &["--epoch", "99"]);
@@ -397,9 +401,10 @@ fn a_damaged_level_falls_back_to_the_next_and_a_damaged_epoch_to_the_one_before(
     let (err, after) = restarted(&ckpt);
     assert_eq!(after, Some(latest * 100), "{err}");
     assert!(
-        err.contains(&format!("process 0: {}", l1.display()))
+        err.contains(&format!("process 0: L1 image region 0"))
+            && err.contains(&format!("({})", l1.display()))
             && err.contains("checksum mismatch")
-            && err.contains(&format!("restoring it from L4 (global) ({})", l4.display())),
+            && err.contains(&format!("restoring it from L4 ({})", l4.display())),
         "{err}"
     );
     // L1 missing: the same.
@@ -625,4 +630,53 @@ fn rendezvous_across_3_processes_checkpointed_every_interval_survive_a_restart()
 #[test]
 fn rendezvous_across_3_processes_over_tcp_checkpointed_every_interval_survive_a_restart() {
     ring_checkpointed_every_interval("ring-tcp", &["-n", "6", "-p", "3", "--net", "tcp"]);
+}
+
+#[test]
+fn a_process_that_lost_its_node_local_image_restarts_from_its_partners_copy() {
+    let dir = scratch("partner");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ckpt = dir.join("ckpt");
+    let local = dir.join("local");
+    let o = run_job(
+        &[
+            "-n",
+            "4",
+            "-p",
+            "2",
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+            "--checkpoint-local",
+            local.to_str().unwrap(),
+            "--levels",
+            "1:1,2:1,4:1",
+            example("heat").to_str().unwrap(),
+            "64",
+            "300",
+            "100",
+        ],
+        LIMIT,
+    );
+    expect_success(&o, "checkpointed heat in 2 processes");
+    let latest = latest_epoch(&ckpt).unwrap();
+    let at = |name: &str| local.join(format!("node-0/epoch-{latest}/{name}"));
+    // Each process keeps the other's copy (one host: the partner is the other process).
+    for p in 0..2 {
+        assert!(at(&format!("partner-of-{p}.img")).is_file());
+    }
+    std::fs::remove_file(at("process-1.img")).unwrap();
+    let (err, after) = restarted(&ckpt);
+    assert_eq!(after, Some(latest * 100), "{err}");
+    assert!(
+        err.contains("process 1: ")
+            && err.contains("restoring it from the partner copy")
+            && err.contains("partner-of-1.img"),
+        "{err}"
+    );
+    // Its copy gone too: the global directory.
+    std::fs::remove_file(at("partner-of-1.img")).unwrap();
+    let (err, after) = restarted(&ckpt);
+    assert_eq!(after, Some(latest * 100), "{err}");
+    assert!(err.contains("restoring it from L4"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,10 +1,12 @@
 //! mpcrs-ckpt: inspect a checkpoint directory.
 //!
-//! `mpcrs-ckpt ls DIR` lists the epochs (complete, partial, which is latest, images
-//! and bytes, and how many processes' images each storage level holds);
-//! `mpcrs-ckpt verify DIR [--epoch K]` checks every image of an epoch (default:
-//! latest) at every level and exits non-zero naming each bad file and problem,
-//! or a process whose image no level holds intact.
+//! `mpcrs-ckpt ls DIR` lists the epochs (complete, partial, which is latest,
+//! images and bytes in the checkpoint directory, the levels each epoch was to
+//! get and those complete, and how many processes' files each level holds);
+//! `mpcrs-ckpt verify DIR [--epoch K]` checks every file of an epoch (default:
+//! latest) at every level, and whether every process can be restored
+//! (rebuilding from L3 where needed), and exits non-zero naming each damaged
+//! file, or a process no level recovers.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,19 +17,32 @@ use mpcrs_cr::CheckpointDir;
 use mpcrs_levels::Level;
 use mpcrs_settings::JobManifest;
 
-/// Where each level keeps process `p`'s image of epoch `k`.
-fn level_images(dir: &CheckpointDir, m: &JobManifest, k: u64, p: usize) -> Vec<(Level, PathBuf)> {
-    mpcrs_launch::restart::level_images(m, &dir.epoch_dir(k), k, p)
+/// Process `p`'s files of epoch `k`, by level (L3: its parity shard).
+fn level_files(dir: &CheckpointDir, m: &JobManifest, k: u64, p: usize) -> Vec<(Level, PathBuf)> {
+    let f = mpcrs_launch::recovery::level_files(m, &dir.epoch_dir(k), k, p);
+    let mut v = Vec::new();
+    v.extend(f.local.map(|l| (Level::Local, l)));
+    v.extend(f.partner.map(|(c, _)| (Level::Partner, c)));
+    v.extend(f.parity.map(|c| (Level::Erasure, c)));
+    v.push((Level::Global, f.global));
+    v
 }
 
-/// "L1 2/2  L4 1/2": how many processes' images each level holds.
+fn numbers(levels: &[u8]) -> String {
+    let v: Vec<String> = levels.iter().map(|l| format!("L{l}")).collect();
+    v.join(",")
+}
+
+/// "levels L1,L2,L4 complete L1,L2  files L1 2/2 L2 2/2 L4 1/2": the levels the
+/// epoch was to get, those every process completed, and how many processes'
+/// files each level holds.
 fn levels_held(dir: &CheckpointDir, k: u64) -> String {
     let Ok(m) = JobManifest::read(&dir.epoch_dir(k).join(MANIFEST)) else {
         return String::new();
     };
     let mut counts: Vec<(Level, usize)> = Vec::new();
     for p in 0..m.processes {
-        for (level, path) in level_images(dir, &m, k, p) {
+        for (level, path) in level_files(dir, &m, k, p) {
             let held = path.is_file() as usize;
             match counts.iter_mut().find(|(l, _)| *l == level) {
                 Some((_, n)) => *n += held,
@@ -35,10 +50,18 @@ fn levels_held(dir: &CheckpointDir, k: u64) -> String {
             }
         }
     }
-    counts
+    let files: String = counts
         .iter()
-        .map(|(l, n)| format!("  L{} {n}/{}", l.number(), m.processes))
-        .collect()
+        .filter(|(l, n)| {
+            *n > 0 || m.levels.contains(&l.number()) || matches!(l, Level::Local | Level::Global)
+        })
+        .map(|(l, n)| format!(" L{} {n}/{}", l.number(), m.processes))
+        .collect();
+    format!(
+        "  levels {} complete {}  files{files}",
+        numbers(&m.levels),
+        numbers(&m.complete)
+    )
 }
 
 #[derive(Parser)]
@@ -124,40 +147,65 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
         ));
     }
     let m = JobManifest::read(&path.join(MANIFEST))?;
-    let mut problems = Vec::new();
+    println!(
+        "{}: levels {}, complete {}",
+        epoch_name(k),
+        numbers(&m.levels),
+        numbers(&m.complete)
+    );
+    let mut damaged = Vec::new();
     for p in 0..m.processes {
-        let mut intact = false;
-        for (level, img) in level_images(dir, &m, k, p) {
-            if !img.is_file() {
-                println!("{}: not here ({level})", img.display());
+        for (level, file) in level_files(dir, &m, k, p) {
+            if !file.is_file() {
+                println!("{}: not here ({level})", file.display());
                 continue;
             }
-            match mpcrs_cr::verify(&img) {
-                Ok(v) => {
-                    intact = true;
-                    println!(
-                        "{}: ok ({level}, {} regions, {} bytes of memory, executable {})",
-                        img.display(),
-                        v.header.regions.len(),
-                        v.data_bytes,
-                        v.header.exe.path
-                    );
+            if level == Level::Erasure {
+                match mpcrs_levels::erasure::verify_parity(&file) {
+                    Ok(h) => println!(
+                        "{}: ok ({level}, shard {} of group {:?})",
+                        file.display(),
+                        h.index,
+                        h.members
+                    ),
+                    Err(e) => {
+                        println!("{}: damaged ({level}): {e}", file.display());
+                        damaged.push(e.to_string());
+                    }
                 }
+                continue;
+            }
+            match mpcrs_cr::verify(&file) {
+                Ok(v) => println!(
+                    "{}: ok ({level}, {} regions, {} bytes of memory, executable {})",
+                    file.display(),
+                    v.header.regions.len(),
+                    v.data_bytes,
+                    v.header.exe.path
+                ),
                 Err(e) => {
-                    println!("{}: damaged ({level}): {}", img.display(), e.problem);
-                    problems.push(e.to_string());
+                    println!("{}: damaged ({level}): {}", file.display(), e.problem);
+                    damaged.push(e.to_string());
                 }
             }
         }
-        if !intact {
-            problems.push(format!(
-                "{}: no intact image of process {p} at any level",
-                epoch_name(k)
-            ));
-        }
     }
-    if !problems.is_empty() {
-        return Err(problems.join("\n"));
+    // Whether every process can be restored, rebuilding from L3 where needed
+    // (into a scratch directory, removed after).
+    let scratch = std::env::temp_dir().join(format!("mpcrs-ckpt-verify-{}", std::process::id()));
+    let recovered = mpcrs_launch::recovery::recover(&m, &path, k, &scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    match recovered {
+        Ok(r) => {
+            for note in &r.notes {
+                println!("{note}");
+            }
+            println!("{}: every process can be restored", epoch_name(k));
+        }
+        Err(e) => damaged.push(e),
+    }
+    if !damaged.is_empty() {
+        return Err(damaged.join("\n"));
     }
     Ok(())
 }

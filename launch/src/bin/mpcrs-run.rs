@@ -29,8 +29,15 @@ fn check_drivers(rails: &mpcrs_rails::RailSet) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let mut args = Options::parse();
     mpcrs_settings::diagnostics::init("mpcrs-run");
+    let argv = match mpcrs_launch::checkpoint_config::expand(std::env::args_os().collect()) {
+        Ok(a) => a,
+        Err(e) => {
+            mpcrs_settings::report!(error, "mpcrs-run: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut args = Options::parse_from(argv);
     if let Some(dir) = &args.restart {
         if !args.command.is_empty() {
             mpcrs_settings::report!(
@@ -61,6 +68,18 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     // Everything is checked before any process starts.
+    if let Some(levels) = &args.levels {
+        use mpcrs_levels::Level;
+        for l in [Level::Partner, Level::Erasure] {
+            if args.processes == 1 && levels.every(l).is_some() {
+                mpcrs_settings::report!(
+                    error,
+                    "mpcrs-run: --levels {levels}: {l} needs a job of several processes (-p), one per partner or group member"
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
     let config_file = rails_config(args.config.clone());
     let rails = match mpcrs_rails::NetConfig::load(&config_file).and_then(|c| c.select(&args.net)) {
         Ok(r) => r,
@@ -151,6 +170,11 @@ fn main() -> ExitCode {
         if let Some(s) = args.checkpoint_interval {
             cmd.env(env::CHECKPOINT_INTERVAL.name, s.to_string());
         }
+        if let Some(levels) = &args.levels {
+            cmd.env(env::CHECKPOINT_LEVELS.name, levels.to_string());
+        }
+        cmd.env(env::CHECKPOINT_GROUP_SIZE.name, args.group_size.to_string());
+        cmd.env(env::POST_PROCESSING.name, &args.post_processing);
     }
     // The network the job's processes use between them.
     cmd.env(env::NET.name, &rails.option);

@@ -1,12 +1,14 @@
-//! Post-processing of a committed epoch by helper ULTs: background ULTs of
-//! the job's scheduler, which run when the ranks of their worker wait, never
-//! preempt one, and do their file I/O on the scheduler's blocking pool. Today
-//! they flush each process's L1 image to the global directory (L4). The next
-//! checkpoint stops them first ([`stop`]: the work of the older epoch is
-//! dropped, that epoch stays usable from L1, and no image holds a helper
-//! half-way); the end of the job waits for them ([`drain`]).
+//! Helper tasks: background ULTs of the job's scheduler, which run when the
+//! ranks of their worker wait, never preempt one, and do their file I/O on the
+//! scheduler's blocking pool (so no worker that runs ranks sleeps in a system
+//! call for them). They post-process committed epochs (post.rs).
+//!
+//! The next checkpoint first [`stop`]s them: work on this node alone (the L4
+//! flush) ends at its next piece, leaving no file under its final name; work
+//! with other processes (L2 copies, L3 encoding) is finished, since its peers
+//! wait for it. Meanwhile helpers no longer yield between pieces. So no image
+//! holds a helper half-way. The end of the job waits for them ([`drain`]).
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -16,19 +18,35 @@ use mpcrs_scheduler::JoinHandle;
 /// The scheduler the helpers run on, handed over at start.
 static SCHEDULER: OnceLock<mpcrs_scheduler::Handle> = OnceLock::new();
 
+/// The transport between the processes' helpers (jobs of several processes).
+static TRANSPORT: OnceLock<Box<dyn mpcrs_levels::Transport>> = OnceLock::new();
+
 /// Helpers under way.
 static RUNNING: Mutex<Vec<JoinHandle<()>>> = Mutex::new(Vec::new());
 
-/// Set while [`stop`] waits for the helpers: they end at their next piece.
+/// Set while [`stop`] waits: work on this node alone ends at its next piece.
 static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Set while someone waits for the helpers: they no longer yield.
+static HURRY: AtomicBool = AtomicBool::new(false);
 
 /// Lets helpers run on `handle`'s workers.
 pub(crate) fn set_scheduler(handle: mpcrs_scheduler::Handle) {
     let _ = SCHEDULER.set(handle);
 }
 
+/// Lets helpers of different processes talk (handed over at start).
+pub(crate) fn set_transport(t: Box<dyn mpcrs_levels::Transport>) {
+    let _ = TRANSPORT.set(t);
+}
+
+/// The transport between the processes' helpers, in a job of several.
+pub(super) fn transport() -> Option<&'static dyn mpcrs_levels::Transport> {
+    TRANSPORT.get().map(|t| t.as_ref())
+}
+
 /// How helpers do I/O: blocking calls on the blocking pool (inline outside a
-/// ULT), a yield between pieces.
+/// ULT), a yield between pieces unless someone waits for them.
 pub(crate) struct HelperIo;
 
 impl Io for HelperIo {
@@ -54,7 +72,9 @@ impl Io for HelperIo {
     }
 
     fn pause(&self) {
-        mpcrs_scheduler::yield_now();
+        if !HURRY.load(Ordering::Acquire) {
+            mpcrs_scheduler::yield_now();
+        }
     }
 
     fn stopped(&self) -> bool {
@@ -62,49 +82,58 @@ impl Io for HelperIo {
     }
 }
 
-/// Starts the flush of this process's L1 image `l1` of epoch `epoch` to `l4`
-/// on a helper ULT; then prunes this process's local epochs older than
-/// `oldest_kept`. Without a scheduler (the job ended), it runs here.
-pub(crate) fn flush_to_global(
-    epoch: u64,
-    l1: PathBuf,
-    l4: PathBuf,
-    prune: impl FnOnce() + Send + 'static,
-) {
-    let work = move || {
-        match mpcrs_levels::store::copy_durably(&HelperIo, &l1, &l4) {
-            Ok(bytes) => tracing::debug!(epoch, bytes, to = %l4.display(), "L4: image flushed"),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                tracing::debug!(epoch, "L4: flush stopped by the next checkpoint")
-            }
-            Err(e) => mpcrs_settings::report!(
-                warn,
-                "mpcrs: checkpoint epoch {epoch}: the copy to the global directory failed ({e}); the epoch stays usable from node-local storage"
-            ),
+/// A helper started by [`spawn`].
+pub(super) enum Helper<T> {
+    Running(JoinHandle<T>),
+    /// It ran in place (no scheduler).
+    Done(T),
+}
+
+impl<T> Helper<T> {
+    /// Its result, once it ended (`None`: it panicked).
+    pub(super) fn join(self) -> Option<T> {
+        match self {
+            Helper::Running(h) => h.join().ok(),
+            Helper::Done(t) => Some(t),
         }
-        prune();
-    };
+    }
+}
+
+/// Starts `work` as a helper; without a scheduler (a program that never
+/// started the runtime's workers), runs it here.
+pub(super) fn spawn<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Helper<T> {
     match SCHEDULER.get() {
-        Some(h) => {
-            let worker = h.workers() - 1;
-            RUNNING
-                .lock()
-                .unwrap()
-                .push(h.spawn_background(worker, work));
-        }
-        None => work(),
+        // The last worker: with one rank per worker, rank 0's worker (which
+        // often does more) is spared.
+        Some(h) => Helper::Running(h.spawn_background(h.workers() - 1, work)),
+        None => Helper::Done(work()),
     }
 }
 
-/// Waits for every helper under way.
+/// Starts `work` as a helper that [`drain`] and [`stop`] wait for.
+pub(super) fn start(work: impl FnOnce() + Send + 'static) {
+    if let Helper::Running(h) = spawn(work) {
+        RUNNING.lock().unwrap().push(h);
+    }
+}
+
+/// Waits for every helper under way, which meanwhile do not yield.
 pub(crate) fn drain() {
-    let running: Vec<_> = std::mem::take(&mut *RUNNING.lock().unwrap());
-    for h in running {
-        let _ = h.join();
+    HURRY.store(true, Ordering::Release);
+    loop {
+        let running: Vec<_> = std::mem::take(&mut *RUNNING.lock().unwrap());
+        if running.is_empty() {
+            break;
+        }
+        for h in running {
+            let _ = h.join();
+        }
     }
+    HURRY.store(false, Ordering::Release);
 }
 
-/// Stops every helper under way at its next piece of work, and waits for it.
+/// Stops the work of helpers on this node alone at its next piece, finishes
+/// the rest, and waits for all.
 pub(crate) fn stop() {
     STOPPING.store(true, Ordering::Release);
     drain();

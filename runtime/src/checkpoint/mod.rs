@@ -26,8 +26,9 @@ use mpcrs_settings::variables as env;
 mod across;
 mod helpers;
 pub(crate) mod network;
+mod post;
 
-pub(crate) use helpers::set_scheduler;
+pub(crate) use helpers::{set_scheduler, set_transport};
 
 /// How helpers of the storage levels do I/O (see helpers.rs).
 pub(crate) fn helper_io() -> impl mpcrs_levels::Io {
@@ -51,11 +52,18 @@ struct Settings {
     /// The global directory (L4; epochs commit there).
     dir: CheckpointDir,
     keep: usize,
-    /// Node-local storage (L1), this process's index in the job, and the
-    /// node of every process.
+    /// Node-local storage (L1), this process's index in the job, the node of
+    /// every process and the host of every node.
     local: mpcrs_levels::store::LocalStore,
     me: usize,
     nodes: Vec<u32>,
+    node_names: Vec<String>,
+    /// Which levels each epoch gets, and the size of L3's groups.
+    schedule: mpcrs_levels::Schedule,
+    group_size: usize,
+    /// `--post-processing inline`: a checkpoint returns once its levels are
+    /// made.
+    inline: bool,
 }
 
 impl Settings {
@@ -71,19 +79,67 @@ impl Settings {
         Ok(self.local.image(self.node(), k, self.me))
     }
 
-    /// After epoch `k` committed at L1: a helper flushes this process's image
-    /// to the global directory (L4) and prunes local epochs no longer kept.
-    fn post_process(&'static self, k: u64) {
-        let l1 = self.local.image(self.node(), k, self.me);
-        let l4 = self
-            .dir
-            .epoch_dir(k)
-            .join(mpcrs_levels::store::image_name(self.me));
-        let oldest_kept = k.saturating_sub(self.keep as u64 - 1);
-        helpers::flush_to_global(k, l1, l4, move || {
-            let _ = self.local.prune(self.node(), self.me, oldest_kept);
-        });
+    /// The manifest of epoch `k` of a job of `ranks` ranks in `processes`.
+    fn manifest(&self, k: u64, ranks: usize, processes: usize) -> mpcrs_settings::JobManifest {
+        let hosts = self
+            .nodes
+            .iter()
+            .map(|&n| self.node_names[n as usize].clone())
+            .collect();
+        let mut m = mpcrs_settings::JobManifest::of_this_job(ranks, processes, hosts);
+        m.local = Some(self.local.root().to_path_buf());
+        m.nodes = self.nodes.clone();
+        m.levels = self
+            .schedule
+            .levels_of(k)
+            .iter()
+            .map(|l| l.number())
+            .collect();
+        m.complete = vec![mpcrs_levels::Level::Local.number()];
+        m.group_size = self.group_size;
+        m
     }
+
+    /// After epoch `k` committed at L1: helpers make its other levels.
+    fn post_process(&'static self, k: u64) {
+        post::start(self, k);
+    }
+}
+
+/// The settings of the levels from the environment (see the variables).
+/// `hosts`: the number of hosts of the job (for the default schedule).
+fn level_settings(hosts: usize) -> Result<(mpcrs_levels::Schedule, usize, bool), String> {
+    let schedule = match env::CHECKPOINT_LEVELS.get() {
+        Some(v) => v
+            .parse::<mpcrs_levels::Schedule>()
+            .map_err(|e| format!("{}={v:?}: {e}", env::CHECKPOINT_LEVELS.name))?,
+        None => mpcrs_levels::Schedule::default_for(hosts),
+    };
+    let group_size = match env::CHECKPOINT_GROUP_SIZE.get() {
+        Some(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&g| g >= 2)
+            .ok_or_else(|| {
+                format!(
+                    "{}={v:?} is not a group size of 2 or more",
+                    env::CHECKPOINT_GROUP_SIZE.name
+                )
+            })?,
+        None => 4,
+    };
+    let inline = match env::POST_PROCESSING.get().as_deref().map(str::trim) {
+        None | Some("helpers") => false,
+        Some("inline") => true,
+        Some(v) => {
+            return Err(format!(
+                "{}={v:?} is neither helpers nor inline",
+                env::POST_PROCESSING.name
+            ))
+        }
+    };
+    Ok((schedule, group_size, inline))
 }
 
 /// Whether this job may take checkpoints (it was given a checkpoint directory).
@@ -116,6 +172,16 @@ fn settings() -> Option<&'static Result<Settings, String>> {
             Some(l) => std::path::PathBuf::from(l),
             None => mpcrs_levels::store::default_local_root(std::path::Path::new(&dir)),
         };
+        let hosts = {
+            let mut n = cfg.nodes.clone();
+            n.sort_unstable();
+            n.dedup();
+            n.len()
+        };
+        let (schedule, group_size, inline) = match level_settings(hosts) {
+            Ok(l) => l,
+            Err(e) => return Some(Err(e)),
+        };
         Some(
             CheckpointDir::create(std::path::Path::new(&dir))
                 .map(|dir| Settings {
@@ -124,6 +190,10 @@ fn settings() -> Option<&'static Result<Settings, String>> {
                     local: mpcrs_levels::store::LocalStore::new(local),
                     me: cfg.process,
                     nodes: cfg.nodes.clone(),
+                    node_names: cfg.node_names.clone(),
+                    schedule,
+                    group_size,
+                    inline,
                 })
                 .map_err(|e| format!("checkpoint directory {}: {e}", dir.to_string_lossy())),
         )
@@ -332,10 +402,7 @@ fn commit_epoch(
     f: &Figures,
 ) -> bool {
     let k = epoch.epoch();
-    let host = mpcrs_settings::local_hostname();
-    let mut manifest = mpcrs_settings::JobManifest::of_this_job(ranks, f.images, vec![host]);
-    manifest.local = Some(settings.local.root().to_path_buf());
-    manifest.nodes = settings.nodes.clone();
+    let manifest = settings.manifest(k, ranks, f.images);
     if let Err(e) = epoch.commit(manifest.to_json().as_bytes()) {
         mpcrs_settings::report!(
             error,
@@ -343,7 +410,8 @@ fn commit_epoch(
         );
         return false;
     }
-    let _ = settings.dir.prune(settings.keep);
+    let newest_global: Vec<u64> = post::newest_global(&settings.dir).into_iter().collect();
+    let _ = settings.dir.prune_except(settings.keep, &newest_global);
     let images = if f.images > 1 {
         format!(" in {} images", f.images)
     } else {
@@ -366,8 +434,18 @@ fn commit_epoch(
 pub(crate) fn lead(ranks: usize, spans: bool) {
     let state = match settings() {
         None => CrState::Ignore,
-        Some(Ok(s)) if spans => across::take(s, ranks),
-        Some(Ok(s)) => take(s, ranks),
+        Some(Ok(s)) => {
+            let state = if spans {
+                across::take(s, ranks)
+            } else {
+                take(s, ranks)
+            };
+            if s.inline && state == CrState::Checkpoint {
+                // The ranks wait in the call until every level is made.
+                finish();
+            }
+            state
+        }
         Some(Err(e)) => {
             mpcrs_settings::report!(error, "mpcrs: checkpoint failed: {e}");
             CrState::Error
@@ -503,6 +581,9 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
                         }
                     }
                 };
+                if settings.inline && state == Some(CrState::Checkpoint) {
+                    finish();
+                }
                 match (state, why) {
                     (Some(CrState::Restart), Some(why)) => {
                         mpcrs_settings::report!(info, "mpcrs: restarted from a checkpoint taken on {why}")

@@ -1,0 +1,218 @@
+//! How an epoch is recovered from its storage levels: for every process, the
+//! cheapest level that holds its image intact. L1 (its node-local image),
+//! else L2 (the copy its partner keeps), else L3 (rebuilt, with the other
+//! members of its Reed-Solomon group, from their images and parity), else L4
+//! (the epoch directory). Node-local files are read where the launcher runs:
+//! on one host, or where node-local directories are reachable at the same
+//! path (a shared mount).
+
+use std::path::{Path, PathBuf};
+
+use mpcrs_cr::commit::epoch_name;
+use mpcrs_levels::store::{image_name, LocalStore};
+use mpcrs_levels::{erasure, placement, Level};
+use mpcrs_settings::JobManifest;
+
+/// Where each level keeps process `p`'s data of epoch `k`.
+pub struct LevelFiles {
+    /// L1: its image on its node.
+    pub local: Option<PathBuf>,
+    /// L2: the copy its partner keeps, and that partner.
+    pub partner: Option<(PathBuf, usize)>,
+    /// L3: its parity shard on its node.
+    pub parity: Option<PathBuf>,
+    /// L4: its image in the epoch directory.
+    pub global: PathBuf,
+}
+
+/// Where each level keeps process `p`'s data of epoch `k` (`epoch_dir`: the
+/// epoch's directory in the checkpoint directory).
+pub fn level_files(m: &JobManifest, epoch_dir: &Path, k: u64, p: usize) -> LevelFiles {
+    let global = epoch_dir.join(image_name(p));
+    let Some(root) = &m.local else {
+        return LevelFiles {
+            local: None,
+            partner: None,
+            parity: None,
+            global,
+        };
+    };
+    let store = LocalStore::new(root);
+    let nodes = nodes(m);
+    let partner = placement::partners(&nodes)
+        .get(p)
+        .copied()
+        .flatten()
+        .map(|q| (store.partner_copy(nodes[q], k, p), q));
+    LevelFiles {
+        local: Some(store.image(nodes[p], k, p)),
+        partner,
+        parity: Some(store.parity(nodes[p], k, p)),
+        global,
+    }
+}
+
+/// The node of every process (all 0 when the manifest has none).
+fn nodes(m: &JobManifest) -> Vec<u32> {
+    (0..m.processes)
+        .map(|q| m.nodes.get(q).copied().unwrap_or(0))
+        .collect()
+}
+
+/// The host of process `p`, for messages.
+fn host(m: &JobManifest, p: usize) -> String {
+    match m.hosts.get(p) {
+        Some(h) if m.hosts.len() == m.processes => format!("host {h}"),
+        _ => format!("node {}", nodes(m)[p]),
+    }
+}
+
+/// Epoch `k` recovered: the image each process restores, and one line per
+/// process that does not restore its L1 image, saying what was used and why.
+pub struct Recovery {
+    pub images: Vec<PathBuf>,
+    pub notes: Vec<String>,
+}
+
+/// Checks an image: `Ok` when it is whole, else what is wrong.
+fn intact(path: &Path) -> Result<(), String> {
+    if !path.is_file() {
+        return Err("missing".into());
+    }
+    mpcrs_cr::verify(path)
+        .map(|_| ())
+        .map_err(|e| e.problem.to_string())
+}
+
+/// Recovers epoch `k` of the job of `m` (see the module). Images rebuilt from
+/// L3 are written to `rebuilt` (made if needed). Fails naming, for a process
+/// no level recovers, what is wrong at each.
+pub fn recover(
+    m: &JobManifest,
+    epoch_dir: &Path,
+    k: u64,
+    rebuilt: &Path,
+) -> Result<Recovery, String> {
+    let n = m.processes;
+    let mut found: Vec<Option<(Level, PathBuf)>> = vec![None; n];
+    let mut problems: Vec<Vec<String>> = vec![Vec::new(); n];
+    let files: Vec<LevelFiles> = (0..n).map(|p| level_files(m, epoch_dir, k, p)).collect();
+    for p in 0..n {
+        if let Some(l1) = &files[p].local {
+            match intact(l1) {
+                Ok(()) => {
+                    found[p] = Some((Level::Local, l1.clone()));
+                    continue;
+                }
+                Err(e) => {
+                    problems[p].push(format!("L1 image {e} on {} ({})", host(m, p), l1.display()))
+                }
+            }
+        }
+        if let Some((copy, q)) = &files[p].partner {
+            match intact(copy) {
+                Ok(()) => {
+                    found[p] = Some((Level::Partner, copy.clone()));
+                    continue;
+                }
+                Err(e) => problems[p].push(format!("partner copy {e} on {}", host(m, *q))),
+            }
+        }
+    }
+    // L3: each group with members lost, rebuilt from the others.
+    if m.local.is_some() && n > 1 {
+        for group in placement::groups(&nodes(m), m.group_size) {
+            let members = group.members;
+            let lost: Vec<usize> = (0..members.len())
+                .filter(|&i| found[members[i]].is_none())
+                .collect();
+            if lost.is_empty() {
+                continue;
+            }
+            let parity: Vec<Option<&Path>> = members
+                .iter()
+                .map(|&q| files[q].parity.as_deref().filter(|p| p.is_file()))
+                .collect();
+            if parity.iter().all(Option::is_none) {
+                for &i in &lost {
+                    problems[members[i]].push("no L3 parity".into());
+                }
+                continue;
+            }
+            let shards: Vec<erasure::Shards<'_>> = members
+                .iter()
+                .enumerate()
+                .map(|(i, &q)| erasure::Shards {
+                    image: found[q].as_ref().map(|(_, p)| p.as_path()),
+                    parity: parity[i],
+                })
+                .collect();
+            std::fs::create_dir_all(rebuilt).map_err(|e| format!("{}: {e}", rebuilt.display()))?;
+            let out = |i: usize| rebuilt.join(image_name(members[i]));
+            let from: Vec<String> = members
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !lost.contains(i))
+                .map(|(_, q)| q.to_string())
+                .collect();
+            match erasure::rebuild(&shards, &lost, &out) {
+                Ok(()) => {
+                    for &i in &lost {
+                        let q = members[i];
+                        match intact(&out(i)) {
+                            Ok(()) => {
+                                problems[q].push(format!(
+                                    "rebuilt from the Reed-Solomon parity of its group (processes {:?}; intact: {})",
+                                    members,
+                                    from.join(", ")
+                                ));
+                                found[q] = Some((Level::Erasure, out(i)));
+                            }
+                            Err(e) => problems[q].push(format!("image rebuilt from L3 {e}")),
+                        }
+                    }
+                }
+                Err(e) => {
+                    for &i in &lost {
+                        problems[members[i]].push(format!("L3 cannot rebuild it: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    let mut images = Vec::with_capacity(n);
+    let mut notes = Vec::new();
+    for p in 0..n {
+        if found[p].is_none() {
+            let l4 = &files[p].global;
+            match intact(l4) {
+                Ok(()) => found[p] = Some((Level::Global, l4.clone())),
+                Err(e) => problems[p].push(format!("L4 image {e} ({})", l4.display())),
+            }
+        }
+        match &found[p] {
+            Some((Level::Local, path)) => images.push(path.clone()),
+            Some((level, path)) => {
+                let how = match level {
+                    Level::Partner => format!(
+                        "restoring it from the partner copy on {} ({})",
+                        host(m, files[p].partner.as_ref().map_or(p, |(_, q)| *q)),
+                        path.display()
+                    ),
+                    Level::Erasure => format!("restoring it from L3 ({})", path.display()),
+                    _ => format!("restoring it from L4 ({})", path.display()),
+                };
+                notes.push(format!("process {p}: {}; {how}", problems[p].join("; ")));
+                images.push(path.clone());
+            }
+            None => {
+                return Err(format!(
+                    "{}: no level recovers process {p}: {}",
+                    epoch_name(k),
+                    problems[p].join("; ")
+                ))
+            }
+        }
+    }
+    Ok(Recovery { images, notes })
+}
