@@ -5,6 +5,8 @@
 //! runtime's examples; `mpcrs-run` comes from the runtime package. All are built by
 //! the workspace test command (`cargo nextest run --workspace`, see README.md).
 
+pub mod netns;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

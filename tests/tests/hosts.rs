@@ -1,120 +1,12 @@
-//! Jobs across hosts: network namespaces joined by a bridge stand for hosts (set
-//! up and torn down here), and `ip netns exec` is the launch agent that starts a
-//! process "on" one of them, where ssh would on a cluster.
+//! Jobs across hosts (see mpcrs_tests::netns).
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
+use mpcrs_tests::netns::Hosts;
 use mpcrs_tests::{
     build_c, c_source, c_suite_lines, example, expect_success, heat_checksum, latest_epoch,
     net_stats_line, numbers, process_report, program, run_job, BackgroundJob,
 };
-
-fn ip(args: &[&str]) {
-    let o = Command::new("ip")
-        .args(args)
-        .output()
-        .expect("ip (iproute2)");
-    assert!(
-        o.status.success(),
-        "ip {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-/// Hosts 10.213.S.2, .3, ... each in its own namespace, on a bridge that also
-/// holds this (launcher's) host at 10.213.S.1.
-struct Hosts {
-    tag: String,
-    subnet: u32,
-    count: u32,
-    agent: PathBuf,
-    /// The agent appends each host it starts a process on.
-    log: PathBuf,
-}
-
-impl Hosts {
-    /// `which` tells apart the sets of hosts of tests running at once.
-    fn new(count: u32, which: u32) -> Hosts {
-        let pid = std::process::id();
-        let tag = format!("{pid}{which}");
-        let subnet = 20 + (pid * 2 + which) % 200;
-        let h = Hosts {
-            tag: tag.clone(),
-            subnet,
-            count,
-            agent: std::env::temp_dir().join(format!("mpcrs-agent-{tag}.sh")),
-            log: std::env::temp_dir().join(format!("mpcrs-agent-{tag}.log")),
-        };
-        let br = h.bridge();
-        ip(&["link", "add", &br, "type", "bridge"]);
-        ip(&["addr", "add", &format!("10.213.{subnet}.1/24"), "dev", &br]);
-        ip(&["link", "set", &br, "up"]);
-        let mut cases = String::new();
-        for k in 1..=count {
-            let (ns, outer, inner) = (
-                h.ns(k),
-                format!("mv{}a{k}", h.tag),
-                format!("mv{}b{k}", h.tag),
-            );
-            ip(&["netns", "add", &ns]);
-            ip(&[
-                "link", "add", &outer, "type", "veth", "peer", "name", &inner,
-            ]);
-            ip(&["link", "set", &inner, "netns", &ns]);
-            ip(&["link", "set", &outer, "master", &br]);
-            ip(&["link", "set", &outer, "up"]);
-            let addr = h.host(k);
-            ip(&[
-                "-n",
-                &ns,
-                "addr",
-                "add",
-                &format!("{addr}/24"),
-                "dev",
-                &inner,
-            ]);
-            ip(&["-n", &ns, "link", "set", &inner, "up"]);
-            ip(&["-n", &ns, "link", "set", "lo", "up"]);
-            cases.push_str(&format!("  {addr}) ns={ns};;\n"));
-        }
-        std::fs::write(
-            &h.agent,
-            format!(
-                "host=$1; shift\ncase \"$host\" in\n{cases}  *) echo \"agent: unknown host $host\" >&2; exit 255;;\nesac\necho \"$host\" >> {}\nexec ip netns exec \"$ns\" sh -c \"$1\"\n",
-                h.log.display()
-            ),
-        )
-        .unwrap();
-        h
-    }
-    fn bridge(&self) -> String {
-        format!("mpb{}", self.tag)
-    }
-    fn ns(&self, k: u32) -> String {
-        format!("mpcrs-{}-{k}", self.tag)
-    }
-    fn host(&self, k: u32) -> String {
-        format!("10.213.{}.{}", self.subnet, k + 1)
-    }
-}
-
-impl Drop for Hosts {
-    fn drop(&mut self) {
-        for k in 1..=self.count {
-            let _ = Command::new("ip")
-                .args(["netns", "del", &self.ns(k)])
-                .status();
-        }
-        let _ = Command::new("ip")
-            .args(["link", "del", &self.bridge()])
-            .status();
-        let _ = std::fs::remove_file(&self.agent);
-        let _ = std::fs::remove_file(&self.log);
-    }
-}
 
 #[test]
 fn a_job_spans_two_hosts_over_tcp() {
