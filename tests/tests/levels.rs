@@ -231,8 +231,8 @@ fn every_level_recovers_what_it_should_on_two_hosts_and_more_losses_fall_back_or
 }
 
 /// Killed while its helpers copy and encode an epoch, a job restarts from a
-/// usable epoch; the epoch before it is complete at every level, and
-/// mpcrs-ckpt verify says so.
+/// usable epoch; the epoch before it is complete at L2 and L3, and
+/// mpcrs-ckpt verify says it can be restored.
 #[test]
 fn a_job_killed_during_post_processing_restarts_with_the_uninterrupted_checksum() {
     let dir = scratch("during");
@@ -272,7 +272,13 @@ fn a_job_killed_during_post_processing_restarts_with_the_uninterrupted_checksum(
     assert!(!status.success(), "{err}");
     let k = latest_epoch(&ckpt).unwrap();
     let before = manifest(&ckpt, k - 1).unwrap();
-    assert_eq!(before.complete, [1, 2, 3, 4], "epoch {}: {before:?}", k - 1);
+    // Work shared with other processes is finished before the next
+    // checkpoint; L4 may have been stopped by it.
+    assert!(
+        before.complete.starts_with(&[1, 2, 3]),
+        "epoch {}: {before:?}",
+        k - 1
+    );
     let verify = Command::new(mpcrs_tests::profile_dir().join("mpcrs-ckpt"))
         .args([
             "verify",
