@@ -21,7 +21,7 @@ LAYOUTS=${LAYOUTS:-"-n 8 -p 2;-n 16 -p 4"}
 OUT=${OUT:-/tmp/mpcrs-levels-bench}
 SHARED=${MPCRS_SHARED:-$here/../shared}
 mkdir -p "$OUT"
-"$bin/mpcrs-cc" -O2 -o "$OUT/heat" "$SHARED/bench/heat.c" || exit 1
+"$bin/mpcrs-cc" -O2 -DWITH_MPIX -o "$OUT/heat" "$SHARED/bench/heat.c" || exit 1
 now() { date +%s.%N; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'; }
 drop() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null && echo cold || echo warm; }
