@@ -410,8 +410,7 @@ fn commit_epoch(
         );
         return false;
     }
-    let newest_global: Vec<u64> = post::newest_global(&settings.dir).into_iter().collect();
-    let _ = settings.dir.prune_except(settings.keep, &newest_global);
+    post::prune_global(settings);
     let images = if f.images > 1 {
         format!(" in {} images", f.images)
     } else {

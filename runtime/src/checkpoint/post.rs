@@ -175,14 +175,18 @@ fn record(s: &Settings, k: u64, complete: &[Level]) {
                 .join(", ")
         );
     }
-    let _ = s.dir.prune_except(
-        s.keep,
-        &newest_global(&s.dir).into_iter().collect::<Vec<_>>(),
-    );
+    prune_global(s);
+}
+
+/// Prunes the global directory to `--keep` epochs, keeping the newest epoch
+/// complete at L4 too.
+pub(super) fn prune_global(s: &Settings) {
+    let newest: Vec<u64> = newest_global(&s.dir).into_iter().collect();
+    let _ = s.dir.prune_except(s.keep, &newest);
 }
 
 /// The newest epoch of `dir` complete at L4.
-pub(super) fn newest_global(dir: &mpcrs_cr::CheckpointDir) -> Option<u64> {
+fn newest_global(dir: &mpcrs_cr::CheckpointDir) -> Option<u64> {
     let epochs = dir.epochs().ok()?;
     epochs.into_iter().rev().find(|&k| {
         mpcrs_settings::JobManifest::read(&dir.epoch_dir(k).join(MANIFEST))
