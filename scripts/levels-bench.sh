@@ -20,7 +20,9 @@ EVERY=${EVERY:-500}
 LAYOUTS=${LAYOUTS:-"-n 8 -p 2;-n 16 -p 4"}
 OUT=${OUT:-/tmp/mpcrs-levels-bench}
 SHARED=${MPCRS_SHARED:-$here/../shared}
-mkdir -p "$OUT"
+rm -rf "$OUT/logs"
+mkdir -p "$OUT/logs"
+runs=0
 "$bin/mpcrs-cc" -O2 -DWITH_MPIX -o "$OUT/heat" "$SHARED/bench/heat.c" || exit 1
 now() { date +%s.%N; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'; }
@@ -35,7 +37,10 @@ run() {
   out=$("$bin/mpcrs-run" $layout "$@" "$OUT/heat" "$KIB" "$ITERATIONS" "$EVERY" 2>&1)
   e=$(now)
   local sum; sum=$(echo "$out" | grep -o 'checksum .*')
-  echo "$name $(sub "$e" "$s") $sum"
+  # Every run's output is kept, for the outliers.
+  runs=$((runs + 1))
+  echo "$out" > "$OUT/logs/run-$runs.txt"
+  echo "$name $(sub "$e" "$s") $sum (log run-$runs.txt)"
 }
 ck=(--checkpoint "$OUT/ck" --checkpoint-local "$OUT/local")
 echo "heat $KIB KiB per rank, $ITERATIONS iterations, a checkpoint every $EVERY; $rounds rounds"
@@ -43,30 +48,39 @@ IFS=';' read -ra layouts <<< "$LAYOUTS"
 for layout in "${layouts[@]}"; do
   for r in $(seq "$rounds"); do
     run "[$layout] none" "$layout"
+    run "[$layout] L1" "$layout" "${ck[@]}" --levels 1:1
     for level in 2 3; do
       run "[$layout] L$level inline" "$layout" "${ck[@]}" --levels "1:1,$level:1" --post-processing inline
       run "[$layout] L$level helpers" "$layout" "${ck[@]}" --levels "1:1,$level:1" --post-processing helpers
     done
   done
 done | tee "$OUT/runs.txt"
-# Overheads over the best run without checkpoints, per layout and variant
-# (median of the rounds).
-echo "-- overhead over no checkpoints (median of $rounds rounds)"
-awk '{ key=$1" "$2" "$3" "$4" "$5; sub(/ [0-9.]+ checksum.*/, "", key); t[key]=t[key]" "$(NF-2) }
-     END { for (k in t) print k":"t[k] }' "$OUT/runs.txt" | sort | python3 -c '
-import sys, statistics
-rows = {}
-for line in sys.stdin:
-    k, v = line.rsplit(":", 1)
-    rows[k.strip()] = statistics.median(float(x) for x in v.split())
-for k, v in sorted(rows.items()):
-    layout = k[: k.index("]") + 1]
-    base = rows.get(layout + " none")
-    if base and not k.endswith("none"):
-        print(f"{k}: {v:.2f} s, overhead {v - base:.2f} s ({100 * (v - base) / base:.0f}%)")
-    else:
-        print(f"{k}: {v:.2f} s")
-'
+# Overheads (median of the rounds): of the whole checkpoint over no
+# checkpoints, and of the level's post-processing over L1 alone.
+echo "-- overheads (median of $rounds rounds)"
+python3 - "$OUT/runs.txt" <<'PY'
+import re, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(\[[^]]*\]) (.*?) ([0-9.]+) checksum", line)
+    if m:
+        runs.setdefault((m[1], m[2]), []).append(float(m[3]))
+med = {k: statistics.median(v) for k, v in runs.items()}
+for (layout, name), t in sorted(med.items()):
+    none, l1 = med.get((layout, "none")), med.get((layout, "L1"))
+    line = f"{layout} {name}: {t:.2f} s"
+    if none and name != "none":
+        line += f", over none {t - none:+.2f} s ({100 * (t - none) / none:.0f}%)"
+    if l1 and name not in ("none", "L1"):
+        line += f", post-processing over L1 {t - l1:+.2f} s"
+    print(line)
+for layout in sorted({k[0] for k in med}):
+    l1 = med.get((layout, "L1"))
+    for level in ("L2", "L3"):
+        i, h = med.get((layout, level + " inline")), med.get((layout, level + " helpers"))
+        if l1 and i and h and i > l1:
+            print(f"{layout} {level}: helpers' post-processing cost is {100 * (h - l1) / (i - l1):.0f}% of inline's")
+PY
 # Restart from L1, L2 and L3: the same epoch, one process's image taken away.
 layout=${layouts[0]}
 rm -rf "$OUT/ck" "$OUT/local"
