@@ -471,7 +471,9 @@ pub fn mpi_program(path: &std::path::Path) -> Option<MpiProgram> {
     let needed = img.needed().ok()?;
     needed
         .iter()
-        .any(|n| n.starts_with("libmpi.so") || n.starts_with("libmpich.so"))
+        // libfti.so of mpcrs is libmpi.so (FTI's calls are in it): a program
+        // linked with -lfti may need no other MPI library.
+        .any(|n| n.starts_with("libmpi.so") || n.starts_with("libmpich.so") || n == "libfti.so")
         .then(|| MpiProgram {
             position_independent: img.is_position_independent(),
         })

@@ -15,6 +15,5 @@ pub mod hosts;
 pub mod options;
 pub mod processes;
 pub mod program;
-pub mod recovery;
 pub mod restart;
 pub mod supervise;

@@ -3,8 +3,10 @@
 //! process starts, and the processes that restore the epoch's images in the
 //! layout of the first run.
 
+use std::path::Path;
 use std::process::Command;
 
+use mpcrs_cr::commit::epoch_name;
 use mpcrs_settings::manifest::JobManifest;
 use mpcrs_settings::variables as env;
 
@@ -21,7 +23,6 @@ pub fn restart_specs(
     args: &Options,
     dir: &std::path::Path,
 ) -> Result<(Vec<supervise::ProcessSpec>, String), String> {
-    use mpcrs_cr::commit::epoch_name;
     use std::os::unix::process::CommandExt;
     let store = mpcrs_cr::CheckpointDir::open(dir).map_err(|e| e.to_string())?;
     let epochs = store.epochs().map_err(|e| e.to_string())?;
@@ -168,7 +169,7 @@ fn recoverable(
     }
     let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
         .map_err(|e| format!("{}: {e}", m.executable.display()))?;
-    let recovery = crate::recovery::recover(&m, &epoch_dir, k, &epoch_dir.join("rebuilt"))?;
+    let recovery = recover(&m, &epoch_dir, k, &epoch_dir.join("rebuilt"))?;
     for note in &recovery.notes {
         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
     }
@@ -189,4 +190,23 @@ fn recoverable(
         }
     }
     Ok((m, recovery.images))
+}
+
+/// Whether an image is whole (its checksums verify): what is wrong if not.
+fn image_is_whole(path: &Path) -> Result<(), String> {
+    mpcrs_cr::verify(path)
+        .map(|_| ())
+        .map_err(|e| e.problem.to_string())
+}
+
+/// Recovers the images of epoch `k` from its levels (see
+/// [`mpcrs_levels::recovery`]), rebuilding into `rebuilt` what L3 rebuilds.
+pub fn recover(
+    m: &JobManifest,
+    epoch_dir: &Path,
+    k: u64,
+    rebuilt: &Path,
+) -> Result<mpcrs_levels::recovery::Recovery, String> {
+    mpcrs_levels::recovery::recover(m, epoch_dir, k, rebuilt, &image_is_whole)
+        .map_err(|e| format!("{}: {e}", epoch_name(k)))
 }

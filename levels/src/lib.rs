@@ -18,6 +18,7 @@ pub mod level;
 pub mod memory;
 pub mod partner;
 pub mod placement;
+pub mod recovery;
 pub mod schedule;
 pub mod store;
 pub mod transport;

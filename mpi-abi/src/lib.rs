@@ -20,6 +20,7 @@ mod errors;
 mod export;
 mod external;
 mod fortran;
+mod fti;
 mod getopt;
 mod graph;
 mod grequest;

@@ -30,6 +30,7 @@ const SYSTEM_NAMES: &[&str] = &[
     "libatomic.so",
     "libmpi.so",
     "libmpich.so",
+    "libfti.so",
     "ld-linux",
     "libpthread.so",
     "libdl.so",

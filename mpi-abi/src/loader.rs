@@ -369,6 +369,8 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     let patched = image
         .clear_pie_flag()
         .and_then(|_| image.rename_needed("libmpich.so.12", "libmpi.so"))
+        // mpcrs's libfti.so is libmpi.so (see fti.h).
+        .and_then(|_| image.rename_needed("libfti.so", "libmpi.so"))
         .and_then(|_| image.needed())
         .and_then(
             |needed| match needed.iter().find(|n| n.starts_with("libmpi.so")) {

@@ -70,6 +70,8 @@ pub fn main() -> ExitCode {
     ];
     let (mut show, mut only_compile, mut only_link) = (false, false, false);
     args.retain(|a| match a.as_str() {
+        // FTI's calls are libmpi's (fti.h): nothing more to link.
+        "-lfti" => false,
         "-show" | "--show" => {
             show = true;
             false

@@ -39,6 +39,7 @@ mod config;
 pub mod consts;
 mod datatype;
 mod error;
+pub mod ft;
 mod group;
 mod intercomm;
 mod message;

@@ -7,11 +7,14 @@
 
 use mpcrs_levels::{Io, Transport};
 
+use crate::checkpoint::Stream;
 use crate::comm::{derived_context, meet, Communicator};
 use crate::group::Group;
 
-/// Key of the processes' communicator among derived contexts.
+/// Keys of the processes' communicators among derived contexts, one per
+/// stream of checkpoints.
 const PROCESSES_KEY: u64 = 0x6c65_7665_6c73; // "levels"
+const APPLICATION_KEY: u64 = 0x6170_706c_6576; // "applev"
 
 /// One process's endpoint of the job's processes (see the module).
 pub struct ProcessTransport {
@@ -22,19 +25,25 @@ impl ProcessTransport {
     /// The endpoint of the caller's process; `world` is any communicator of
     /// the caller (for its job).
     pub(crate) fn of_job(world: &Communicator) -> ProcessTransport {
-        Self::of_universe(&world.shared.universe)
+        Self::of_universe(&world.shared.universe, Stream::Images)
     }
 
-    /// The endpoint of this process in the job of `universe`.
+    /// The endpoint of this process in the job of `universe`, for the levels
+    /// of `stream`.
     pub(crate) fn of_universe(
         universe: &std::sync::Arc<crate::universe::Universe>,
+        stream: Stream,
     ) -> ProcessTransport {
+        let key = match stream {
+            Stream::Images => PROCESSES_KEY,
+            Stream::Application => APPLICATION_KEY,
+        };
         let (firsts, me): (Vec<i32>, usize) = match crate::remote::Fabric::get() {
             Some(f) => (f.first_ranks().map(|r| r as i32).collect(), f.me as usize),
             None => (vec![0], 0),
         };
         let group = Group::from_world_ranks(firsts.clone());
-        let shared = meet(universe, derived_context(&[PROCESSES_KEY]), group);
+        let shared = meet(universe, derived_context(&[key]), group);
         ProcessTransport {
             comm: Communicator::from_shared(shared, me as i32, firsts[me], "processes"),
         }

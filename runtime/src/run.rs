@@ -145,10 +145,19 @@ fn start(cfg: &JobConfig) -> Option<Started> {
         None => make_world(),
     };
     if fabric.is_some() {
-        // Partner copies (L2) travel between the processes' helpers.
-        crate::checkpoint::set_transport(Box::new(
-            crate::process_transport::ProcessTransport::of_universe(&universe),
-        ));
+        // Partner copies (L2) and parity (L3) travel between the processes'
+        // helpers, apart for images and for the application's data.
+        use crate::process_transport::ProcessTransport;
+        crate::checkpoint::set_transports([
+            Box::new(ProcessTransport::of_universe(
+                &universe,
+                crate::checkpoint::Stream::Images,
+            )),
+            Box::new(ProcessTransport::of_universe(
+                &universe,
+                crate::checkpoint::Stream::Application,
+            )),
+        ]);
     }
     Some(Started {
         sched,

@@ -46,6 +46,9 @@ pub struct JobManifest {
     pub complete: Vec<u8>,
     #[serde(default = "default_group_size")]
     pub group_size: usize,
+    /// Application checkpoints: the process whose file holds each rank's data.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rank_processes: Vec<u32>,
 }
 
 fn only_local() -> Vec<u8> {
@@ -93,6 +96,7 @@ impl JobManifest {
             levels: only_local(),
             complete: only_local(),
             group_size: default_group_size(),
+            rank_processes: Vec::new(),
         }
     }
 
@@ -148,6 +152,7 @@ mod tests {
             levels: vec![1, 2, 4],
             complete: vec![1, 2],
             group_size: 2,
+            rank_processes: vec![0, 0, 1],
         };
         let dir = std::env::temp_dir().join(format!("mpcrs-manifest-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

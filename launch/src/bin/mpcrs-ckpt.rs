@@ -19,7 +19,7 @@ use mpcrs_settings::JobManifest;
 
 /// Process `p`'s files of epoch `k`, by level (L3: its parity shard).
 fn level_files(dir: &CheckpointDir, m: &JobManifest, k: u64, p: usize) -> Vec<(Level, PathBuf)> {
-    let f = mpcrs_launch::recovery::level_files(m, &dir.epoch_dir(k), k, p);
+    let f = mpcrs_levels::recovery::level_files(m, &dir.epoch_dir(k), k, p);
     let mut v = Vec::new();
     v.extend(f.local.map(|l| (Level::Local, l)));
     v.extend(f.partner.map(|(c, _)| (Level::Partner, c)));
@@ -193,7 +193,7 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
     // Whether every process can be restored, rebuilding from L3 where needed
     // (into a scratch directory, removed after).
     let scratch = std::env::temp_dir().join(format!("mpcrs-ckpt-verify-{}", std::process::id()));
-    let recovered = mpcrs_launch::recovery::recover(&m, &path, k, &scratch);
+    let recovered = mpcrs_launch::restart::recover(&m, &path, k, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);
     match recovered {
         Ok(r) => {

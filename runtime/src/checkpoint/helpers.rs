@@ -18,8 +18,19 @@ use mpcrs_scheduler::JoinHandle;
 /// The scheduler the helpers run on, handed over at start.
 static SCHEDULER: OnceLock<mpcrs_scheduler::Handle> = OnceLock::new();
 
-/// The transport between the processes' helpers (jobs of several processes).
-static TRANSPORT: OnceLock<Box<dyn mpcrs_levels::Transport>> = OnceLock::new();
+/// Which checkpoints a level's work belongs to: each kind talks in a context
+/// of its own, so their epochs (numbered apart) never share a tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stream {
+    /// Images of whole processes (MPIX_Checkpoint, SIGUSR1, intervals).
+    Images,
+    /// Data the application protects (FTI's API, ft/).
+    Application,
+}
+
+/// The transports between the processes' helpers (jobs of several
+/// processes), one per [`Stream`].
+static TRANSPORTS: OnceLock<[Box<dyn mpcrs_levels::Transport>; 2]> = OnceLock::new();
 
 /// Helpers under way.
 static RUNNING: Mutex<Vec<JoinHandle<()>>> = Mutex::new(Vec::new());
@@ -35,14 +46,16 @@ pub(crate) fn set_scheduler(handle: mpcrs_scheduler::Handle) {
     let _ = SCHEDULER.set(handle);
 }
 
-/// Lets helpers of different processes talk (handed over at start).
-pub(crate) fn set_transport(t: Box<dyn mpcrs_levels::Transport>) {
-    let _ = TRANSPORT.set(t);
+/// Lets helpers of different processes talk (handed over at start): the
+/// transport of [`Stream::Images`], then of [`Stream::Application`].
+pub(crate) fn set_transports(t: [Box<dyn mpcrs_levels::Transport>; 2]) {
+    let _ = TRANSPORTS.set(t);
 }
 
-/// The transport between the processes' helpers, in a job of several.
-pub(super) fn transport() -> Option<&'static dyn mpcrs_levels::Transport> {
-    TRANSPORT.get().map(|t| t.as_ref())
+/// The transport between the processes' helpers for `stream`, in a job of
+/// several.
+pub(super) fn transport(stream: Stream) -> Option<&'static dyn mpcrs_levels::Transport> {
+    TRANSPORTS.get().map(|t| t[stream as usize].as_ref())
 }
 
 /// How helpers do I/O: blocking calls on the blocking pool (inline outside a

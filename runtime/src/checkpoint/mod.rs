@@ -28,7 +28,7 @@ mod helpers;
 pub(crate) mod network;
 mod post;
 
-pub(crate) use helpers::{set_scheduler, set_transport};
+pub(crate) use helpers::{set_scheduler, set_transports, Stream};
 
 /// How helpers of the storage levels do I/O (see helpers.rs).
 pub(crate) fn helper_io() -> impl mpcrs_levels::Io {
@@ -48,27 +48,31 @@ pub enum CrState {
     Ignore = 2,
 }
 
-struct Settings {
+/// Where the checkpoints of one stream go and how their levels are made.
+pub(crate) struct Settings {
     /// The global directory (L4; epochs commit there).
-    dir: CheckpointDir,
-    keep: usize,
+    pub(crate) dir: CheckpointDir,
+    pub(crate) keep: usize,
     /// Node-local storage (L1), this process's index in the job, the node of
     /// every process and the host of every node.
-    local: mpcrs_levels::store::LocalStore,
-    me: usize,
-    nodes: Vec<u32>,
-    node_names: Vec<String>,
-    /// Which levels each epoch gets, and the size of L3's groups.
-    schedule: mpcrs_levels::Schedule,
-    group_size: usize,
+    pub(crate) local: mpcrs_levels::store::LocalStore,
+    pub(crate) me: usize,
+    pub(crate) nodes: Vec<u32>,
+    pub(crate) node_names: Vec<String>,
+    /// Which levels each epoch gets (images; the application names the level
+    /// of each of its checkpoints), and the size of L3's groups.
+    pub(crate) schedule: mpcrs_levels::Schedule,
+    pub(crate) group_size: usize,
     /// `--post-processing inline`: a checkpoint returns once its levels are
     /// made.
-    inline: bool,
+    pub(crate) inline: bool,
+    /// Whose checkpoints these are (for the helpers' transport).
+    pub(crate) stream: Stream,
 }
 
 impl Settings {
     /// This process's node.
-    fn node(&self) -> u32 {
+    pub(crate) fn node(&self) -> u32 {
         self.nodes[self.me]
     }
 
@@ -102,7 +106,13 @@ impl Settings {
 
     /// After epoch `k` committed at L1: helpers make its other levels.
     fn post_process(&'static self, k: u64) {
-        post::start(self, k);
+        post::start(self, k, self.schedule.levels_of(k));
+    }
+
+    /// After epoch `k` of the application's data committed at L1: helpers make
+    /// the levels up to `planned` (its other levels).
+    pub(crate) fn post_process_levels(&'static self, k: u64, planned: Vec<mpcrs_levels::Level>) {
+        post::start(self, k, planned);
     }
 }
 
@@ -194,6 +204,7 @@ fn settings() -> Option<&'static Result<Settings, String>> {
                     schedule,
                     group_size,
                     inline,
+                    stream: Stream::Images,
                 })
                 .map_err(|e| format!("checkpoint directory {}: {e}", dir.to_string_lossy())),
         )
@@ -208,6 +219,12 @@ static TAKING: Mutex<()> = Mutex::new(());
 static PENDING: Mutex<Option<JoinHandle<()>>> = Mutex::new(None);
 /// The leader's outcome, read by every rank after the barrier.
 static OUTCOME: AtomicI32 = AtomicI32::new(CrState::Ignore as i32);
+
+/// Waits for the helpers under way (the application's checkpoints, whose next
+/// one needs the last one's levels made, as FTI's head does).
+pub(crate) fn drain_helpers() {
+    helpers::drain();
+}
 
 /// Waits for the commit of the last checkpoint (at the next one, and at exit).
 pub fn finish() {

@@ -17,9 +17,10 @@ use mpcrs_levels::{completion, erasure, partner, placement, Level, Transport};
 use super::helpers::{self, Helper, HelperIo};
 use super::Settings;
 
-/// Starts the post-processing of epoch `k`, just committed at L1.
-pub(super) fn start(s: &'static Settings, k: u64) {
-    helpers::start(move || post_process(s, k));
+/// Starts the post-processing of epoch `k`, just committed at L1, to the
+/// levels `planned`.
+pub(super) fn start(s: &'static Settings, k: u64, planned: Vec<Level>) {
+    helpers::start(move || post_process(s, k, &planned));
 }
 
 /// Whether a level's part ended well, saying why not.
@@ -94,10 +95,9 @@ fn start_parts(
     parts
 }
 
-fn post_process(s: &'static Settings, k: u64) {
-    let planned = s.schedule.levels_of(k);
-    let t = helpers::transport();
-    let parts = start_parts(s, k, &planned, t);
+fn post_process(s: &'static Settings, k: u64, planned: &[Level]) {
+    let t = helpers::transport(s.stream);
+    let parts = start_parts(s, k, planned, t);
     let mut failed: Vec<Level> = Vec::new();
     let mut made: Vec<Level> = Vec::new();
     for (level, part) in parts {
@@ -134,7 +134,7 @@ fn post_process(s: &'static Settings, k: u64) {
         None => Some(finished),
     };
     if let Some(complete) = complete {
-        record(s, k, &complete);
+        record(s, k, planned, &complete);
     }
     prune_local(s, k);
 }
@@ -142,7 +142,7 @@ fn post_process(s: &'static Settings, k: u64) {
 /// Process 0: records in epoch `k`'s manifest the levels every process
 /// completed, then prunes the global directory (keeping the newest epoch
 /// complete at L4).
-fn record(s: &Settings, k: u64, complete: &[Level]) {
+fn record(s: &Settings, k: u64, planned: &[Level], complete: &[Level]) {
     let dir = s.dir.epoch_dir(k);
     let path = dir.join(MANIFEST);
     let written = mpcrs_settings::JobManifest::read(&path).and_then(|mut m| {
@@ -156,10 +156,8 @@ fn record(s: &Settings, k: u64, complete: &[Level]) {
             "mpcrs: checkpoint epoch {k}: cannot record its levels: {e}"
         );
     }
-    let missing: Vec<String> = s
-        .schedule
-        .levels_of(k)
-        .into_iter()
+    let missing: Vec<String> = planned
+        .iter()
         .filter(|l| !complete.contains(l))
         .map(|l| format!("L{}", l.number()))
         .collect();

@@ -1,17 +1,18 @@
 //! How an epoch is recovered from its storage levels: for every process, the
-//! cheapest level that holds its image intact. L1 (its node-local image),
-//! else L2 (the copy its partner keeps), else L3 (rebuilt, with the other
-//! members of its Reed-Solomon group, from their images and parity), else L4
-//! (the epoch directory). Node-local files are read where the launcher runs:
-//! on one host, or where node-local directories are reachable at the same
-//! path (a shared mount).
+//! cheapest level that holds its file intact. L1 (its node-local file), else
+//! L2 (the copy its partner keeps), else L3 (rebuilt, with the other members
+//! of its Reed-Solomon group, from their files and parity), else L4 (the epoch
+//! directory). Node-local files are read where the recovery runs: on one host,
+//! or where node-local directories are reachable at the same path (a shared
+//! mount). What makes a file intact is the caller's (an image's checksums, an
+//! application checkpoint's).
 
 use std::path::{Path, PathBuf};
 
-use mpcrs_cr::commit::epoch_name;
-use mpcrs_levels::store::{image_name, LocalStore};
-use mpcrs_levels::{erasure, placement, Level};
 use mpcrs_settings::JobManifest;
+
+use crate::store::{image_name, LocalStore};
+use crate::{erasure, placement, Level};
 
 /// Where each level keeps process `p`'s data of epoch `k`.
 pub struct LevelFiles {
@@ -74,25 +75,27 @@ pub struct Recovery {
     pub notes: Vec<String>,
 }
 
-/// Checks an image: `Ok` when it is whole, else what is wrong.
-fn intact(path: &Path) -> Result<(), String> {
+/// Checks a process's file with `check` (whether its content is whole):
+/// `Ok` when it is, else what is wrong.
+fn present_and(check: &dyn Fn(&Path) -> Result<(), String>, path: &Path) -> Result<(), String> {
     if !path.is_file() {
         return Err("missing".into());
     }
-    mpcrs_cr::verify(path)
-        .map(|_| ())
-        .map_err(|e| e.problem.to_string())
+    check(path)
 }
 
-/// Recovers epoch `k` of the job of `m` (see the module). Images rebuilt from
-/// L3 are written to `rebuilt` (made if needed). Fails naming, for a process
-/// no level recovers, what is wrong at each.
+/// Recovers epoch `k` of the job of `m` (see the module); `check` says whether
+/// a process's file is whole. Files rebuilt from L3 are written to `rebuilt`
+/// (made if needed). Fails naming, for a process no level recovers, what is
+/// wrong at each.
 pub fn recover(
     m: &JobManifest,
     epoch_dir: &Path,
     k: u64,
     rebuilt: &Path,
+    check: &dyn Fn(&Path) -> Result<(), String>,
 ) -> Result<Recovery, String> {
+    let intact = |path: &Path| present_and(check, path);
     let n = m.processes;
     let mut found: Vec<Option<(Level, PathBuf)>> = vec![None; n];
     let mut problems: Vec<Vec<String>> = vec![Vec::new(); n];
@@ -207,8 +210,7 @@ pub fn recover(
             }
             None => {
                 return Err(format!(
-                    "{}: no level recovers process {p}: {}",
-                    epoch_name(k),
+                    "no level recovers process {p}: {}",
                     problems[p].join("; ")
                 ))
             }

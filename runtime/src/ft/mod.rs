@@ -1,0 +1,568 @@
+//! Application-level checkpoints (seed 002 section 6, FTI's model): each rank
+//! protects a few variables, checkpoints them at a level, and after a restart
+//! (a new run of the program, no image restored) recovers them. The files go
+//! through the same levels as images (L1 node-local, L2 partner copy, L3
+//! Reed-Solomon, L4 global), made by the same helper tasks; FTI's dedicated
+//! head process is those helpers, so no rank is taken from the application.
+//!
+//! Layout: one file per process and checkpoint, holding a section per rank of
+//! the process (data.rs), in `ckpt_dir/node-N/epoch-K/`; the record of each
+//! checkpoint (its manifest: processes, hosts, levels, the process of every
+//! rank) in `glbl_dir/epoch-K/`, which L4 files join. A checkpoint is taken
+//! by every rank of the communicator given at [`Ft::init`] together.
+//!
+//! The C API (fti.h, in the C ABI crate) is a per-rank registry of protected
+//! pointers over this module.
+
+pub mod config;
+pub mod data;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use mpcrs_levels::Level;
+use mpcrs_settings::JobManifest;
+
+pub use config::{Config, ConfigError};
+pub use data::{Stored, Var};
+
+use crate::checkpoint::{Settings, Stream};
+use crate::comm::Communicator;
+use crate::op::Op;
+
+/// Why a call failed; the C API prints it on one line with the call and rank.
+#[derive(Debug, thiserror::Error)]
+pub enum FtError {
+    #[error("{0}")]
+    Config(#[from] ConfigError),
+    #[error(
+        "level {0} is not one of 1 (local), 2 (partner copy), 3 (Reed-Solomon) and 4 (global)"
+    )]
+    Level(i32),
+    #[error("{0}")]
+    Io(String),
+    #[error("{0}")]
+    Mpi(#[from] crate::Error),
+    #[error("no checkpoint to recover from")]
+    NothingToRecover,
+    #[error("{0}")]
+    Recover(String),
+}
+
+/// The checkpoints of this process (one configuration per process: every
+/// rank of it gives the same file).
+struct Shared {
+    config_path: PathBuf,
+    config: Config,
+    settings: &'static Settings,
+}
+
+static SHARED: OnceLock<Result<Shared, String>> = OnceLock::new();
+
+fn shared(path: &Path) -> Result<&'static Shared, FtError> {
+    let s = SHARED.get_or_init(|| {
+        let config = Config::read(path).map_err(|e| e.to_string())?;
+        let job = crate::config::JobConfig::from_env()?;
+        let dir = mpcrs_cr::CheckpointDir::create(&config.global_dir)
+            .map_err(|e| format!("glbl_dir {}: {e}", config.global_dir.display()))?;
+        std::fs::create_dir_all(&config.local_dir)
+            .map_err(|e| format!("ckpt_dir {}: {e}", config.local_dir.display()))?;
+        let settings = Box::leak(Box::new(Settings {
+            dir,
+            // FTI keeps the last checkpoint only.
+            keep: 1,
+            local: mpcrs_levels::store::LocalStore::new(&config.local_dir),
+            me: job.process,
+            nodes: job.nodes.clone(),
+            node_names: job.node_names.clone(),
+            schedule: mpcrs_levels::Schedule::default_for(1),
+            group_size: config.group_size,
+            inline: !config.head,
+            stream: Stream::Application,
+        }));
+        if !config.ignored.is_empty() {
+            mpcrs_settings::report!(
+                warn,
+                "mpcrs: {}: not implemented by mpcrs, ignored: {}",
+                path.display(),
+                config.ignored.join(", ")
+            );
+        }
+        Ok(Shared {
+            config_path: path.to_path_buf(),
+            config,
+            settings,
+        })
+    });
+    match s {
+        Ok(s) if s.config_path == path => Ok(s),
+        Ok(s) => Err(FtError::Io(format!(
+            "this process's ranks use {} already; one configuration per job",
+            s.config_path.display()
+        ))),
+        Err(e) => Err(FtError::Io(e.clone())),
+    }
+}
+
+/// A checkpoint found at init, recovered from its levels: the file of every
+/// process of the run that wrote it, and the process of every rank.
+#[derive(Debug, Clone)]
+struct Found {
+    epoch: u64,
+    files: Vec<PathBuf>,
+    rank_processes: Vec<u32>,
+}
+
+/// One rank's application checkpoints.
+pub struct Ft {
+    shared: &'static Shared,
+    comm: Communicator,
+    /// The ranks of this process in `comm`.
+    local: Communicator,
+    found: Option<Found>,
+    /// Checkpoints taken by this run, and the last one.
+    taken: u64,
+    last: Option<u64>,
+    started: std::time::Instant,
+    /// The minute of the last checkpoint FTI_Snapshot took.
+    snapshot_minute: u64,
+}
+
+impl Ft {
+    /// Starts application checkpoints for the calling rank, one of `comm`'s
+    /// (collective over `comm`), with the configuration file at `config`;
+    /// finds the newest checkpoint a previous run left, recovering lost files
+    /// from the levels that have them.
+    pub fn init(config: &Path, comm: &Communicator) -> Result<Ft, FtError> {
+        let shared = shared(config);
+        // Every rank learns whether every rank could read it.
+        let ok = [shared.is_ok() as i32];
+        let mut all = [0i32];
+        comm.all_reduce(&ok, &mut all, &Op::Min)?;
+        let shared = shared?;
+        if all[0] == 0 {
+            return Err(FtError::Io(
+                "another rank could not read the configuration".into(),
+            ));
+        }
+        let comm = comm.dup()?;
+        let local = comm
+            .split(Some(shared.settings.me as i32), comm.rank())?
+            .expect("every rank has a color");
+        let found = find(&comm, shared)?;
+        Ok(Ft {
+            shared,
+            comm,
+            local,
+            found,
+            taken: 0,
+            last: None,
+            started: std::time::Instant::now(),
+            snapshot_minute: 0,
+        })
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &Config {
+        &self.shared.config
+    }
+
+    /// Whether a previous run left a checkpoint to recover (FTI_Status): its
+    /// epoch.
+    pub fn status(&self) -> Option<u64> {
+        self.found.as_ref().map(|f| f.epoch)
+    }
+
+    /// Checkpoints `vars` at `level` (1 to 4), collectively; returns the
+    /// epoch. A failure leaves the previous checkpoint the one to recover.
+    pub fn checkpoint(&mut self, vars: &[Var<'_>], level: i32) -> Result<u64, FtError> {
+        let levels = match level {
+            1 => vec![Level::Local],
+            2 => vec![Level::Local, Level::Partner],
+            3 => vec![Level::Local, Level::Erasure],
+            4 => vec![Level::Local, Level::Global],
+            l => return Err(FtError::Level(l)),
+        };
+        let s = self.shared.settings;
+        // The last checkpoint's levels are made first (its peers wait for
+        // them, and FTI's head finishes one checkpoint before the next).
+        self.in_process_lead(crate::checkpoint::drain_helpers)?;
+        let mut k = [0u64];
+        let pending = if self.comm.rank() == 0 {
+            let pending = s
+                .dir
+                .next_epoch()
+                .and_then(|k| s.dir.begin(k))
+                .map_err(|e| format!("glbl_dir {}: {e}", s.dir.root().display()));
+            if let Ok(p) = &pending {
+                k[0] = p.epoch();
+            }
+            Some(pending)
+        } else {
+            None
+        };
+        self.comm.broadcast(&mut k, 0)?;
+        let k = k[0];
+        let written = if k == 0 {
+            Err("no epoch begun".to_string())
+        } else {
+            self.write_l1(k, vars)
+        };
+        let mut all = [0i32];
+        self.comm
+            .all_reduce(&[written.is_ok() as i32], &mut all, &Op::Min)?;
+        let mut processes = vec![0i32; self.comm.size() as usize];
+        self.comm.all_gather(&[s.me as i32], &mut processes)?;
+        let mut committed = [0i32];
+        if let Some(pending) = pending {
+            committed[0] = match (pending, all[0]) {
+                (Ok(p), 1) => {
+                    let m = self.manifest(&levels, &processes);
+                    match p.commit(m.to_json().as_bytes()) {
+                        Ok(_) => 1,
+                        Err(e) => {
+                            report_line(&format!(
+                                "checkpoint {k} not committed, the previous one stays: {e}"
+                            ));
+                            0
+                        }
+                    }
+                }
+                (Err(e), _) => {
+                    report_line(&e);
+                    0
+                }
+                // The partial epoch stays behind; the next begin removes it.
+                (Ok(_), _) => 0,
+            };
+        }
+        self.comm.broadcast(&mut committed, 0)?;
+        if committed[0] == 0 {
+            return Err(FtError::Io(match written {
+                Err(e) => e,
+                Ok(()) => {
+                    "another rank could not write its data; the previous checkpoint stays".into()
+                }
+            }));
+        }
+        self.taken += 1;
+        self.last = Some(k);
+        let inline = levels
+            .iter()
+            .any(|l| l.number() > 1 && self.shared.config.inline_level(l.number()));
+        self.in_process_lead(|| {
+            s.post_process_levels(k, levels.clone());
+            if inline {
+                crate::checkpoint::drain_helpers();
+            }
+        })?;
+        Ok(k)
+    }
+
+    /// Runs `f` once per process, while the process's other ranks wait.
+    fn in_process_lead(&self, f: impl FnOnce()) -> Result<(), FtError> {
+        self.local.barrier()?;
+        if self.local.rank() == 0 {
+            f();
+        }
+        self.local.barrier()?;
+        Ok(())
+    }
+
+    /// Writes this process's L1 file of epoch `k`: each rank its section at
+    /// its offset, the first rank of the process the header, durably.
+    fn write_l1(&self, k: u64, vars: &[Var<'_>]) -> Result<(), String> {
+        let s = self.shared.settings;
+        let len = data::section_len(vars);
+        let mut before = [0u64];
+        let mut total = [0u64];
+        let coll = |e: crate::Error| e.to_string();
+        self.local
+            .exscan(&[len], &mut before, &Op::Sum)
+            .map_err(coll)?;
+        self.local
+            .all_reduce(&[len], &mut total, &Op::Sum)
+            .map_err(coll)?;
+        if self.local.rank() == 0 {
+            before[0] = 0;
+        }
+        let dir = s.local.epoch_dir(s.node(), k);
+        let path = s.local.image(s.node(), k, s.me);
+        let partial = path.with_extension("partial");
+        let io = crate::checkpoint::helper_io();
+        let created: Result<(), String> = if self.local.rank() == 0 {
+            let r = run_io(&io, || {
+                std::fs::create_dir_all(&dir)?;
+                let f = std::fs::File::create(&partial)?;
+                f.set_len(data::HEADER_LEN + total[0])
+            });
+            r.map_err(|e| format!("{}: {e}", partial.display()))
+        } else {
+            Ok(())
+        };
+        let mut ok = [0i32];
+        self.local
+            .all_reduce(&[created.is_ok() as i32], &mut ok, &Op::Min)
+            .map_err(coll)?;
+        created?;
+        if ok[0] == 0 {
+            return Err("another rank of this process could not create its file".into());
+        }
+        let rank = self.comm.rank() as u32;
+        let wrote = run_io(&io, || {
+            let f = std::fs::OpenOptions::new().write(true).open(&partial)?;
+            data::write_section(&f, data::HEADER_LEN + before[0], rank, vars)
+        })
+        .map_err(|e| format!("{}: {e}", partial.display()));
+        self.local
+            .all_reduce(&[wrote.is_ok() as i32], &mut ok, &Op::Min)
+            .map_err(coll)?;
+        wrote?;
+        if ok[0] == 0 {
+            return Err("another rank of this process could not write its data".into());
+        }
+        if self.local.rank() == 0 {
+            let sections = self.local.size() as u32;
+            run_io(&io, || {
+                let f = std::fs::OpenOptions::new().write(true).open(&partial)?;
+                data::write_header(&f, sections, data::HEADER_LEN + total[0])?;
+                f.sync_all()?;
+                std::fs::rename(&partial, &path)?;
+                mpcrs_cr::commit::sync_dir(&dir)
+            })
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// The manifest of a checkpoint (its levels planned, L1 complete).
+    fn manifest(&self, levels: &[Level], processes: &[i32]) -> JobManifest {
+        let s = self.shared.settings;
+        let hosts = s
+            .nodes
+            .iter()
+            .map(|&n| s.node_names[n as usize].clone())
+            .collect();
+        let mut m = JobManifest::of_this_job(self.comm.size() as usize, s.nodes.len(), hosts);
+        m.local = Some(s.local.root().to_path_buf());
+        m.nodes = s.nodes.clone();
+        m.levels = levels.iter().map(|l| l.number()).collect();
+        m.complete = vec![Level::Local.number()];
+        m.group_size = s.group_size;
+        m.rank_processes = processes.iter().map(|&p| p as u32).collect();
+        m
+    }
+
+    /// Recovers every variable of `vars` from the checkpoint found at init
+    /// (collective); the sizes must be those checkpointed.
+    pub fn recover(&mut self, vars: &mut [(i32, &mut [u8])]) -> Result<(), FtError> {
+        let stored = self.stored()?;
+        for (id, buf) in vars.iter_mut() {
+            let v = stored
+                .iter()
+                .find(|v| v.id == *id)
+                .ok_or_else(|| FtError::Recover(format!("variable {id} is not in checkpoint")))?;
+            if v.bytes.len() != buf.len() {
+                return Err(FtError::Recover(format!(
+                    "variable {id}: {} bytes protected, {} stored (FTI_Realloc or FTI_GetStoredSize gives the stored size)",
+                    buf.len(),
+                    v.bytes.len()
+                )));
+            }
+            buf.copy_from_slice(&v.bytes);
+        }
+        Ok(())
+    }
+
+    /// This rank's variables in the checkpoint found at init.
+    pub fn stored(&self) -> Result<Vec<Stored>, FtError> {
+        let f = self.found.as_ref().ok_or(FtError::NothingToRecover)?;
+        let me = self.comm.rank() as usize;
+        let p = *f.rank_processes.get(me).ok_or_else(|| {
+            FtError::Recover(format!(
+                "the checkpoint has {} ranks; this run has more",
+                f.rank_processes.len()
+            ))
+        })? as usize;
+        let path = &f.files[p];
+        data::read_rank(path, me as u32)
+            .map_err(|e| FtError::Recover(format!("{}: {e}", path.display())))
+    }
+
+    /// FTI_Snapshot's decision, collectively: the highest level whose
+    /// interval (minutes, from the configuration) ends now, if any.
+    pub fn snapshot_level(&mut self) -> Result<Option<i32>, FtError> {
+        let mut due = [0i32];
+        if self.comm.rank() == 0 {
+            let minute = self.started.elapsed().as_secs() / 60;
+            if minute > self.snapshot_minute {
+                for (i, &every) in self.shared.config.snapshot_minutes.iter().enumerate() {
+                    if every > 0 && minute % every == 0 {
+                        due[0] = i as i32 + 1;
+                    }
+                }
+                if due[0] > 0 {
+                    self.snapshot_minute = minute;
+                }
+            }
+        }
+        self.comm.broadcast(&mut due, 0)?;
+        Ok((due[0] > 0).then_some(due[0]))
+    }
+
+    /// Ends application checkpoints (collective): the last checkpoint's
+    /// levels made, then every checkpoint removed, or, with keep_last_ckpt,
+    /// the last one kept and flushed to L4.
+    pub fn finalize(self) -> Result<(), FtError> {
+        let s = self.shared.settings;
+        self.in_process_lead(crate::checkpoint::drain_helpers)?;
+        self.comm.barrier()?;
+        if self.shared.config.keep_last {
+            if let Some(k) = self.last {
+                let m = JobManifest::read(&s.dir.epoch_dir(k).join(mpcrs_cr::commit::MANIFEST))
+                    .map_err(FtError::Io)?;
+                if !m.complete.contains(&Level::Global.number()) {
+                    self.in_process_lead(|| {
+                        s.post_process_levels(k, vec![Level::Local, Level::Global]);
+                        crate::checkpoint::drain_helpers();
+                    })?;
+                }
+            }
+        } else {
+            // This run's checkpoints and those it recovered from.
+            self.in_process_lead(|| {
+                let _ = std::fs::remove_dir_all(s.local.node_dir(s.node()));
+            })?;
+            self.comm.barrier()?;
+            if self.comm.rank() == 0 {
+                remove_epochs(&s.dir);
+            }
+        }
+        self.comm.barrier()?;
+        Ok(())
+    }
+}
+
+/// Removes every epoch (and `latest`) of `dir`, leaving the directory.
+fn remove_epochs(dir: &mpcrs_cr::CheckpointDir) {
+    let Ok(entries) = std::fs::read_dir(dir.root()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("epoch-") {
+            let _ = std::fs::remove_dir_all(e.path());
+        } else if name == "latest" {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// The newest checkpoint left in the global directory that the levels
+/// recover, looked for by rank 0 and told to every rank.
+fn find(comm: &Communicator, shared: &Shared) -> Result<Option<Found>, FtError> {
+    let s = shared.settings;
+    let mut text = Vec::new();
+    if comm.rank() == 0 {
+        let found = newest_recoverable(&s.dir, comm.size() as usize);
+        text = match found {
+            Some(f) => format!(
+                "{}\n{}\n{}",
+                f.epoch,
+                f.rank_processes
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                f.files
+                    .iter()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+            .into_bytes(),
+            None => Vec::new(),
+        };
+    }
+    let mut len = [text.len() as u64];
+    comm.broadcast(&mut len, 0)?;
+    text.resize(len[0] as usize, 0);
+    comm.broadcast(&mut text, 0)?;
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let text = String::from_utf8_lossy(&text);
+    let mut lines = text.lines();
+    let epoch = lines.next().and_then(|l| l.parse().ok()).unwrap_or(0);
+    let rank_processes = lines
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    let files = lines.map(PathBuf::from).collect();
+    Ok(Some(Found {
+        epoch,
+        files,
+        rank_processes,
+    }))
+}
+
+/// The newest epoch of `dir` written by as many ranks, recovered from its
+/// levels (rebuilt files in `epoch-K/rebuilt/`), saying per process what was
+/// used when not L1, and why older epochs were passed over.
+fn newest_recoverable(dir: &mpcrs_cr::CheckpointDir, ranks: usize) -> Option<Found> {
+    let epochs = dir.epochs().ok()?;
+    for &k in epochs.iter().rev() {
+        let epoch_dir = dir.epoch_dir(k);
+        let m = match JobManifest::read(&epoch_dir.join(mpcrs_cr::commit::MANIFEST)) {
+            Ok(m) => m,
+            Err(e) => {
+                report_line(&format!("checkpoint {k} passed over: {e}"));
+                continue;
+            }
+        };
+        if m.ranks != ranks || m.rank_processes.len() != ranks {
+            report_line(&format!(
+                "checkpoint {k} passed over: written by {} ranks, this run has {ranks}",
+                m.ranks
+            ));
+            continue;
+        }
+        match mpcrs_levels::recovery::recover(
+            &m,
+            &epoch_dir,
+            k,
+            &epoch_dir.join("rebuilt"),
+            &data::check,
+        ) {
+            Ok(r) => {
+                for note in &r.notes {
+                    report_line(&format!("checkpoint {k}: {note}"));
+                }
+                return Some(Found {
+                    epoch: k,
+                    files: r.images,
+                    rank_processes: m.rank_processes,
+                });
+            }
+            Err(e) => report_line(&format!("checkpoint {k} passed over: {e}")),
+        }
+    }
+    None
+}
+
+fn report_line(what: &str) {
+    mpcrs_settings::report!(warn, "mpcrs: application checkpoint: {what}");
+}
+
+/// Runs `f` (file I/O) through `io`'s blocking pool.
+fn run_io<T>(
+    io: &impl mpcrs_levels::Io,
+    f: impl FnOnce() -> std::io::Result<T>,
+) -> std::io::Result<T> {
+    let mut f = Some(f);
+    let mut out = None;
+    io.blocking(&mut || out = f.take().map(|f| f()));
+    out.unwrap_or_else(|| Err(std::io::Error::other("a blocking call did not run")))
+}
