@@ -25,4 +25,4 @@ pub mod transport;
 
 pub use level::Level;
 pub use schedule::Schedule;
-pub use transport::{Io, PlainIo, Transport};
+pub use transport::{blocking, Io, PlainIo, Transport};

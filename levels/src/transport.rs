@@ -59,10 +59,7 @@ pub(crate) fn tag(work: u32, epoch: u64) -> u32 {
 }
 
 /// Runs `f` through `io.blocking` and returns what it returned.
-pub(crate) fn blocking<T>(
-    io: &(impl Io + ?Sized),
-    f: impl FnOnce() -> io::Result<T>,
-) -> io::Result<T> {
+pub fn blocking<T>(io: &(impl Io + ?Sized), f: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
     let mut f = Some(f);
     let mut out = None;
     io.blocking(&mut || out = f.take().map(|f| f()));

@@ -20,7 +20,7 @@ pub mod data;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use mpcrs_levels::Level;
+use mpcrs_levels::{blocking, Level};
 use mpcrs_settings::JobManifest;
 
 pub use config::{Config, ConfigError};
@@ -117,8 +117,10 @@ struct Found {
 pub struct Ft {
     shared: &'static Shared,
     comm: Communicator,
-    /// The ranks of this process in `comm`.
+    /// The ranks of this process in `comm`, and the process of every rank
+    /// of `comm` (recorded with each checkpoint).
     local: Communicator,
+    rank_processes: Vec<u32>,
     found: Option<Found>,
     /// Checkpoints taken by this run, and the last one.
     taken: u64,
@@ -136,11 +138,9 @@ impl Ft {
     pub fn init(config: &Path, comm: &Communicator) -> Result<Ft, FtError> {
         let shared = shared(config);
         // Every rank learns whether every rank could read it.
-        let ok = [shared.is_ok() as i32];
-        let mut all = [0i32];
-        comm.all_reduce(&ok, &mut all, &Op::Min)?;
+        let all = all_ok(comm, shared.is_ok())?;
         let shared = shared?;
-        if all[0] == 0 {
+        if !all {
             return Err(FtError::Io(
                 "another rank could not read the configuration".into(),
             ));
@@ -149,11 +149,14 @@ impl Ft {
         let local = comm
             .split(Some(shared.settings.me as i32), comm.rank())?
             .expect("every rank has a color");
+        let mut processes = vec![0i32; comm.size() as usize];
+        comm.all_gather(&[shared.settings.me as i32], &mut processes)?;
         let found = find(&comm, shared)?;
         Ok(Ft {
             shared,
             comm,
             local,
+            rank_processes: processes.into_iter().map(|p| p as u32).collect(),
             found,
             taken: 0,
             last: None,
@@ -208,16 +211,12 @@ impl Ft {
         } else {
             self.write_l1(k, vars)
         };
-        let mut all = [0i32];
-        self.comm
-            .all_reduce(&[written.is_ok() as i32], &mut all, &Op::Min)?;
-        let mut processes = vec![0i32; self.comm.size() as usize];
-        self.comm.all_gather(&[s.me as i32], &mut processes)?;
+        let all = all_ok(&self.comm, written.is_ok())?;
         let mut committed = [0i32];
         if let Some(pending) = pending {
-            committed[0] = match (pending, all[0]) {
-                (Ok(p), 1) => {
-                    let m = self.manifest(&levels, &processes);
+            committed[0] = match (pending, all) {
+                (Ok(p), true) => {
+                    let m = self.manifest(&levels);
                     match p.commit(m.to_json().as_bytes()) {
                         Ok(_) => 1,
                         Err(e) => {
@@ -291,7 +290,7 @@ impl Ft {
         let partial = path.with_extension("partial");
         let io = crate::checkpoint::helper_io();
         let created: Result<(), String> = if self.local.rank() == 0 {
-            let r = run_io(&io, || {
+            let r = blocking(&io, || {
                 std::fs::create_dir_all(&dir)?;
                 let f = std::fs::File::create(&partial)?;
                 f.set_len(data::HEADER_LEN + total[0])
@@ -300,30 +299,25 @@ impl Ft {
         } else {
             Ok(())
         };
-        let mut ok = [0i32];
-        self.local
-            .all_reduce(&[created.is_ok() as i32], &mut ok, &Op::Min)
-            .map_err(coll)?;
+        let ok = all_ok(&self.local, created.is_ok()).map_err(coll)?;
         created?;
-        if ok[0] == 0 {
+        if !ok {
             return Err("another rank of this process could not create its file".into());
         }
         let rank = self.comm.rank() as u32;
-        let wrote = run_io(&io, || {
+        let wrote = blocking(&io, || {
             let f = std::fs::OpenOptions::new().write(true).open(&partial)?;
             data::write_section(&f, data::HEADER_LEN + before[0], rank, vars)
         })
         .map_err(|e| format!("{}: {e}", partial.display()));
-        self.local
-            .all_reduce(&[wrote.is_ok() as i32], &mut ok, &Op::Min)
-            .map_err(coll)?;
+        let ok = all_ok(&self.local, wrote.is_ok()).map_err(coll)?;
         wrote?;
-        if ok[0] == 0 {
+        if !ok {
             return Err("another rank of this process could not write its data".into());
         }
         if self.local.rank() == 0 {
             let sections = self.local.size() as u32;
-            run_io(&io, || {
+            blocking(&io, || {
                 let f = std::fs::OpenOptions::new().write(true).open(&partial)?;
                 data::write_header(&f, sections, data::HEADER_LEN + total[0])?;
                 f.sync_all()?;
@@ -336,7 +330,7 @@ impl Ft {
     }
 
     /// The manifest of a checkpoint (its levels planned, L1 complete).
-    fn manifest(&self, levels: &[Level], processes: &[i32]) -> JobManifest {
+    fn manifest(&self, levels: &[Level]) -> JobManifest {
         let s = self.shared.settings;
         let hosts = s
             .nodes
@@ -349,7 +343,7 @@ impl Ft {
         m.levels = levels.iter().map(|l| l.number()).collect();
         m.complete = vec![Level::Local.number()];
         m.group_size = s.group_size;
-        m.rank_processes = processes.iter().map(|&p| p as u32).collect();
+        m.rank_processes = self.rank_processes.clone();
         m
     }
 
@@ -552,17 +546,13 @@ fn newest_recoverable(dir: &mpcrs_cr::CheckpointDir, ranks: usize) -> Option<Fou
     None
 }
 
-fn report_line(what: &str) {
-    mpcrs_settings::report!(warn, "mpcrs: application checkpoint: {what}");
+/// Whether `ok` holds on every rank of `comm` (collective).
+fn all_ok(comm: &Communicator, ok: bool) -> crate::Result<bool> {
+    let mut all = [0i32];
+    comm.all_reduce(&[ok as i32], &mut all, &Op::Min)?;
+    Ok(all[0] == 1)
 }
 
-/// Runs `f` (file I/O) through `io`'s blocking pool.
-fn run_io<T>(
-    io: &impl mpcrs_levels::Io,
-    f: impl FnOnce() -> std::io::Result<T>,
-) -> std::io::Result<T> {
-    let mut f = Some(f);
-    let mut out = None;
-    io.blocking(&mut || out = f.take().map(|f| f()));
-    out.unwrap_or_else(|| Err(std::io::Error::other("a blocking call did not run")))
+fn report_line(what: &str) {
+    mpcrs_settings::report!(warn, "mpcrs: application checkpoint: {what}");
 }
