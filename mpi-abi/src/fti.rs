@@ -79,8 +79,8 @@ struct RankFti {
     /// Types the program made (FTI_InitType, FTI_InitCompositeType): sizes.
     types: HashMap<c_int, usize>,
     next_type: c_int,
-    /// Variables FTI_RecoverVar may recover (between Init and Finalize).
-    recovering: Option<Vec<mpcrs::ft::Stored>>,
+    /// Whether FTI_RecoverVar may recover (between Init and Finalize).
+    recovering: bool,
     /// Whether FTI_Snapshot recovered already after a restart.
     snapshot_recovered: bool,
 }
@@ -368,7 +368,7 @@ pub extern "C" fn FTI_Recover() -> c_int {
                 );
             }
         }
-        for v in &stored {
+        for v in stored {
             if let Err(c) = st.restore("FTI_Recover", v) {
                 return c;
             }
@@ -382,8 +382,8 @@ pub extern "C" fn FTI_RecoverVarInit() -> c_int {
     with_rank(|st| match st.ft.as_ref().map(|ft| ft.stored()) {
         None => fail("FTI_RecoverVarInit", "called before FTI_Init"),
         Some(Err(e)) => fail("FTI_RecoverVarInit", e),
-        Some(Ok(s)) => {
-            st.recovering = Some(s);
+        Some(Ok(_)) => {
+            st.recovering = true;
             FTI_SCES
         }
     })
@@ -392,14 +392,16 @@ pub extern "C" fn FTI_RecoverVarInit() -> c_int {
 #[no_mangle]
 pub extern "C" fn FTI_RecoverVar(id: c_int) -> c_int {
     with_rank(|st| {
-        let stored = match &st.recovering {
-            Some(s) => s.iter().find(|v| v.id == id).cloned(),
-            None => {
-                return fail(
-                    "FTI_RecoverVar",
-                    "called outside FTI_RecoverVarInit/Finalize",
-                )
-            }
+        if !st.recovering {
+            return fail(
+                "FTI_RecoverVar",
+                "called outside FTI_RecoverVarInit/Finalize",
+            );
+        }
+        let stored = match st.ft.as_ref().map(|ft| ft.stored()) {
+            Some(Ok(s)) => s.iter().find(|v| v.id == id),
+            Some(Err(e)) => return fail("FTI_RecoverVar", e),
+            None => return fail("FTI_RecoverVar", "called before FTI_Init"),
         };
         match stored {
             None => fail(
@@ -409,7 +411,7 @@ pub extern "C" fn FTI_RecoverVar(id: c_int) -> c_int {
             Some(_) if !st.protected.contains_key(&id) => {
                 fail("FTI_RecoverVar", format!("variable {id} is not protected"))
             }
-            Some(v) => match st.restore("FTI_RecoverVar", &v) {
+            Some(v) => match st.restore("FTI_RecoverVar", v) {
                 Ok(()) => FTI_SCES,
                 Err(c) => c,
             },
@@ -420,7 +422,7 @@ pub extern "C" fn FTI_RecoverVar(id: c_int) -> c_int {
 #[no_mangle]
 pub extern "C" fn FTI_RecoverVarFinalize() -> c_int {
     with_rank(|st| {
-        st.recovering = None;
+        st.recovering = false;
         FTI_SCES
     })
 }
@@ -444,10 +446,10 @@ pub extern "C" fn FTI_GetStoredSize(id: c_int) -> i64 {
 pub unsafe extern "C" fn FTI_Realloc(id: c_int, ptr: *mut c_void) -> *mut c_void {
     with_rank(|st| {
         let stored = match st.ft.as_ref().map(|ft| ft.stored()) {
-            Some(Ok(s)) => s.into_iter().find(|v| v.id == id),
+            Some(Ok(s)) => s.iter().find(|v| v.id == id).map(|v| v.bytes.len()),
             _ => None,
         };
-        let (Some(v), Some(p)) = (stored, st.protected.get(&id).copied()) else {
+        let (Some(stored_len), Some(p)) = (stored, st.protected.get(&id).copied()) else {
             fail(
                 "FTI_Realloc",
                 format!("variable {id} is not protected and stored"),
@@ -456,7 +458,7 @@ pub unsafe extern "C" fn FTI_Realloc(id: c_int, ptr: *mut c_void) -> *mut c_void
         };
         let size = st.type_size(p.tid).unwrap_or(1).max(1);
         // SAFETY: the program's malloc'd pointer (FTI's contract).
-        let new = unsafe { libc::realloc(ptr, v.bytes.len().max(1)) };
+        let new = unsafe { libc::realloc(ptr, stored_len.max(1)) };
         if new.is_null() {
             fail("FTI_Realloc", format!("variable {id}: out of memory"));
             return std::ptr::null_mut();
@@ -465,7 +467,7 @@ pub unsafe extern "C" fn FTI_Realloc(id: c_int, ptr: *mut c_void) -> *mut c_void
             id,
             Protected {
                 ptr: new,
-                count: (v.bytes.len() / size) as i64,
+                count: (stored_len / size) as i64,
                 tid: p.tid,
             },
         );

@@ -56,11 +56,13 @@ fn files_named(dir: &Path, name: &str) -> Vec<PathBuf> {
     out
 }
 
-/// Runs heat_fti at `level` in `layout`: uninterrupted, then killed after
-/// iteration 120 (checkpoints every 50), `disrupt`ed, and run again; the
-/// second run recovers at iteration 100 with the uninterrupted checksum.
+/// Runs `bin` (heat_fti or heat_ft) at `level` in `layout`: uninterrupted,
+/// then killed after iteration 120 (checkpoints every 50), `disrupt`ed, and
+/// run again; the second run recovers at iteration 100 with the
+/// uninterrupted checksum. Returns the second run's standard error.
 fn kill_disrupt_recover(
     name: &str,
+    bin: &Path,
     layout: &[&str],
     level: u8,
     head: u8,
@@ -68,7 +70,6 @@ fn kill_disrupt_recover(
 ) -> String {
     let dir = scratch(name);
     let cfg = config(&dir, head, "");
-    let bin = heat_fti();
     let run = |extra: &[&str]| {
         let mut args: Vec<&str> = layout.to_vec();
         let level = level.to_string();
@@ -107,8 +108,9 @@ fn l1_in_threads_and_processes() {
     for (name, layout) in [
         ("l1-threads", &["-n", "8"][..]),
         ("l1-p2", &["-n", "8", "-p", "2"][..]),
+        ("l1-process-mode", &["-n", "4", "--process-mode"][..]),
     ] {
-        let err = kill_disrupt_recover(name, layout, 1, 1, |_| {});
+        let err = kill_disrupt_recover(name, &heat_fti(), layout, 1, 1, |_| {});
         assert!(!err.contains("application checkpoint"), "{err}");
     }
 }
@@ -116,7 +118,7 @@ fn l1_in_threads_and_processes() {
 #[test]
 fn l2_partner_copy_replaces_a_lost_file() {
     for layout in [&["-n", "8", "-p", "2"][..], &["-n", "8", "-p", "4"][..]] {
-        let err = kill_disrupt_recover("l2", layout, 2, 1, |dir| {
+        let err = kill_disrupt_recover("l2", &heat_fti(), layout, 2, 1, |dir| {
             let lost = files_named(&dir.join("local"), "process-1.img");
             assert_eq!(lost.len(), 1, "{lost:?}");
             std::fs::remove_file(&lost[0]).unwrap();
@@ -128,7 +130,7 @@ fn l2_partner_copy_replaces_a_lost_file() {
 
 #[test]
 fn l3_parity_rebuilds_a_file_and_its_copy_lost_or_damaged() {
-    let err = kill_disrupt_recover("l3", &["-n", "8", "-p", "2"], 3, 0, |dir| {
+    let err = kill_disrupt_recover("l3", &heat_fti(), &["-n", "8", "-p", "2"], 3, 0, |dir| {
         let lost = files_named(&dir.join("local"), "process-0.img");
         std::fs::remove_file(&lost[0]).unwrap();
     });
@@ -136,7 +138,7 @@ fn l3_parity_rebuilds_a_file_and_its_copy_lost_or_damaged() {
         err.contains("rebuilt from the Reed-Solomon parity"),
         "{err}"
     );
-    let err = kill_disrupt_recover("l3-flip", &["-n", "8", "-p", "4"], 3, 1, |dir| {
+    let err = kill_disrupt_recover("l3-flip", &heat_fti(), &["-n", "8", "-p", "4"], 3, 1, |dir| {
         let f = &files_named(&dir.join("local"), "process-2.img")[0];
         let mut bytes = std::fs::read(f).unwrap();
         let n = bytes.len();
@@ -151,11 +153,11 @@ fn l3_parity_rebuilds_a_file_and_its_copy_lost_or_damaged() {
 
 #[test]
 fn l4_recovers_when_every_local_directory_is_lost() {
-    let err = kill_disrupt_recover("l4", &["-n", "8", "-p", "2"], 4, 1, |dir| {
+    let err = kill_disrupt_recover("l4", &heat_fti(), &["-n", "8", "-p", "2"], 4, 1, |dir| {
         std::fs::remove_dir_all(dir.join("local")).unwrap();
     });
     assert!(err.contains("restoring it from L4"), "{err}");
-    let err = kill_disrupt_recover("l4-threads", &["-n", "8"], 4, 0, |dir| {
+    let err = kill_disrupt_recover("l4-threads", &heat_fti(), &["-n", "8"], 4, 0, |dir| {
         std::fs::remove_dir_all(dir.join("local")).unwrap();
     });
     assert!(err.contains("restoring it from L4"), "{err}");
@@ -271,4 +273,107 @@ fn bad_input_is_answered_with_fti_nscs_and_one_line_and_keeps_the_last_checkpoin
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The Rust API (tests/src/bin/heat_ft.rs: a value, a slice and a vector
+/// that grows at every checkpoint) over the same files and levels.
+#[test]
+fn the_rust_api_recovers_values_slices_and_grown_vectors_at_every_level() {
+    let bin = mpcrs_tests::program("heat_ft");
+    let err = kill_disrupt_recover("rust-l1", &bin, &["-n", "8"], 1, 1, |_| {});
+    assert!(!err.contains("application checkpoint"), "{err}");
+    let err = kill_disrupt_recover("rust-l2", &bin, &["-n", "8", "-p", "2"], 2, 1, |dir| {
+        std::fs::remove_file(&files_named(&dir.join("local"), "process-0.img")[0]).unwrap();
+    });
+    assert!(err.contains("process 0: L1 image missing"), "{err}");
+    let err = kill_disrupt_recover("rust-l3", &bin, &["-n", "8", "-p", "4"], 3, 1, |dir| {
+        std::fs::remove_file(&files_named(&dir.join("local"), "process-3.img")[0]).unwrap();
+    });
+    assert!(
+        err.contains("rebuilt from the Reed-Solomon parity"),
+        "{err}"
+    );
+    let err = kill_disrupt_recover("rust-l4", &bin, &["-n", "8", "-p", "2"], 4, 0, |dir| {
+        std::fs::remove_dir_all(dir.join("local")).unwrap();
+    });
+    assert!(err.contains("restoring it from L4"), "{err}");
+}
+
+/// tests/c/fti_calls.c: a list that grows every step is recovered after a
+/// kill with FTI_RecoverVar, FTI_GetStoredSize and FTI_Realloc; a composite
+/// type with it; and FTI_Snapshot's first call after a restart recovers.
+#[test]
+fn recover_var_realloc_stored_size_and_snapshot_recover_after_a_kill() {
+    let bin = build_c(&c_source("fti_calls.c"), "fti_calls", None, &["-lfti"]);
+    for (mode, layout, stored) in [
+        ("var", &["-n", "8", "-p", "2"][..], "stored 48"),
+        ("var", &["-n", "8", "-p", "4"][..], "stored 48"),
+        ("var", &["-n", "8"][..], "stored 48"),
+        ("snapshot", &["-n", "8", "-p", "2"][..], "stored 0"),
+    ] {
+        let dir = scratch(&format!("calls-{mode}-{}", layout.len()));
+        let cfg = config(&dir, 1, "");
+        let run = |extra: &[&str]| {
+            let mut a = layout.to_vec();
+            a.extend([bin.to_str().unwrap(), cfg.to_str().unwrap(), mode]);
+            a.extend(extra);
+            run_job(&a, LIMIT)
+        };
+        let whole = heat_checksum(&expect_success(&run(&[]), "uninterrupted fti_calls"));
+        assert!(!run(&["die"]).status.success(), "the killed run failed");
+        let o = run(&[]);
+        let out = expect_success(&o, "recovering fti_calls");
+        assert!(
+            out.contains(&format!("recovered steps 6 n 6 {stored}")),
+            "{mode} {layout:?}: {out}"
+        );
+        assert_eq!(heat_checksum(&out), whole, "{mode} {layout:?}");
+        if mode == "var" {
+            let (_, err) = text(&o);
+            assert!(
+                err.contains("FTI_RecoverVar: rank 0: variable 2: 0 bytes protected, 48 stored"),
+                "recovering before FTI_Realloc is refused: {err}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// L2 and L3 place data on other processes: a job of one process says so
+/// once and keeps its checkpoints at L1, from which it recovers.
+#[test]
+fn l2_and_l3_in_a_job_of_one_process_say_they_need_two() {
+    for level in [2u8, 3] {
+        let err = kill_disrupt_recover(
+            &format!("one-process-l{level}"),
+            &heat_fti(),
+            &["-n", "4"],
+            level,
+            1,
+            |_| {},
+        );
+        assert!(!err.contains("not complete"), "{err}");
+        let dir = scratch(&format!("one-process-say-l{level}"));
+        let cfg = config(&dir, 1, "");
+        let o = run_job(
+            &[
+                "-n",
+                "4",
+                heat_fti().to_str().unwrap(),
+                cfg.to_str().unwrap(),
+                &level.to_string(),
+                "200",
+                "50",
+            ],
+            LIMIT,
+        );
+        expect_success(&o, "one process");
+        let (_, err) = text(&o);
+        let want = format!(
+            "L{level} needs two processes or more (run with -p 2 or more); this job has one, so its checkpoints get L1 only"
+        );
+        assert_eq!(err.matches(&want).count(), 1, "{err}");
+        assert!(!err.contains("not complete"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -97,6 +97,7 @@ fn start_parts(
 
 fn post_process(s: &'static Settings, k: u64, planned: &[Level]) {
     let t = helpers::transport(s.stream);
+    let planned = &reachable(k, planned, t.is_some());
     let parts = start_parts(s, k, planned, t);
     let mut failed: Vec<Level> = Vec::new();
     let mut made: Vec<Level> = Vec::new();
@@ -114,7 +115,6 @@ fn post_process(s: &'static Settings, k: u64, planned: &[Level]) {
         .copied()
         .filter(|&l| match l {
             Level::Local => true,
-            Level::Partner | Level::Erasure if t.is_none() => false,
             l => !failed.contains(&l),
         })
         .collect();
@@ -137,6 +137,40 @@ fn post_process(s: &'static Settings, k: u64, planned: &[Level]) {
         record(s, k, planned, &complete);
     }
     prune_local(s, k);
+}
+
+/// The levels of `planned` a job of this many processes can make: L2 and L3
+/// place data on other processes, so a job of one process (no transport)
+/// keeps L1 and L4, saying so once.
+fn reachable(k: u64, planned: &[Level], several_processes: bool) -> Vec<Level> {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    if several_processes {
+        return planned.to_vec();
+    }
+    let (kept, dropped): (Vec<Level>, Vec<Level>) = planned
+        .iter()
+        .partition(|l| !matches!(l, Level::Partner | Level::Erasure));
+    if !dropped.is_empty() {
+        SAID.call_once(|| {
+            mpcrs_settings::report!(
+                warn,
+                "mpcrs: checkpoint epoch {k}: {} {} two processes or more (run with -p 2 or more); this job has one, so its checkpoints get {} only",
+                names(&dropped, " and "),
+                if dropped.len() == 1 { "needs" } else { "need" },
+                names(&kept, " and ")
+            );
+        });
+    }
+    kept
+}
+
+/// "L1, L2": the levels' names joined by `sep`.
+fn names(levels: &[Level], sep: &str) -> String {
+    levels
+        .iter()
+        .map(|l| format!("L{}", l.number()))
+        .collect::<Vec<_>>()
+        .join(sep)
 }
 
 /// Process 0: records in epoch `k`'s manifest the levels every process
@@ -166,11 +200,7 @@ fn record(s: &Settings, k: u64, planned: &[Level], complete: &[Level]) {
             info,
             "mpcrs: checkpoint epoch {k}: {} not complete (stopped by the next checkpoint, or failed); the epoch is usable from {}",
             missing.join(", "),
-            complete
-                .iter()
-                .map(|l| format!("L{}", l.number()))
-                .collect::<Vec<_>>()
-                .join(", ")
+            names(complete, ", ")
         );
     }
     prune_global(s);

@@ -15,6 +15,8 @@ use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+use crate::datatype::{bytes_of, Equivalence};
+
 const FILE_MAGIC: &[u8; 8] = b"MPCRSFT1";
 const SECTION_MAGIC: &[u8; 8] = b"MPCRSFTS";
 /// Where the first section starts.
@@ -29,6 +31,22 @@ pub struct Var<'a> {
     /// The size of one element (of the variable's FTI type).
     pub elem_size: u32,
     pub bytes: &'a [u8],
+}
+
+impl<'a> Var<'a> {
+    /// A slice of plain data protected as `id`.
+    pub fn slice<T: Equivalence>(id: i32, s: &'a [T]) -> Var<'a> {
+        Var {
+            id,
+            elem_size: std::mem::size_of::<T>() as u32,
+            bytes: bytes_of(s),
+        }
+    }
+
+    /// A value of plain data protected as `id`.
+    pub fn value<T: Equivalence>(id: i32, v: &'a T) -> Var<'a> {
+        Self::slice(id, std::slice::from_ref(v))
+    }
 }
 
 /// One variable as stored.

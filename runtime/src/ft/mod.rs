@@ -28,6 +28,7 @@ pub use data::{Stored, Var};
 
 use crate::checkpoint::{Settings, Stream};
 use crate::comm::Communicator;
+use crate::datatype::{bytes_of_mut, Equivalence};
 use crate::op::Op;
 
 /// Why a call failed; the C API prints it on one line with the call and rank.
@@ -122,6 +123,9 @@ pub struct Ft {
     local: Communicator,
     rank_processes: Vec<u32>,
     found: Option<Found>,
+    /// This rank's variables of `found`, once read (until the next
+    /// checkpoint: recovering reads the file once).
+    recovered: std::cell::OnceCell<Vec<Stored>>,
     /// Checkpoints taken by this run, and the last one.
     taken: u64,
     last: Option<u64>,
@@ -158,6 +162,7 @@ impl Ft {
             local,
             rank_processes: processes.into_iter().map(|p| p as u32).collect(),
             found,
+            recovered: std::cell::OnceCell::new(),
             taken: 0,
             last: None,
             started: std::time::Instant::now(),
@@ -246,6 +251,7 @@ impl Ft {
         }
         self.taken += 1;
         self.last = Some(k);
+        self.recovered = std::cell::OnceCell::new();
         let inline = levels
             .iter()
             .any(|l| l.number() > 1 && self.shared.config.inline_level(l.number()));
@@ -347,29 +353,58 @@ impl Ft {
         m
     }
 
-    /// Recovers every variable of `vars` from the checkpoint found at init
-    /// (collective); the sizes must be those checkpointed.
-    pub fn recover(&mut self, vars: &mut [(i32, &mut [u8])]) -> Result<(), FtError> {
-        let stored = self.stored()?;
-        for (id, buf) in vars.iter_mut() {
-            let v = stored
-                .iter()
-                .find(|v| v.id == *id)
-                .ok_or_else(|| FtError::Recover(format!("variable {id} is not in checkpoint")))?;
-            if v.bytes.len() != buf.len() {
-                return Err(FtError::Recover(format!(
-                    "variable {id}: {} bytes protected, {} stored (FTI_Realloc or FTI_GetStoredSize gives the stored size)",
-                    buf.len(),
-                    v.bytes.len()
-                )));
-            }
-            buf.copy_from_slice(&v.bytes);
+    /// Recovers the slice protected as `id` into `into`, whose length and
+    /// element size must be those checkpointed ([`Ft::recover_vec`] takes
+    /// the stored length).
+    pub fn recover_slice<T: Equivalence>(&self, id: i32, into: &mut [T]) -> Result<(), FtError> {
+        let v = self.stored_var(id, std::mem::size_of::<T>())?;
+        let into = bytes_of_mut(into);
+        if v.bytes.len() != into.len() {
+            return Err(FtError::Recover(format!(
+                "variable {id}: {} bytes given, {} stored",
+                into.len(),
+                v.bytes.len()
+            )));
         }
+        into.copy_from_slice(&v.bytes);
         Ok(())
     }
 
-    /// This rank's variables in the checkpoint found at init.
-    pub fn stored(&self) -> Result<Vec<Stored>, FtError> {
+    /// Recovers the value protected as `id`.
+    pub fn recover_value<T: Equivalence>(&self, id: i32, into: &mut T) -> Result<(), FtError> {
+        self.recover_slice(id, std::slice::from_mut(into))
+    }
+
+    /// The slice protected as `id`, at its stored length.
+    pub fn recover_vec<T: Equivalence + Default>(&self, id: i32) -> Result<Vec<T>, FtError> {
+        let v = self.stored_var(id, std::mem::size_of::<T>())?;
+        let mut out = vec![T::default(); v.bytes.len() / std::mem::size_of::<T>().max(1)];
+        bytes_of_mut(&mut out).copy_from_slice(&v.bytes);
+        Ok(out)
+    }
+
+    /// The stored variable `id`, whose elements must be `elem_size` bytes.
+    fn stored_var(&self, id: i32, elem_size: usize) -> Result<&Stored, FtError> {
+        let v = self
+            .stored()?
+            .iter()
+            .find(|v| v.id == id)
+            .ok_or_else(|| FtError::Recover(format!("variable {id} is not in the checkpoint")))?;
+        if v.elem_size as usize != elem_size {
+            return Err(FtError::Recover(format!(
+                "variable {id}: elements of {elem_size} bytes asked for, {} stored",
+                v.elem_size
+            )));
+        }
+        Ok(v)
+    }
+
+    /// This rank's variables in the checkpoint found at init (read once,
+    /// their checksum verified).
+    pub fn stored(&self) -> Result<&[Stored], FtError> {
+        if let Some(v) = self.recovered.get() {
+            return Ok(v);
+        }
         let f = self.found.as_ref().ok_or(FtError::NothingToRecover)?;
         let me = self.comm.rank() as usize;
         let p = *f.rank_processes.get(me).ok_or_else(|| {
@@ -379,8 +414,9 @@ impl Ft {
             ))
         })? as usize;
         let path = &f.files[p];
-        data::read_rank(path, me as u32)
-            .map_err(|e| FtError::Recover(format!("{}: {e}", path.display())))
+        let v = data::read_rank(path, me as u32)
+            .map_err(|e| FtError::Recover(format!("{}: {e}", path.display())))?;
+        Ok(self.recovered.get_or_init(|| v))
     }
 
     /// FTI_Snapshot's decision, collectively: the highest level whose
@@ -389,15 +425,11 @@ impl Ft {
         let mut due = [0i32];
         if self.comm.rank() == 0 {
             let minute = self.started.elapsed().as_secs() / 60;
-            if minute > self.snapshot_minute {
-                for (i, &every) in self.shared.config.snapshot_minutes.iter().enumerate() {
-                    if every > 0 && minute % every == 0 {
-                        due[0] = i as i32 + 1;
-                    }
-                }
-                if due[0] > 0 {
-                    self.snapshot_minute = minute;
-                }
+            if let Some(level) =
+                snapshot_due(minute, self.snapshot_minute, &self.shared.config.snapshot_minutes)
+            {
+                due[0] = level;
+                self.snapshot_minute = minute;
             }
         }
         self.comm.broadcast(&mut due, 0)?;
@@ -435,6 +467,19 @@ impl Ft {
         self.comm.barrier()?;
         Ok(())
     }
+}
+
+/// The level FTI_Snapshot checkpoints at in minute `minute` of the run, the
+/// last one it checkpointed in being `last`: the highest level whose
+/// interval (`every[L-1]` minutes, 0 for none) ends then, once a minute.
+fn snapshot_due(minute: u64, last: u64, every: &[u64; 4]) -> Option<i32> {
+    if minute <= last {
+        return None;
+    }
+    (1..=4)
+        .rev()
+        .find(|&l| every[l - 1] > 0 && minute.is_multiple_of(every[l - 1]))
+        .map(|l| l as i32)
 }
 
 /// Removes every epoch (and `latest`) of `dir`, leaving the directory.
@@ -555,4 +600,21 @@ fn all_ok(comm: &Communicator, ok: bool) -> crate::Result<bool> {
 
 fn report_line(what: &str) {
     mpcrs_settings::report!(warn, "mpcrs: application checkpoint: {what}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snapshot_due;
+
+    #[test]
+    fn snapshot_takes_the_highest_level_due_once_a_minute() {
+        let every = [1, 2, 0, 6];
+        assert_eq!(snapshot_due(0, 0, &every), None, "not in the first minute");
+        assert_eq!(snapshot_due(1, 0, &every), Some(1));
+        assert_eq!(snapshot_due(1, 1, &every), None, "once a minute");
+        assert_eq!(snapshot_due(2, 1, &every), Some(2));
+        assert_eq!(snapshot_due(6, 5, &every), Some(4));
+        assert_eq!(snapshot_due(7, 6, &[0, 0, 0, 0]), None);
+        assert_eq!(snapshot_due(9, 6, &[0, 0, 3, 0]), Some(3));
+    }
 }
