@@ -164,15 +164,34 @@ impl CheckpointDir {
         self.prune_except(keep, &[])
     }
 
-    /// [`CheckpointDir::prune`], keeping the epochs of `also` too (the newest
-    /// epoch whose images all reached this directory, when newer ones are
-    /// only on node-local storage).
-    pub fn prune_except(&self, keep: usize, also: &[u64]) -> io::Result<()> {
+    /// The complete epochs pruning keeps: the newest `keep`, `latest`, those
+    /// of `also`, and every epoch whose images theirs apply to (the `base`
+    /// of an epoch of incremental images).
+    pub fn kept(&self, keep: usize, also: &[u64]) -> io::Result<Vec<u64>> {
         let latest = self.latest()?;
         let epochs = self.epochs()?;
         let cut = epochs.len().saturating_sub(keep.max(1));
-        for &k in &epochs[..cut] {
-            if Some(k) != latest && !also.contains(&k) {
+        let mut kept: Vec<u64> = epochs[cut..].to_vec();
+        kept.extend(latest);
+        kept.extend(also);
+        for k in kept.clone() {
+            if let Ok(m) = mpcrs_settings::JobManifest::read(&self.epoch_dir(k).join(MANIFEST)) {
+                kept.extend(m.base);
+            }
+        }
+        kept.sort_unstable();
+        kept.dedup();
+        Ok(kept)
+    }
+
+    /// [`CheckpointDir::prune`], keeping the epochs of `also` too (the newest
+    /// epoch whose images all reached this directory, when newer ones are
+    /// only on node-local storage), and what every kept epoch needs.
+    pub fn prune_except(&self, keep: usize, also: &[u64]) -> io::Result<()> {
+        let kept = self.kept(keep, also)?;
+        let epochs = self.epochs()?;
+        for &k in &epochs {
+            if !kept.contains(&k) {
                 fs::remove_dir_all(self.epoch_dir(k))?;
             }
         }

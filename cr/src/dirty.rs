@@ -76,13 +76,17 @@ struct PmScanArg {
     return_mask: u64,
 }
 
+/// A range of pages PAGEMAP_SCAN reports.
 #[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct PageRegion {
-    start: u64,
-    end: u64,
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct PageRegion {
+    pub start: u64,
+    pub end: u64,
     categories: u64,
 }
+
+const PAGE_IS_PRESENT: u64 = 1 << 3;
+const PAGE_IS_SWAPPED: u64 = 1 << 4;
 
 fn check(what: &str, r: i64) -> io::Result<i64> {
     if r < 0 {
@@ -198,6 +202,122 @@ impl DirtyTracker {
             start = arg.walk_end;
         }
         Ok(out)
+    }
+
+    /// The descriptors the tracker holds (left out of an image's files).
+    pub fn fds(&self) -> [i32; 2] {
+        [self.uffd.as_raw_fd(), self.pagemap.as_raw_fd()]
+    }
+
+    /// Write-protects `range` again (its pages count as clean), without
+    /// registering it. A raw ioctl: no allocation.
+    pub fn protect(&self, range: Range<u64>) -> Result<(), i32> {
+        let mut wp = UffdioWriteprotect {
+            range: UffdioRange {
+                start: range.start,
+                len: range.end - range.start,
+            },
+            mode: UFFDIO_WRITEPROTECT_MODE_WP,
+        };
+        // SAFETY: UFFDIO_WRITEPROTECT reads a uffdio_writeprotect.
+        let r = unsafe { crate::sys::call!(libc::SYS_ioctl, self.uffd.as_raw_fd(), UFFDIO_WRITEPROTECT, &mut wp as *mut _) };
+        if r < 0 {
+            Err(-r as i32)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Registers `range` and write-protects it (tracking starts now), with
+    /// raw ioctls: no allocation, for a caller whose other threads are
+    /// stopped. The errno on failure (the range cannot be tracked).
+    pub fn track_raw(&self, range: Range<u64>) -> Result<(), i32> {
+        let mut reg = UffdioRegister {
+            range: UffdioRange {
+                start: range.start,
+                len: range.end - range.start,
+            },
+            mode: UFFDIO_REGISTER_MODE_WP,
+            ioctls: 0,
+        };
+        // SAFETY: UFFDIO_REGISTER reads and writes a uffdio_register.
+        let r = unsafe { crate::sys::call!(libc::SYS_ioctl, self.uffd.as_raw_fd(), UFFDIO_REGISTER, &mut reg as *mut _) };
+        if r < 0 {
+            return Err(-r as i32);
+        }
+        self.protect(range)
+    }
+
+    /// One PAGEMAP_SCAN of `range` into `out` with raw calls (no
+    /// allocation): the ranges of pages in the categories asked, and where
+    /// the walk stopped (before `range.end` when `out` filled up). `reset`
+    /// write-protects the pages reported (written ones), and the call fails
+    /// with EPERM where a mapping of `range` is not tracked.
+    fn scan_raw(
+        &self,
+        range: Range<u64>,
+        reset: bool,
+        inverted: u64,
+        mask: u64,
+        out: &mut [PageRegion],
+    ) -> Result<(usize, u64), i32> {
+        let mut arg = PmScanArg {
+            size: std::mem::size_of::<PmScanArg>() as u64,
+            flags: if reset {
+                PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC
+            } else {
+                0
+            },
+            start: range.start,
+            end: range.end,
+            walk_end: 0,
+            vec: out.as_mut_ptr() as u64,
+            vec_len: out.len() as u64,
+            max_pages: 0,
+            category_inverted: inverted,
+            category_mask: mask,
+            category_anyof_mask: 0,
+            return_mask: mask,
+        };
+        // SAFETY: PAGEMAP_SCAN reads the argument and fills at most vec_len
+        // page_regions into `out`, which outlives the call.
+        let n = unsafe { crate::sys::call!(libc::SYS_ioctl, self.pagemap.as_raw_fd(), PAGEMAP_SCAN, &mut arg as *mut _) };
+        if n < 0 {
+            return Err(-n as i32);
+        }
+        Ok((n as usize, arg.walk_end))
+    }
+
+    /// The pages of tracked `range` written since it was last
+    /// write-protected, into `out`, write-protecting them again; `None`
+    /// when `out` cannot hold them all (the rest of the range is then
+    /// write-protected too, and the caller treats the range as written
+    /// whole). Fails with the errno, EPERM where the range is not tracked.
+    pub fn take_written_into(
+        &self,
+        range: Range<u64>,
+        out: &mut [PageRegion],
+    ) -> Result<Option<usize>, i32> {
+        let (n, walk_end) =
+            self.scan_raw(range.clone(), true, 0, PAGE_IS_WRITTEN, out)?;
+        if walk_end < range.end {
+            self.protect(walk_end..range.end)?;
+            return Ok(None);
+        }
+        Ok(Some(n))
+    }
+
+    /// The pages of `range` that hold nothing (neither in memory nor in
+    /// swap: zeros, in anonymous memory), into `out`; `None` when `out`
+    /// cannot hold them all.
+    pub fn unpopulated_into(
+        &self,
+        range: Range<u64>,
+        out: &mut [PageRegion],
+    ) -> Result<Option<usize>, i32> {
+        let both = PAGE_IS_PRESENT | PAGE_IS_SWAPPED;
+        let (n, walk_end) = self.scan_raw(range.clone(), false, both, both, out)?;
+        Ok((walk_end >= range.end).then_some(n))
     }
 
     /// Written ranges of `range`, leaving them marked written.

@@ -15,7 +15,12 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::image::{self, ExeIdentity, ImageError, ImageHeader, Region, HAS_DATA, KERNEL, SHARED};
+use crate::dirty::PageRegion;
+use crate::image::{
+    self, ExeIdentity, ImageError, ImageHeader, Parent, Region, DELTA, EXTENT_DATA, EXTENT_ZERO,
+    HAS_DATA, KERNEL, SHARED,
+};
+use crate::incremental::{self, Incremental, RegionWrite};
 use crate::maps::{parse_maps, Skip};
 use crate::sys::{self, call};
 use crate::threads::Captured;
@@ -24,6 +29,10 @@ use crate::threads::Captured;
 #[derive(Debug, Clone)]
 pub struct DumpReport {
     pub path: PathBuf,
+    /// The image this one applies to (an incremental image), and the CRC of
+    /// this image's metadata (its identity for the next one).
+    pub parent: Option<Parent>,
+    pub meta_crc: u32,
     /// Image size, bytes actually stored (pages of zeros are holes), and memory
     /// contents in it.
     pub bytes: u64,
@@ -103,6 +112,7 @@ fn regions(maps: &[u8], hole: (u64, u64)) -> std::io::Result<Vec<Region>> {
                 | if data { HAS_DATA } else { 0 }
                 | if kernel { KERNEL } else { 0 },
             data_offset: 0,
+            stored: 0,
             crc: 0,
             path: m.path,
         };
@@ -258,22 +268,49 @@ fn without_direct_io(fd: i32) -> bool {
     }
 }
 
-/// The child's whole work; returns its exit status.
-fn child_writes(fd: i32, regions: &[Region], meta: &mut [u8]) -> i32 {
+/// What the child writes: each region as `writes` says, the ranges of
+/// DELTA regions in `pages`.
+struct ChildPlan<'a> {
+    regions: &'a [Region],
+    writes: &'a [RegionWrite],
+    pages: &'a [PageRegion],
+}
+
+/// The child's whole work; returns its exit status. Regions are laid out
+/// one after the other after the metadata, as they are written.
+fn child_writes(fd: i32, plan: &ChildPlan<'_>, meta: &mut [u8]) -> i32 {
     let Some(bounce) = bounce_buffer() else {
         return libc::ENOMEM;
     };
-    for (i, r) in regions.iter().enumerate() {
-        if !r.has_data() {
-            continue;
-        }
+    let mut at = meta.len() as u64;
+    for (i, r) in plan.regions.iter().enumerate() {
         let mut crc = 0;
-        let e = write_region(fd, r.start, r.len(), r.data_offset, &mut crc, bounce);
-        if e != 0 {
-            return e;
-        }
-        let at = image::region_crc_at(i);
-        meta[at..at + 4].copy_from_slice(&crc.to_le_bytes());
+        let (flags, stored) = match plan.writes[i] {
+            RegionWrite::Nothing => continue,
+            RegionWrite::Whole => {
+                let e = write_region(fd, r.start, r.len(), at, &mut crc, bounce);
+                if e != 0 {
+                    return e;
+                }
+                (r.flags & !DELTA, r.len())
+            }
+            RegionWrite::Delta { written, empty } => {
+                let written = &plan.pages[written.0..written.1];
+                let empty = &plan.pages[empty.0..empty.1];
+                match write_delta(fd, r, written, empty, at, &mut crc, bounce) {
+                    Ok(stored) => (r.flags | DELTA, stored),
+                    Err(e) => return e,
+                }
+            }
+        };
+        image::set_region_data(meta, i, flags, at, stored, crc);
+        at += stored;
+    }
+    // Pages of zeros at the end were not written: the length makes them read.
+    // SAFETY: ftruncate (raw, as in pwrite_all) on the descriptor opened before the fork.
+    let e = unsafe { call!(libc::SYS_ftruncate, fd, at) };
+    if e != 0 {
+        return -e as i32;
     }
     image::seal(meta);
     let mut crc_unused = 0;
@@ -296,10 +333,100 @@ fn child_writes(fd: i32, regions: &[Region], meta: &mut [u8]) -> i32 {
     0
 }
 
+/// Bytes written through the bounce buffer in whole chunks (direct I/O
+/// takes whole pages at page offsets), checksummed on the way.
+struct Staged<'b> {
+    fd: i32,
+    at: u64,
+    bounce: &'b mut [u8],
+    filled: usize,
+}
+
+impl Staged<'_> {
+    fn push(&mut self, mut bytes: &[u8], crc: &mut u32) -> i32 {
+        while !bytes.is_empty() {
+            let n = bytes.len().min(self.bounce.len() - self.filled);
+            self.bounce[self.filled..self.filled + n].copy_from_slice(&bytes[..n]);
+            self.filled += n;
+            bytes = &bytes[n..];
+            if self.filled == self.bounce.len() {
+                let e = self.flush(crc);
+                if e != 0 {
+                    return e;
+                }
+            }
+        }
+        0
+    }
+
+    /// Writes what is staged, padded with zeros to a whole page.
+    fn flush(&mut self, crc: &mut u32) -> i32 {
+        let end = self.filled.div_ceil(PAGE_BYTES) * PAGE_BYTES;
+        self.bounce[self.filled..end].fill(0);
+        *crc = crc32c::crc32c_append(*crc, &self.bounce[..end]);
+        let e = pwrite_all(self.fd, &self.bounce[..end], self.at);
+        self.at += end as u64;
+        self.filled = 0;
+        e
+    }
+}
+
+/// Writes DELTA region `r` at `at`: its extent table (the `written` and
+/// `empty` ranges, both sorted and disjoint, merged in address order), then
+/// the pages of the written ones. Returns the bytes stored, or an errno. No
+/// allocation: the table is built in `bounce`, a chunk at a time.
+fn write_delta(
+    fd: i32,
+    r: &Region,
+    written: &[PageRegion],
+    empty: &[PageRegion],
+    at: u64,
+    crc: &mut u32,
+    bounce: &mut [u8],
+) -> Result<u64, i32> {
+    let count = written.len() + empty.len();
+    let mut table = Staged {
+        fd,
+        at,
+        bounce,
+        filled: 0,
+    };
+    let ok = |e: i32| if e == 0 { Ok(()) } else { Err(e) };
+    ok(table.push(&(count as u64).to_le_bytes(), crc))?;
+    let (mut w, mut z) = (0, 0);
+    while w < written.len() || z < empty.len() {
+        let take_written =
+            z == empty.len() || (w < written.len() && written[w].start < empty[z].start);
+        let (x, kind) = if take_written {
+            w += 1;
+            (written[w - 1], EXTENT_DATA)
+        } else {
+            z += 1;
+            (empty[z - 1], EXTENT_ZERO)
+        };
+        let mut entry = [0u8; image::EXTENT_SIZE];
+        entry[..8].copy_from_slice(&(x.start - r.start).to_le_bytes());
+        entry[8..16].copy_from_slice(&(x.end - x.start).to_le_bytes());
+        entry[16..].copy_from_slice(&kind.to_le_bytes());
+        ok(table.push(&entry, crc))?;
+    }
+    if table.filled > 0 {
+        ok(table.flush(crc))?;
+    }
+    debug_assert_eq!(table.at - at, image::extent_table_len(count));
+    let mut data_at = table.at;
+    let bounce = table.bounce;
+    for x in written {
+        ok(write_region(fd, x.start, x.end - x.start, data_at, crc, bounce))?;
+        data_at += x.end - x.start;
+    }
+    Ok(data_at - at)
+}
+
 /// Dumps this process into the image file `path` and waits until it is durable.
 /// `None`: the call returned in a process restored from that image.
 pub fn dump_image(path: &Path) -> Result<Option<DumpReport>, ImageError> {
-    match start_dump(path)? {
+    match start_dump(path, None)? {
         Snapshot::Writing(pending) => pending.wait().map(Some),
         Snapshot::Restored => Ok(None),
     }
@@ -311,7 +438,6 @@ pub struct PendingDump {
     tmp: PathBuf,
     pid: libc::pid_t,
     fd: i32,
-    bytes: u64,
     data_bytes: u64,
     regions: usize,
     stall: Duration,
@@ -347,8 +473,11 @@ const MAPS_ATTEMPTS: usize = 20;
 /// renamed by [`PendingDump::wait`]) and returns as soon as the fork does: the
 /// caller's memory is from then on free to change. Every other thread of the
 /// process is stopped at a signal frame while the snapshot is taken
-/// ([`crate::threads`]), so the image holds all of them.
-pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
+/// ([`crate::threads`]), so the image holds all of them. With `incremental`,
+/// writes are tracked from this snapshot on and the image stores only what
+/// changed since the last committed one, when there is one
+/// ([`crate::incremental`]).
+pub fn start_dump(path: &Path, incremental: Option<Incremental>) -> Result<Snapshot, ImageError> {
     let fail = |problem: String| ImageError {
         file: path.to_path_buf(),
         problem,
@@ -409,12 +538,34 @@ pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
     };
     let mut maps_now: Vec<u8> = Vec::new();
     let mut last_change = String::new();
+    let mut tracking: Option<incremental::Snapshot> = None;
     for _ in 0..MAPS_ATTEMPTS {
         let maps = std::fs::read("/proc/self/maps")
             .map_err(|e| abandon(format!("/proc/self/maps: {e}")))?;
-        let mut regions = regions(&maps, stack_range)
+        let regions = regions(&maps, stack_range)
             .map_err(|e| abandon(format!("reading the mappings: {e}")))?;
-        let bytes = image::lay_out(&mut regions);
+        // The tracking of the last attempt is let go first (it holds a lock).
+        drop(tracking.take());
+        tracking = match incremental {
+            Some(opts) => match incremental::Snapshot::prepare(opts, &regions) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    no_tracking(&e);
+                    None
+                }
+            },
+            None => None,
+        };
+        let whole: Vec<RegionWrite> = regions
+            .iter()
+            .map(|r| {
+                if r.has_data() {
+                    RegionWrite::Whole
+                } else {
+                    RegionWrite::Nothing
+                }
+            })
+            .collect();
         let data_bytes = regions
             .iter()
             .filter(|r| r.has_data())
@@ -427,15 +578,15 @@ pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
             runtime: runtime.clone(),
             brk,
             regions,
+            parent: tracking.as_ref().and_then(|t| t.parent),
+            meta_crc: 0,
         };
         let mut meta = image::encode(&header);
-        // Full length now: pages of zeros are left as holes by the writer.
-        // SAFETY: ftruncate on the descriptor opened above.
-        if unsafe { libc::ftruncate(fd, bytes as libc::off_t) } != 0 {
-            let e = std::io::Error::last_os_error();
-            return Err(abandon(format!("sizing {}: {e}", tmp.display())));
+        let mut not_recorded = vec![fd];
+        if let Some(t) = &tracking {
+            not_recorded.extend(t.fds());
         }
-        crate::kernel_state::record_files(&[fd]).map_err(abandon)?;
+        crate::kernel_state::record_files(&not_recorded).map_err(abandon)?;
         maps_now.clear();
         maps_now.reserve(maps.len() * 2 + 65536);
         let freeze = crate::threads::Freeze::stop_others().map_err(abandon)?;
@@ -448,8 +599,15 @@ pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
         }
         crate::kernel_state::record_file_offsets();
         crate::kernel_state::record_signals();
+        if let Some(t) = tracking.as_mut() {
+            t.classify(&header.regions);
+        }
+        let plan = ChildPlan {
+            regions: &header.regions,
+            writes: tracking.as_ref().map_or(&whole[..], |t| &t.writes[..]),
+            pages: tracking.as_ref().map_or(&[][..], |t| &t.pages[..]),
+        };
         let mut pid: i64 = 0;
-        let regions = &header.regions;
         let meta = &mut meta;
         let captured = freeze.capture_self(&mut || {
             // A raw fork: glibc's would take malloc's locks, which a stopped
@@ -459,7 +617,7 @@ pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
             pid = unsafe { call!(libc::SYS_clone, libc::SIGCHLD, 0, 0, 0, 0) };
             if pid == 0 {
                 let stack = child_stack.as_mut().unwrap();
-                let status = corosensei::on_stack(stack, || child_writes(fd, regions, meta));
+                let status = corosensei::on_stack(stack, || child_writes(fd, &plan, meta));
                 sys::exit_group(status);
             }
         });
@@ -472,6 +630,11 @@ pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
         }
         drop(child_stack);
         let stall = started.elapsed();
+        if pid >= 0 {
+            if let Some(t) = tracking.take() {
+                t.taken();
+            }
+        }
         let forked = Instant::now();
         if pid < 0 {
             return Err(abandon(format!(
@@ -484,7 +647,6 @@ pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
             tmp,
             pid: pid as libc::pid_t,
             fd,
-            bytes,
             data_bytes,
             regions: header.regions.len(),
             stall,
@@ -494,6 +656,17 @@ pub fn start_dump(path: &Path) -> Result<Snapshot, ImageError> {
     Err(abandon(format!(
         "the mappings kept changing while the threads were stopped ({MAPS_ATTEMPTS} attempts; last: {last_change})"
     )))
+}
+
+/// Says once that images are full because writes cannot be tracked.
+fn no_tracking(why: &str) {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        mpcrs_settings::report!(
+            warn,
+            "mpcrs: incremental images are not available here ({why}); every image is full"
+        );
+    });
 }
 
 /// The first line where two readings of /proc/self/maps differ, for the
@@ -556,7 +729,6 @@ impl PendingDump {
             tmp,
             pid,
             fd,
-            bytes,
             data_bytes,
             regions,
             stall,
@@ -600,12 +772,14 @@ impl PendingDump {
                 .map_err(|e| fail(format!("fsync of the directory: {e}")))?;
         }
         let write = forked.elapsed();
-        let stored_bytes = std::fs::metadata(path)
-            .map(|m| std::os::unix::fs::MetadataExt::blocks(&m) * 512)
-            .unwrap_or(bytes)
-            .min(bytes);
+        let (_, header) = image::read_header(path)?;
+        let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
+        let bytes = meta.len();
+        let stored_bytes = (std::os::unix::fs::MetadataExt::blocks(&meta) * 512).min(bytes);
         Ok(DumpReport {
             path: path.to_path_buf(),
+            parent: header.parent,
+            meta_crc: header.meta_crc,
             bytes,
             stored_bytes,
             data_bytes,

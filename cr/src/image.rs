@@ -3,11 +3,17 @@
 //! ```text
 //! offset 0        header (HEADER_SIZE bytes): magic, version, identities of the
 //!                 executable and of the object holding the mpcrs runtime, brk,
-//!                 region count, CRC-32C of the header and region table
+//!                 region count, CRC-32C of the header and region table, and
+//!                 for an incremental image its parent (epoch, metadata CRC)
 //! HEADER_SIZE     region table: REGION_SIZE bytes per mapping
 //! then            the mappings' paths (for diagnostics and restore)
-//! page-aligned    each region's contents, page-aligned, CRC-32C per region
+//! page-aligned    each region's stored bytes, page-aligned, CRC-32C per region:
+//!                 its whole contents, or (DELTA) an extent table, padded to a
+//!                 page, then the pages of its data extents in order
 //! ```
+//! An extent table is a u64 count, then per extent its offset in the region,
+//! its length and its kind (EXTENT_DATA: stored here; EXTENT_ZERO: zeros); the
+//! region's pages no extent names are those of the parent image.
 //! Integers are little-endian. Contents are written straight from memory, in
 //! large page-aligned writes.
 
@@ -18,14 +24,14 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"MPCRSIMG";
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 pub const HEADER_SIZE: usize = 4096;
 pub const REGION_SIZE: usize = 48;
 pub const PAGE: u64 = 4096;
 /// Longest executable path the header holds.
 pub const MAX_EXE_PATH: usize = 2048;
 /// Longest path of the runtime's object the header holds.
-pub const MAX_RUNTIME_PATH: usize = HEADER_SIZE - H_RT_PATH;
+pub const MAX_RUNTIME_PATH: usize = H_PARENT_EPOCH - H_RT_PATH;
 
 /// Region flags.
 pub const SHARED: u32 = 1;
@@ -33,6 +39,30 @@ pub const HAS_DATA: u32 = 2;
 /// A mapping the kernel provides (vdso, vvar): recorded, without contents, so
 /// that a restorer can check it sits where the image expects it.
 pub const KERNEL: u32 = 4;
+/// With HAS_DATA: the region stores the extents written since the parent
+/// image (an extent table, then their pages), not its whole contents.
+pub const DELTA: u32 = 8;
+
+/// Kinds of an extent of a DELTA region.
+pub const EXTENT_ZERO: u64 = 0;
+pub const EXTENT_DATA: u64 = 1;
+/// Bytes of one extent in the table, and of the count before them.
+pub const EXTENT_SIZE: usize = 24;
+pub const EXTENT_COUNT_SIZE: usize = 8;
+
+/// One extent of a DELTA region, as its table records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extent {
+    /// Offset in the region and length, in whole pages.
+    pub offset: u64,
+    pub len: u64,
+    pub kind: u64,
+}
+
+/// The bytes an extent table of `count` extents takes, padded to a page.
+pub fn extent_table_len(count: usize) -> u64 {
+    ((EXTENT_COUNT_SIZE + count * EXTENT_SIZE) as u64).div_ceil(PAGE) * PAGE
+}
 
 /// Which executable an image belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,8 +96,10 @@ pub struct Region {
     pub end: u64,
     pub prot: u32,
     pub flags: u32,
-    /// Where the contents are in the image (0 without contents).
+    /// Where the contents are in the image (0 without contents), and how
+    /// many bytes are stored there (the length, or a DELTA's table and pages).
     pub data_offset: u64,
+    pub stored: u64,
     pub crc: u32,
     pub path: String,
 }
@@ -82,6 +114,19 @@ impl Region {
     pub fn has_data(&self) -> bool {
         self.flags & HAS_DATA != 0
     }
+    /// Whether the region stores only what changed since the parent image.
+    pub fn is_delta(&self) -> bool {
+        self.flags & (HAS_DATA | DELTA) == HAS_DATA | DELTA
+    }
+}
+
+/// The image an incremental image applies to: its epoch and the CRC of its
+/// metadata (which covers every region's CRC), so that another file in its
+/// place is told apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parent {
+    pub epoch: u64,
+    pub meta_crc: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +137,10 @@ pub struct ImageHeader {
     pub runtime: ExeIdentity,
     pub brk: u64,
     pub regions: Vec<Region>,
+    /// For an incremental image, the image it applies to.
+    pub parent: Option<Parent>,
+    /// The CRC of this image's metadata (as sealed; 0 before).
+    pub meta_crc: u32,
 }
 
 /// Why an image cannot be used, with the file it is about.
@@ -129,6 +178,8 @@ const H_RT_SIZE: usize = H_EXE_PATH + MAX_EXE_PATH;
 const H_RT_CRC: usize = H_RT_SIZE + 8;
 const H_RT_PATH_LEN: usize = H_RT_SIZE + 12;
 const H_RT_PATH: usize = H_RT_SIZE + 16;
+const H_PARENT_EPOCH: usize = HEADER_SIZE - 16;
+const H_PARENT_CRC: usize = HEADER_SIZE - 8;
 
 /// Size of header, table and paths, rounded to a page: where contents start.
 pub fn metadata_size(regions: &[Region]) -> u64 {
@@ -144,9 +195,11 @@ pub fn lay_out(regions: &mut [Region]) -> u64 {
     for r in regions.iter_mut() {
         if r.has_data() {
             r.data_offset = at;
+            r.stored = r.len();
             at += r.len();
         } else {
             r.data_offset = 0;
+            r.stored = 0;
         }
     }
     at
@@ -174,6 +227,10 @@ pub fn encode(h: &ImageHeader) -> Vec<u8> {
     let rt = &rt[..rt.len().min(MAX_RUNTIME_PATH)];
     put_u32(&mut b, H_RT_PATH_LEN, rt.len() as u32);
     b[H_RT_PATH..H_RT_PATH + rt.len()].copy_from_slice(rt);
+    if let Some(p) = h.parent {
+        put_u64(&mut b, H_PARENT_EPOCH, p.epoch);
+        put_u32(&mut b, H_PARENT_CRC, p.meta_crc);
+    }
     let mut path_at = HEADER_SIZE + h.regions.len() * REGION_SIZE;
     for (i, r) in h.regions.iter().enumerate() {
         let at = HEADER_SIZE + i * REGION_SIZE;
@@ -184,6 +241,7 @@ pub fn encode(h: &ImageHeader) -> Vec<u8> {
         put_u64(&mut b, at + 24, r.data_offset);
         put_u32(&mut b, at + 32, r.crc);
         put_u32(&mut b, at + 36, r.path.len() as u32);
+        put_u64(&mut b, at + 40, r.stored);
         b[path_at..path_at + r.path.len()].copy_from_slice(r.path.as_bytes());
         path_at += r.path.len();
     }
@@ -193,6 +251,22 @@ pub fn encode(h: &ImageHeader) -> Vec<u8> {
 /// Position of region `i`'s CRC in the encoded metadata.
 pub fn region_crc_at(i: usize) -> usize {
     HEADER_SIZE + i * REGION_SIZE + 32
+}
+
+/// Sets region `i`'s flags, data offset, stored bytes and CRC in encoded
+/// metadata, as the writer learns them. No allocation: the dumper's child
+/// calls it.
+pub fn set_region_data(meta: &mut [u8], i: usize, flags: u32, offset: u64, stored: u64, crc: u32) {
+    let at = HEADER_SIZE + i * REGION_SIZE;
+    put_u32(meta, at + 20, flags);
+    put_u64(meta, at + 24, offset);
+    put_u32(meta, at + 32, crc);
+    put_u64(meta, at + 40, stored);
+}
+
+/// The CRC [`seal`] stored in metadata.
+pub fn sealed_crc(meta: &[u8]) -> u32 {
+    u32_at(meta, H_CRC)
 }
 
 /// Fills the metadata's own CRC (over everything but that field). No allocation:
@@ -268,6 +342,7 @@ pub fn read_header(path: &Path) -> Result<(File, ImageHeader), ImageError> {
             prot: u32_at(&meta, at + 16),
             flags: u32_at(&meta, at + 20),
             data_offset: u64_at(&meta, at + 24),
+            stored: u64_at(&meta, at + 40),
             crc: u32_at(&meta, at + 32),
             path: String::from_utf8_lossy(&meta[path_at..path_at + plen]).into_owned(),
         });
@@ -280,8 +355,73 @@ pub fn read_header(path: &Path) -> Result<(File, ImageHeader), ImageError> {
             runtime,
             brk: u64_at(&meta, H_BRK),
             regions,
+            parent: match u64_at(&meta, H_PARENT_EPOCH) {
+                0 => None,
+                epoch => Some(Parent {
+                    epoch,
+                    meta_crc: u32_at(&meta, H_PARENT_CRC),
+                }),
+            },
+            meta_crc: stored,
         },
     ))
+}
+
+/// The extent table of DELTA region `r` of an opened image, checked against
+/// the region: extents in order, inside it, in whole pages, their data within
+/// what the region stores.
+pub fn read_extents(path: &Path, file: &File, r: &Region) -> Result<Vec<Extent>, ImageError> {
+    let fail = |problem: String| ImageError {
+        file: path.to_path_buf(),
+        problem: format!("region {:#x}-{:#x} {}: {problem}", r.start, r.end, r.path),
+    };
+    let mut count = [0u8; EXTENT_COUNT_SIZE];
+    file.read_exact_at(&mut count, r.data_offset)
+        .map_err(|e| fail(format!("extent table: {e}")))?;
+    let count = u64::from_le_bytes(count) as usize;
+    if extent_table_len(count.min(1 << 40)) > r.stored {
+        return Err(fail(format!(
+            "{count} extents do not fit in its {} stored bytes",
+            r.stored
+        )));
+    }
+    let mut table = vec![0u8; count * EXTENT_SIZE];
+    file.read_exact_at(&mut table, r.data_offset + EXTENT_COUNT_SIZE as u64)
+        .map_err(|e| fail(format!("extent table: {e}")))?;
+    let mut out = Vec::with_capacity(count);
+    let mut end = 0;
+    let mut data = extent_table_len(count);
+    for e in table.chunks_exact(EXTENT_SIZE) {
+        let x = Extent {
+            offset: u64_at(e, 0),
+            len: u64_at(e, 8),
+            kind: u64_at(e, 16),
+        };
+        if x.offset < end
+            || x.len == 0
+            || x.offset % PAGE != 0
+            || x.len % PAGE != 0
+            || x.offset + x.len > r.len()
+            || x.kind > EXTENT_DATA
+        {
+            return Err(fail(format!(
+                "extent {:#x}+{:#x} (kind {}) is out of order or outside the region",
+                x.offset, x.len, x.kind
+            )));
+        }
+        if x.kind == EXTENT_DATA {
+            data += x.len;
+        }
+        end = x.offset + x.len;
+        out.push(x);
+    }
+    if data != r.stored {
+        return Err(fail(format!(
+            "its extents hold {data} bytes, the region table says {}",
+            r.stored
+        )));
+    }
+    Ok(out)
 }
 
 /// Summary of a verified image.
@@ -317,11 +457,19 @@ pub fn verify(path: &Path) -> Result<Verified, ImageError> {
     // Every length first: a file cut short is named as such, whichever region
     // comes first.
     for (i, r) in with_data() {
-        if r.data_offset + r.len() > size {
+        if r.data_offset + r.stored > size {
             return Err(fail(format!(
                 "truncated: {} needs bytes up to {}, the file has {size}",
                 what(i, r),
-                r.data_offset + r.len()
+                r.data_offset + r.stored
+            )));
+        }
+        if !r.is_delta() && r.stored != r.len() {
+            return Err(fail(format!(
+                "{} stores {} bytes of its {}",
+                what(i, r),
+                r.stored,
+                r.len()
             )));
         }
     }
@@ -346,8 +494,8 @@ pub fn verify(path: &Path) -> Result<Verified, ImageError> {
         let what = what(i, r);
         let mut crc = 0;
         let mut at = 0;
-        while at < r.len() {
-            let n = (r.len() - at).min(buf.len() as u64) as usize;
+        while at < r.stored {
+            let n = (r.stored - at).min(buf.len() as u64) as usize;
             ahead(r.data_offset + at + VERIFY_AHEAD);
             file.read_exact_at(&mut buf[..n], r.data_offset + at)
                 .map_err(|e| fail(format!("{what}: {e}")))?;
@@ -357,7 +505,10 @@ pub fn verify(path: &Path) -> Result<Verified, ImageError> {
         if crc != r.crc {
             return Err(fail(format!("{what} corrupted (checksum mismatch)")));
         }
-        data_bytes += r.len();
+        if r.is_delta() {
+            read_extents(path, &file, r)?;
+        }
+        data_bytes += r.stored;
     }
     Ok(Verified { header, data_bytes })
 }
@@ -370,7 +521,8 @@ pub fn read_memory(path: &Path, addr: u64, len: usize) -> Result<Vec<u8>, ImageE
     Ok(out)
 }
 
-/// Fills `out` with the image's memory at `addr`, from an opened image.
+/// Fills `out` with the image's memory at `addr`, from an opened image
+/// (whole regions only: the memory of a DELTA region is that of its chain).
 pub fn read_memory_into(
     path: &Path,
     file: &File,
@@ -390,6 +542,7 @@ pub fn read_memory_into(
             .regions
             .iter()
             .find(|r| r.has_data() && r.start <= addr && addr < r.end)
+            .filter(|r| !r.is_delta())
             .ok_or_else(|| {
                 fail(format!(
                     "no region holds {} bytes at {addr:#x}",

@@ -14,12 +14,13 @@
 //! an image holds (`maps`), threads stopped at signal frames (`threads`), signal
 //! dispositions and open files (`kernel_state`), the fork-based dumper (`dump`),
 //! the restorer (`restore`), raw system calls (`sys`) and dirty-page tracking
-//! (`dirty`); incremental images follow.
+//! (`dirty`), and incremental images over it (`incremental`).
 
 pub mod commit;
 pub mod dirty;
 pub mod dump;
 pub mod image;
+pub mod incremental;
 pub mod kernel_state;
 pub mod maps;
 pub mod restore;
@@ -28,4 +29,5 @@ pub mod threads;
 
 pub use commit::{CheckpointDir, PendingEpoch};
 pub use dump::{dump_image, start_dump, DumpReport, PendingDump, Snapshot};
+pub use incremental::Incremental;
 pub use image::{verify, ImageError};

@@ -13,7 +13,7 @@ use clap::Parser;
 use crate::options::Options;
 
 /// The options a checkpoint configuration may set.
-pub const KEYS: [&str; 7] = [
+pub const KEYS: [&str; 8] = [
     "checkpoint",
     "checkpoint-interval",
     "checkpoint-local",
@@ -21,6 +21,7 @@ pub const KEYS: [&str; 7] = [
     "group-size",
     "post-processing",
     "keep",
+    "full-every",
 ];
 
 /// The arguments of the file at `path`, as (option, `--option=value`);

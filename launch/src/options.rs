@@ -107,7 +107,8 @@ pub struct Options {
 
     /// Checkpoint settings from FILE: lines "option = value" naming the long
     /// options above without their dashes (checkpoint, checkpoint-interval,
-    /// checkpoint-local, levels, group-size, post-processing, keep); "#"
+    /// checkpoint-local, levels, group-size, post-processing, keep, full-every);
+    /// "#"
     /// starts a comment. Options on the command line win.
     #[arg(long = "checkpoint-config", value_name = "FILE")]
     pub checkpoint_config: Option<std::path::PathBuf>,
@@ -115,6 +116,12 @@ pub struct Options {
     /// Complete epochs kept in the checkpoint directory.
     #[arg(long = "keep", value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
     pub keep: u32,
+
+    /// Images in a chain: a full image, then up to N-1 incremental ones that
+    /// store only the pages written since the image before (1: every image
+    /// full, writes not tracked). Epochs an incremental one needs are kept.
+    #[arg(long = "full-every", value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
+    pub full_every: u32,
 
     /// Stack size of each rank, in bytes (suffixes K, M, G accepted).
     #[arg(long, value_parser = parse_size)]

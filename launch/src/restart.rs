@@ -74,7 +74,7 @@ pub fn restart_specs(
             }
         }
     }
-    let Some((k, (m, images))) = chosen else {
+    let Some((k, (m, images, chains))) = chosen else {
         return Err(refusals.into_iter().next().unwrap_or_default());
     };
     let epoch_dir = store.epoch_dir(k);
@@ -95,6 +95,7 @@ pub fn restart_specs(
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     cmd.env(env::CHECKPOINT_DIR.name, &dir);
     cmd.env(env::CHECKPOINT_KEEP.name, args.keep.to_string());
+    cmd.env(env::FULL_EVERY.name, args.full_every.to_string());
     cmd.env(
         env::CHECKPOINT_LOCAL.name,
         crate::options::local_root(
@@ -126,12 +127,25 @@ pub fn restart_specs(
         },
         epoch_dir.display()
     );
+    let absolute = |p: &std::path::PathBuf| {
+        std::path::absolute(p)
+            .unwrap_or_else(|_| p.clone())
+            .to_string_lossy()
+            .into_owned()
+    };
     let own_env = |p: usize| {
-        let image = std::path::absolute(&images[p]).unwrap_or_else(|_| images[p].clone());
-        vec![(
+        let mut env = vec![(
             mpcrs_cr::restore::RESTORE_ENV.to_string(),
-            image.to_string_lossy().into_owned(),
-        )]
+            absolute(&images[p]),
+        )];
+        if !chains[p].is_empty() {
+            let chain: Vec<String> = chains[p].iter().map(absolute).collect();
+            env.push((
+                mpcrs_cr::restore::chain::CHAIN_ENV.to_string(),
+                chain.join("\n"),
+            ));
+        }
+        env
     };
     let launch = Launch {
         restorable: true,
@@ -148,14 +162,18 @@ pub fn restart_specs(
     Ok((specs, program))
 }
 
+/// Images of every process, per process.
+type Images = Vec<std::path::PathBuf>;
+
 /// Epoch `k`'s manifest and, for every process, the image to restore it from
-/// (see [`crate::recovery`]), saying which processes do not restore their L1
-/// image and why. Fails naming, for a process no level recovers, what is
-/// wrong at each level.
+/// (see [`crate::recovery`]) and, for an incremental image, the parent images
+/// it applies to, newest first (recovered from their epochs' levels alike),
+/// saying which processes do not restore their L1 image and why. Fails
+/// naming, for a process no level recovers, what is wrong at each level.
 fn recoverable(
     store: &mpcrs_cr::CheckpointDir,
     k: u64,
-) -> Result<(JobManifest, Vec<std::path::PathBuf>), String> {
+) -> Result<(JobManifest, Images, Vec<Images>), String> {
     use mpcrs_cr::commit::MANIFEST;
     let epoch_dir = store.epoch_dir(k);
     let m = JobManifest::read(&epoch_dir.join(MANIFEST))?;
@@ -189,7 +207,67 @@ fn recoverable(
             ));
         }
     }
-    Ok((m, recovery.images))
+    let chains = parents(store, k, &recovery.images)?;
+    Ok((m, recovery.images, chains))
+}
+
+/// For each image of `images` (epoch `k`), the images it applies to, newest
+/// first, each recovered from its epoch's levels.
+fn parents(
+    store: &mpcrs_cr::CheckpointDir,
+    k: u64,
+    images: &[std::path::PathBuf],
+) -> Result<Vec<Images>, String> {
+    use mpcrs_cr::commit::MANIFEST;
+    let mut recovered: std::collections::HashMap<u64, Images> = Default::default();
+    let mut chains = vec![Vec::new(); images.len()];
+    for (p, image) in images.iter().enumerate() {
+        let mut at = image.clone();
+        loop {
+            let (_, h) = mpcrs_cr::image::read_header(&at).map_err(|e| e.to_string())?;
+            let Some(parent) = h.parent else {
+                break;
+            };
+            let j = parent.epoch;
+            if !recovered.contains_key(&j) {
+                let dir = store.epoch_dir(j);
+                let found = JobManifest::read(&dir.join(MANIFEST)).and_then(|m| {
+                    let r = recover(&m, &dir, j, &dir.join("rebuilt"))?;
+                    for note in &r.notes {
+                        mpcrs_settings::report!(warn, "mpcrs-run: {note}");
+                    }
+                    Ok(r.images)
+                });
+                let found = found.map_err(|e| {
+                    format!(
+                        "its images apply to those of {}, which cannot be recovered: {e}",
+                        epoch_name(j)
+                    )
+                })?;
+                recovered.insert(j, found);
+            }
+            let next = recovered[&j].get(p).cloned().ok_or_else(|| {
+                format!(
+                    "{}: process {p}'s image applies to {}, which has no image of process {p}",
+                    epoch_name(k),
+                    epoch_name(j)
+                )
+            })?;
+            let (_, found) = mpcrs_cr::image::read_header(&next).map_err(|e| e.to_string())?;
+            if found.meta_crc != parent.meta_crc {
+                return Err(format!(
+                    "{}: its parent {} is another image (metadata CRC-32C {:08x}, not {:08x})",
+                    at.display(),
+                    next.display(),
+                    found.meta_crc,
+                    parent.meta_crc
+                ));
+            }
+            chains[p].push(next.clone());
+            at = next;
+        }
+    }
+    Ok(chains)
 }
 
 /// Whether an image is whole (its checksums verify): what is wrong if not.

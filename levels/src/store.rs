@@ -52,8 +52,8 @@ impl LocalStore {
     }
 
     /// Removes the files named `names` of the epochs of `node` older than
-    /// `oldest_kept`, and epoch directories left empty.
-    pub fn prune(&self, node: u32, names: &[String], oldest_kept: u64) -> io::Result<()> {
+    /// `newest` and not in `kept`, and epoch directories left empty.
+    pub fn prune(&self, node: u32, names: &[String], newest: u64, kept: &[u64]) -> io::Result<()> {
         let dir = self.node_dir(node);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             return Ok(());
@@ -66,7 +66,7 @@ impl LocalStore {
             else {
                 continue;
             };
-            if k < oldest_kept {
+            if k < newest && !kept.contains(&k) {
                 for name in names {
                     let _ = std::fs::remove_file(e.path().join(name));
                 }
@@ -160,8 +160,10 @@ mod tests {
             3 << 20
         );
         assert_eq!(std::fs::read(&to).unwrap(), vec![3u8; 3 << 20]);
-        store.prune(1, &[image_name(2)], 3).unwrap();
-        assert!(!store.epoch_dir(1, 1).exists() && !store.epoch_dir(1, 2).exists());
+        store.prune(1, &[image_name(2)], 3, &[1]).unwrap();
+        assert!(store.epoch_dir(1, 1).exists() && !store.epoch_dir(1, 2).exists());
+        store.prune(1, &[image_name(2)], 3, &[]).unwrap();
+        assert!(!store.epoch_dir(1, 1).exists());
         assert!(store.image(1, 3, 2).exists());
         assert_eq!(
             default_local_root(Path::new("/a/b")),

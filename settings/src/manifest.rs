@@ -49,6 +49,11 @@ pub struct JobManifest {
     /// Application checkpoints: the process whose file holds each rank's data.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rank_processes: Vec<u32>,
+    /// The epochs whose images this epoch's incremental images apply to,
+    /// directly or through one another, oldest first (empty: every image is
+    /// full). Kept as long as this epoch is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub base: Vec<u64>,
 }
 
 fn only_local() -> Vec<u8> {
@@ -97,6 +102,7 @@ impl JobManifest {
             complete: only_local(),
             group_size: default_group_size(),
             rank_processes: Vec::new(),
+            base: Vec::new(),
         }
     }
 
@@ -153,6 +159,7 @@ mod tests {
             complete: vec![1, 2],
             group_size: 2,
             rank_processes: vec![0, 0, 1],
+            base: vec![3, 4],
         };
         let dir = std::env::temp_dir().join(format!("mpcrs-manifest-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

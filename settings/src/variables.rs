@@ -85,6 +85,10 @@ variables! {
         "Seconds between checkpoints taken wherever the program is.";
     RESTORE = "MPCRS_RESTORE", set_by "--restart, per process", default "unset",
         "The image a process restores before anything else runs.";
+    RESTORE_CHAIN = "MPCRS_RESTORE_CHAIN", set_by "--restart, per process, for an incremental image", default "unset: DIR/epoch-J/ beside the image",
+        "The parent images of the image to restore, newest first, one path per line.";
+    FULL_EVERY = "MPCRS_FULL_EVERY", set_by "--full-every", default "8",
+        "At most this many images in a chain: a full image, then incremental ones (1: every image full).";
     RESTORE_CARRY_FDS = "MPCRS_RESTORE_CARRY_FDS", set_by "--restart, several processes", default "unset",
         "Variables naming descriptors the restored process keeps (its new PMI-2 connection).";
     LAUNCH_AGENT = "MPCRS_LAUNCH_AGENT", set_by "", default "ssh -o BatchMode=yes",

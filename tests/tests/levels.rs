@@ -198,12 +198,20 @@ fn every_level_recovers_what_it_should_on_two_hosts_and_more_losses_fall_back_or
         );
     }
 
-    // (e) Every node-local directory lost: every process from L4.
+    // (e) Every node-local directory lost: every process from L4, epoch 2's
+    // (incremental) images and those of epoch 1 they apply to.
     fresh();
     std::fs::remove_dir_all(&local).unwrap();
     let (ok, out, err) = restart(&ckpt, &same_hosts);
     finishes("(e)", &out, &err, ok);
-    assert_eq!(err.matches("restoring it from L4").count(), 4, "(e): {err}");
+    for k in [1, 2] {
+        assert_eq!(
+            err.matches(&format!("restoring it from L4 ({}/epoch-{k}/", ckpt.display()))
+                .count(),
+            4,
+            "(e): {err}"
+        );
+    }
 
     // (f) More lost than any level rebuilds (node-local storage and one L4
     // image): --epoch 2 is refused naming what is missing, and a plain

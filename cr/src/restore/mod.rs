@@ -14,18 +14,18 @@
 //! Memory is mapped from the image file copy-on-write: restoring costs the
 //! verification read, and pages are brought in as they are used.
 
+pub mod chain;
 mod resume;
 
 use std::convert::Infallible;
-use std::fs::File;
 use std::mem::{size_of, MaybeUninit};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
-use resume::{Plan, PlanRegion, Range, ThreadRec, HIGHEST, LOWEST, NO_DATA};
+use resume::{Plan, PlanPiece, PlanRegion, Range, ThreadRec, HIGHEST, LOWEST, NO_DATA, PIECES, ZEROS};
 
-use crate::image::{self, ExeIdentity, ImageError, ImageHeader, KERNEL};
+use crate::image::{ExeIdentity, ImageError, ImageHeader, KERNEL};
 use crate::kernel_state::{self, FileTable, KernelSigaction, FILES, SIGNALS};
 use crate::maps::{own_mappings, Mapping};
 use crate::sys::call;
@@ -142,7 +142,8 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
             "this process already runs {threads_now} threads; a restore must come before any"
         )));
     }
-    let header = image::verify(path)?.header;
+    let links = chain::open(path)?;
+    let header = links[0].header.clone();
     let exe = crate::dump::exe_identity().map_err(&fail)?;
     same_identity(&header.exe, exe, "executable").map_err(&fail)?;
     let runtime = crate::dump::runtime_identity()
@@ -150,8 +151,7 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
     same_identity(&header.runtime, runtime, "mpcrs runtime").map_err(&fail)?;
     let mappings = own_mappings().map_err(|e| fail(format!("/proc/self/maps: {e}")))?;
 
-    let file = File::open(path).map_err(|e| fail(format!("cannot open: {e}")))?;
-    let read = |addr: u64, out: &mut [u8]| image::read_memory_into(path, &file, &header, addr, out);
+    let read = |addr: u64, out: &mut [u8]| chain::read_memory(&links, addr, out);
     let threads: Box<[ThreadSlot; MAX_THREADS]> = image_static(&THREADS, read)?;
     let count = image_static(&THREAD_COUNT, read)?.into_inner();
     let pid = image_static(&PROCESS_ID, read)?.into_inner();
@@ -161,18 +161,34 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
 
     let kept = kept_mappings(&header, &mappings, &runtime.path).map_err(&fail)?;
     let main_stack = header.regions.iter().find(|r| r.path == "[stack]");
-    let mut regions: Vec<PlanRegion> = header
+    // Whole regions of the newest image are mapped from it; those it stores
+    // as changes are read from the chain's pieces.
+    let mut pieces: Vec<chain::Piece> = Vec::new();
+    let mut regions: Vec<PlanRegion> = Vec::new();
+    for r in header
         .regions
         .iter()
         .filter(|r| r.flags & KERNEL == 0)
         .filter(|r| !kept.iter().any(|k| k.start == r.start && k.end == r.end))
-        .map(|r| PlanRegion {
+    {
+        let from = pieces.len() as u64;
+        let offset = if !r.has_data() {
+            NO_DATA
+        } else if r.is_delta() {
+            chain::resolve(&links, 0, r.start, r.end, &mut pieces)?;
+            PIECES
+        } else {
+            r.data_offset
+        };
+        regions.push(PlanRegion {
             start: r.start,
             end: r.end,
             prot: r.prot as u64,
-            offset: if r.has_data() { r.data_offset } else { NO_DATA },
-        })
-        .collect();
+            offset,
+            pieces_from: from,
+            pieces_to: pieces.len() as u64,
+        });
+    }
     if let Some(stack) = main_stack {
         // The kernel grew the main stack on demand; restored, it is a plain
         // mapping: leave room below it, as far as the next mapping allows.
@@ -190,6 +206,8 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
                 end: stack.start,
                 prot: (libc::PROT_READ | libc::PROT_WRITE) as u64,
                 offset: NO_DATA,
+                pieces_from: 0,
+                pieces_to: 0,
             });
         }
     }
@@ -229,30 +247,53 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
         return Err(fail("the image holds no stopped thread".into()));
     }
 
-    // The image's descriptor goes above every recorded one; then the files.
+    // The images' descriptors go above every recorded one; then the files.
     let table = &files.files[..files.count.min(kernel_state::MAX_FILES)];
     let highest = table.iter().map(|f| f.fd).max().unwrap_or(2);
-    // SAFETY: duplicating our own descriptor.
-    let image_fd = unsafe {
-        libc::fcntl(
-            file.as_raw_fd(),
-            libc::F_DUPFD_CLOEXEC,
-            highest.max(1023) + 1,
-        )
-    };
-    if image_fd < 0 {
-        return Err(fail(format!(
-            "descriptor: {}",
-            std::io::Error::last_os_error()
-        )));
+    let mut image_fds: Vec<u64> = Vec::new();
+    for link in &links {
+        // SAFETY: duplicating our own descriptor.
+        let fd = unsafe {
+            libc::fcntl(
+                link.file.as_raw_fd(),
+                libc::F_DUPFD_CLOEXEC,
+                highest.max(1023) + 1,
+            )
+        };
+        if fd < 0 {
+            return Err(fail(format!(
+                "descriptor: {}",
+                std::io::Error::last_os_error()
+            )));
+        }
+        image_fds.push(fd as u64);
     }
+    let image_fd = image_fds[0] as i32;
+    let plan_pieces: Vec<PlanPiece> = pieces
+        .iter()
+        .map(|x| match x.source {
+            chain::Source::File { link, offset } => PlanPiece {
+                start: x.start,
+                end: x.end,
+                fd: image_fds[link],
+                offset,
+            },
+            chain::Source::Zeros => PlanPiece {
+                start: x.start,
+                end: x.end,
+                fd: ZEROS,
+                offset: 0,
+            },
+        })
+        .collect();
     for rec in table {
         kernel_state::reopen(rec).map_err(&fail)?;
     }
-    let (handoff, carried) = environment_to_hand_over(image_fd + 1).map_err(&fail)?;
+    let last_image_fd = *image_fds.iter().max().expect("one image at least") as i32;
+    let (handoff, carried) = environment_to_hand_over(last_image_fd + 1).map_err(&fail)?;
     let mut fds: Vec<u64> = vec![0, 1, 2];
     fds.extend(table.iter().map(|f| f.fd as u64));
-    fds.push(image_fd as u64);
+    fds.extend(&image_fds);
     fds.extend(carried);
     fds.sort_unstable();
     fds.dedup();
@@ -262,7 +303,8 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
         + 4096
         + (size_of::<Range>() * (kept.len() + 1)
             + size_of::<PlanRegion>() * regions.len()
-            + size_of::<u64>() * fds.len()
+            + size_of::<PlanPiece>() * plan_pieces.len()
+            + size_of::<u64>() * (fds.len() + image_fds.len())
             + size_of::<ThreadRec>() * (recs.len() + 1)
             + message.len()
             + handoff.len()
@@ -290,6 +332,8 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
     let plan = unsafe {
         let kept_at = copy_to(place(size_of_val(&kept[..])), &kept);
         let regions_at = copy_to(place(size_of_val(&regions[..])), &regions);
+        let pieces_at = copy_to(place(size_of_val(&plan_pieces[..])), &plan_pieces);
+        let image_fds_at = copy_to(place(size_of_val(&image_fds[..])), &image_fds);
         let fds_at = copy_to(place(size_of_val(&fds[..])), &fds);
         let recs_at: *mut ThreadRec = copy_to(place(size_of_val(&recs[..])), &recs);
         for i in 0..recs.len() {
@@ -308,6 +352,10 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
         let plan_at = place(size_of::<Plan>()) as *mut Plan;
         plan_at.write(Plan {
             image_fd: image_fd as u64,
+            image_fds: image_fds_at,
+            image_fds_len: image_fds.len() as u64,
+            pieces: pieces_at,
+            pieces_len: plan_pieces.len() as u64,
             brk: header.brk,
             kept: kept_at,
             kept_len: kept.len() as u64,

@@ -14,6 +14,11 @@ pub(super) const LOWEST: u64 = 0x10000;
 pub(super) const HIGHEST: u64 = 0x7fff_ffff_f000;
 /// `PlanRegion::offset` of a mapping with no contents in the image.
 pub(super) const NO_DATA: u64 = u64::MAX;
+/// `PlanRegion::offset` of a mapping read from the pieces of a chain of
+/// images (`PlanRegion::pieces`).
+pub(super) const PIECES: u64 = u64::MAX - 1;
+/// `PlanPiece::fd` of zeros.
+pub(super) const ZEROS: u64 = u64::MAX;
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -28,7 +33,20 @@ pub(super) struct PlanRegion {
     pub start: u64,
     pub end: u64,
     pub prot: u64,
-    /// Where the contents are in the image, or [`NO_DATA`].
+    /// Where the contents are in the image, or [`NO_DATA`], or [`PIECES`].
+    pub offset: u64,
+    /// With [`PIECES`]: the region's pieces in `Plan::pieces`, in order.
+    pub pieces_from: u64,
+    pub pieces_to: u64,
+}
+
+/// `[start, end)` read from `fd` at `offset` (or zeros, [`ZEROS`]).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PlanPiece {
+    pub start: u64,
+    pub end: u64,
+    pub fd: u64,
     pub offset: u64,
 }
 
@@ -52,7 +70,13 @@ pub(super) struct ThreadRec {
 
 #[repr(C)]
 pub(super) struct Plan {
+    /// The newest image, mapped from; every image of the chain (closed at
+    /// the end).
     pub image_fd: u64,
+    pub image_fds: *const u64,
+    pub image_fds_len: u64,
+    pub pieces: *const PlanPiece,
+    pub pieces_len: u64,
     pub brk: u64,
     /// Mappings left in place, sorted: the restorer's code, the kernel's, scratch.
     pub kept: *const Range,
@@ -115,6 +139,8 @@ unsafe extern "C" fn replace_and_resume(plan: *const Plan) -> ! {
     let regions = unsafe { core::slice::from_raw_parts(p.regions, p.regions_len as usize) };
     let fds = unsafe { core::slice::from_raw_parts(p.fds, p.fds_len as usize) };
     let threads = unsafe { core::slice::from_raw_parts(p.threads, p.threads_len as usize) };
+    let pieces = unsafe { core::slice::from_raw_parts(p.pieces, p.pieces_len as usize) };
+    let image_fds = unsafe { core::slice::from_raw_parts(p.image_fds, p.image_fds_len as usize) };
 
     if p.brk != 0 {
         // The kernel's program break, so that malloc goes on growing the heap.
@@ -146,7 +172,7 @@ unsafe extern "C" fn replace_and_resume(plan: *const Plan) -> ! {
         let len = r.end - r.start;
         // SAFETY: MAP_FIXED into ranges that are free or hold nothing kept.
         let got = unsafe {
-            if r.offset == NO_DATA {
+            if r.offset == NO_DATA || r.offset == PIECES {
                 call!(
                     libc::SYS_mmap,
                     r.start,
@@ -172,6 +198,9 @@ unsafe extern "C" fn replace_and_resume(plan: *const Plan) -> ! {
         if got as u64 != r.start {
             fail(p, b"a mapping of the image cannot be placed back");
         }
+        if r.offset == PIECES {
+            read_pieces(p, r, &pieces[r.pieces_from as usize..r.pieces_to as usize]);
+        }
     }
     // SAFETY: the counter is a static of the restored memory (same address).
     unsafe {
@@ -192,8 +221,10 @@ unsafe extern "C" fn replace_and_resume(plan: *const Plan) -> ! {
     }
     // SAFETY: as above.
     unsafe { call!(libc::SYS_close_range, next, u32::MAX, 0) };
-    // SAFETY: the image's pages stay mapped without the descriptor.
-    unsafe { call!(libc::SYS_close, p.image_fd) };
+    // SAFETY: the image's pages stay mapped without the descriptors.
+    for &fd in image_fds {
+        unsafe { call!(libc::SYS_close, fd) };
+    }
 
     for t in threads {
         // SAFETY: each record names a stopped thread of the image: its frame,
@@ -210,6 +241,50 @@ unsafe extern "C" fn replace_and_resume(plan: *const Plan) -> ! {
     }
     // SAFETY: `main` names the image's main thread, stopped like the others.
     unsafe { become_thread(&*p.main) }
+}
+
+/// Fills region `r`, just mapped anonymous, from its pieces: each page read
+/// once, from the newest image of the chain that stores it; then gives it its
+/// protection.
+fn read_pieces(p: &Plan, r: &PlanRegion, pieces: &[PlanPiece]) {
+    if r.prot & libc::PROT_WRITE as u64 == 0 {
+        // SAFETY: the region was just mapped here.
+        unsafe {
+            call!(
+                libc::SYS_mprotect,
+                r.start,
+                r.end - r.start,
+                libc::PROT_READ | libc::PROT_WRITE
+            )
+        };
+    }
+    for piece in pieces.iter().filter(|x| x.fd != ZEROS) {
+        let mut at = 0;
+        let len = piece.end - piece.start;
+        while at < len {
+            // SAFETY: reading into the region mapped writable above.
+            let n = unsafe {
+                call!(
+                    libc::SYS_pread64,
+                    piece.fd,
+                    piece.start + at,
+                    len - at,
+                    piece.offset + at
+                )
+            };
+            if n == -(libc::EINTR as i64) {
+                continue;
+            }
+            if n <= 0 {
+                fail(p, b"an image of the chain cannot be read");
+            }
+            at += n as u64;
+        }
+    }
+    if r.prot & libc::PROT_WRITE as u64 == 0 {
+        // SAFETY: as above.
+        unsafe { call!(libc::SYS_mprotect, r.start, r.end - r.start, r.prot) };
+    }
 }
 
 /// Re-creates one thread: `clone` onto its descriptor (FS base) with the

@@ -163,6 +163,7 @@ fn main() -> ExitCode {
         let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
         cmd.env(env::CHECKPOINT_DIR.name, &dir);
         cmd.env(env::CHECKPOINT_KEEP.name, args.keep.to_string());
+        cmd.env(env::FULL_EVERY.name, args.full_every.to_string());
         cmd.env(
             env::CHECKPOINT_LOCAL.name,
             mpcrs_launch::options::local_root(args.checkpoint_local.as_deref(), &dir),

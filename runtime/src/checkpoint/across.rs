@@ -343,7 +343,7 @@ fn checkpoint(settings: &'static Settings, ranks: usize, sequence: u64) -> CrSta
                 settings.local.root().display()
             )
         })
-        .and_then(|image| start_dump(&image).map_err(|e| e.to_string()));
+        .and_then(|image| start_dump(&image, settings.incremental(k)).map_err(|e| e.to_string()));
     let dump = match started {
         Ok(Snapshot::Restored) => return rejoin(),
         Ok(Snapshot::Writing(d)) => Some(d),
@@ -463,6 +463,7 @@ fn figures(r: &Result<DumpReport, mpcrs_cr::ImageError>) -> Vec<(u32, u64)> {
             (2, r.stored_bytes),
             (3, r.stall.as_micros() as u64),
             (4, r.write.as_micros() as u64),
+            (5, r.parent.map_or(0, |p| p.epoch)),
         ],
         Err(_) => vec![(0, 0)],
     }
@@ -479,7 +480,15 @@ impl Committer {
                 fabric.me()
             );
         }
+        let settle = |committed: bool| {
+            let crc = report.as_ref().ok().map(|r| r.meta_crc);
+            mpcrs_cr::incremental::settle(
+                self.epoch_number,
+                crc.filter(|_| committed),
+            );
+        };
         if !taken {
+            settle(false);
             return;
         }
         if fabric.me() != COORDINATOR {
@@ -491,12 +500,14 @@ impl Committer {
                 Some(COORDINATOR),
                 &|| std::thread::sleep(Duration::from_millis(1)),
             );
+            settle(value(&c, 0) != 0);
             if value(&c, 0) != 0 && report.is_ok() {
                 self.settings.post_process(self.epoch_number);
             }
             return;
         }
         let Some(epoch) = self.epoch else {
+            settle(false);
             return;
         };
         let k = epoch.epoch();
@@ -513,6 +524,7 @@ impl Committer {
                 "mpcrs: checkpoint epoch {k} failed, the previous one stays: an image is missing"
             );
             tell_all(fabric, self.sequence, step::COMMITTED, vec![(0, 0)]);
+            settle(false);
             return;
         }
         let sum = |i: u32| all.iter().map(|c| value(c, i)).sum::<u64>();
@@ -524,7 +536,10 @@ impl Committer {
             stall: Duration::from_micros(max(3)),
             write: Duration::from_micros(max(4)),
         };
-        let committed = super::commit_epoch(epoch, self.ranks, self.settings, &figures);
+        let parents: Vec<u64> = all.iter().map(|c| value(c, 5)).collect();
+        let committed =
+            super::commit_epoch(epoch, self.ranks, self.settings, &figures, &parents);
+        settle(committed);
         tell_all(
             fabric,
             self.sequence,

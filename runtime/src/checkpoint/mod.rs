@@ -68,6 +68,9 @@ pub(crate) struct Settings {
     pub(crate) inline: bool,
     /// Whose checkpoints these are (for the helpers' transport).
     pub(crate) stream: Stream,
+    /// Images in a chain, a full one then incremental ones (1: every image
+    /// full, and writes are not tracked).
+    pub(crate) full_every: u32,
 }
 
 impl Settings {
@@ -81,6 +84,31 @@ impl Settings {
         let dir = self.local.epoch_dir(self.node(), k);
         std::fs::create_dir_all(&dir)?;
         Ok(self.local.image(self.node(), k, self.me))
+    }
+
+    /// How the image of epoch `k` is taken: incremental where it can be.
+    fn incremental(&self, k: u64) -> Option<mpcrs_cr::Incremental> {
+        (self.full_every > 1).then_some(mpcrs_cr::Incremental {
+            epoch: k,
+            full_every: self.full_every,
+        })
+    }
+
+    /// The epochs the images of an epoch need, its processes' images
+    /// applying to `parents`: those and what they need in turn, oldest first.
+    fn base_of(&self, parents: &[u64]) -> Vec<u64> {
+        let mut base: Vec<u64> = Vec::new();
+        for &p in parents.iter().filter(|&&p| p != 0) {
+            base.push(p);
+            if let Ok(m) = mpcrs_settings::JobManifest::read(
+                &self.dir.epoch_dir(p).join(mpcrs_cr::commit::MANIFEST),
+            ) {
+                base.extend(m.base);
+            }
+        }
+        base.sort_unstable();
+        base.dedup();
+        base
     }
 
     /// The manifest of epoch `k` of a job of `ranks` ranks in `processes`.
@@ -192,6 +220,18 @@ fn settings() -> Option<&'static Result<Settings, String>> {
             Ok(l) => l,
             Err(e) => return Some(Err(e)),
         };
+        let full_every = match env::FULL_EVERY.get() {
+            None => 8,
+            Some(v) => match v.trim().parse::<u32>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    return Some(Err(format!(
+                        "{}={v:?} is not a number of images of 1 or more",
+                        env::FULL_EVERY.name
+                    )))
+                }
+            },
+        };
         Some(
             CheckpointDir::create(std::path::Path::new(&dir))
                 .map(|dir| Settings {
@@ -205,6 +245,7 @@ fn settings() -> Option<&'static Result<Settings, String>> {
                     group_size,
                     inline,
                     stream: Stream::Images,
+                    full_every,
                 })
                 .map_err(|e| format!("checkpoint directory {}: {e}", dir.to_string_lossy())),
         )
@@ -339,7 +380,7 @@ fn take(settings: &'static Settings, ranks: usize) -> CrState {
         }
     };
     flush_output();
-    let dump = match start_dump(&image) {
+    let dump = match start_dump(&image, settings.incremental(epoch.epoch())) {
         Ok(Snapshot::Writing(d)) => d,
         Ok(Snapshot::Restored) => return CrState::Restart,
         Err(e) => {
@@ -355,14 +396,21 @@ fn take(settings: &'static Settings, ranks: usize) -> CrState {
         let k = epoch.epoch();
         match dump.wait() {
             Ok(report) => {
-                if commit_epoch(epoch, ranks, settings, &Figures::of(&report, 1)) {
+                let parents = [report.parent.map_or(0, |p| p.epoch)];
+                let committed =
+                    commit_epoch(epoch, ranks, settings, &Figures::of(&report, 1), &parents);
+                mpcrs_cr::incremental::settle(k, committed.then_some(report.meta_crc));
+                if committed {
                     settings.post_process(k);
                 }
             }
-            Err(e) => mpcrs_settings::report!(
-                error,
-                "mpcrs: checkpoint epoch {k} failed, the previous one stays: {e}"
-            ),
+            Err(e) => {
+                mpcrs_cr::incremental::settle(k, None);
+                mpcrs_settings::report!(
+                    error,
+                    "mpcrs: checkpoint epoch {k} failed, the previous one stays: {e}"
+                )
+            }
         }
     });
     match started {
@@ -417,9 +465,11 @@ fn commit_epoch(
     ranks: usize,
     settings: &Settings,
     f: &Figures,
+    parents: &[u64],
 ) -> bool {
     let k = epoch.epoch();
-    let manifest = settings.manifest(k, ranks, f.images);
+    let mut manifest = settings.manifest(k, ranks, f.images);
+    manifest.base = settings.base_of(parents);
     if let Err(e) = epoch.commit(manifest.to_json().as_bytes()) {
         mpcrs_settings::report!(
             error,

@@ -231,6 +231,9 @@ fn prune_local(s: &Settings, k: u64) {
             .into_iter()
             .map(partner_copy_name),
     );
-    let oldest_kept = k.saturating_sub(s.keep as u64 - 1);
-    let _ = s.local.prune(s.node(), &names, oldest_kept);
+    // The newest `keep` epochs, and those their images apply to.
+    let Ok(kept) = s.dir.kept(s.keep, &[]) else {
+        return;
+    };
+    let _ = s.local.prune(s.node(), &names, k, &kept);
 }

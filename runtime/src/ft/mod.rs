@@ -80,6 +80,8 @@ fn shared(path: &Path) -> Result<&'static Shared, FtError> {
             group_size: config.group_size,
             inline: !config.head,
             stream: Stream::Application,
+            // Protected data is written whole at every checkpoint.
+            full_every: 1,
         }));
         if !config.ignored.is_empty() {
             mpcrs_settings::report!(
