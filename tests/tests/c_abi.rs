@@ -511,12 +511,13 @@ fn heat_with_mpix_checkpoint_writes_verified_epochs_under_checkpoint() {
             "{err}"
         );
     }
-    // --keep 2: epochs 2 and 3 remain, latest is 3, and every image verifies.
+    // --keep 2: epochs 2 and 3 remain, and epoch 1, whose image theirs
+    // (incremental) apply to; latest is 3, and every image verifies.
     assert_eq!(
         std::fs::read_to_string(dir.join("latest")).unwrap(),
         "epoch-3\n"
     );
-    assert!(!dir.join("epoch-1").exists() && dir.join("epoch-2").is_dir());
+    assert!(dir.join("epoch-1").is_dir() && dir.join("epoch-2").is_dir());
     let manifest = mpcrs_settings::JobManifest::read(&dir.join("epoch-3/MANIFEST")).unwrap();
     assert_eq!((manifest.ranks, manifest.processes), (4, 1));
     assert!(manifest.env.contains(&("HEAT_NOTE".into(), "kept".into())));
