@@ -135,30 +135,13 @@ impl DirtyTracker {
     /// Starts tracking writes to `range` (page-aligned, anonymous memory): its
     /// pages count as clean from now on.
     pub fn track(&self, range: Range<u64>) -> io::Result<()> {
-        let mut reg = UffdioRegister {
-            range: UffdioRange {
-                start: range.start,
-                len: range.end - range.start,
-            },
-            mode: UFFDIO_REGISTER_MODE_WP,
-            ioctls: 0,
-        };
-        // SAFETY: UFFDIO_REGISTER reads and writes a uffdio_register.
-        let r = unsafe { libc::ioctl(self.uffd.as_raw_fd(), UFFDIO_REGISTER as _, &mut reg) };
-        check(
-            &format!("UFFDIO_REGISTER {:#x}-{:#x}", range.start, range.end),
-            r as i64,
-        )?;
-        let mut wp = UffdioWriteprotect {
-            range: UffdioRange {
-                start: range.start,
-                len: range.end - range.start,
-            },
-            mode: UFFDIO_WRITEPROTECT_MODE_WP,
-        };
-        // SAFETY: UFFDIO_WRITEPROTECT reads a uffdio_writeprotect.
-        let r = unsafe { libc::ioctl(self.uffd.as_raw_fd(), UFFDIO_WRITEPROTECT as _, &mut wp) };
-        check("UFFDIO_WRITEPROTECT", r as i64).map(|_| ())
+        self.track_raw(range.clone()).map_err(|e| {
+            let e = io::Error::from_raw_os_error(e);
+            io::Error::new(
+                e.kind(),
+                format!("UFFDIO_REGISTER {:#x}-{:#x}: {e}", range.start, range.end),
+            )
+        })
     }
 
     /// The ranges of `range` written since tracking began or since the last
