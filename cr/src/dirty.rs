@@ -203,7 +203,14 @@ impl DirtyTracker {
             mode: UFFDIO_WRITEPROTECT_MODE_WP,
         };
         // SAFETY: UFFDIO_WRITEPROTECT reads a uffdio_writeprotect.
-        let r = unsafe { crate::sys::call!(libc::SYS_ioctl, self.uffd.as_raw_fd(), UFFDIO_WRITEPROTECT, &mut wp as *mut _) };
+        let r = unsafe {
+            crate::sys::call!(
+                libc::SYS_ioctl,
+                self.uffd.as_raw_fd(),
+                UFFDIO_WRITEPROTECT,
+                &mut wp as *mut _
+            )
+        };
         if r < 0 {
             Err(-r as i32)
         } else {
@@ -224,7 +231,14 @@ impl DirtyTracker {
             ioctls: 0,
         };
         // SAFETY: UFFDIO_REGISTER reads and writes a uffdio_register.
-        let r = unsafe { crate::sys::call!(libc::SYS_ioctl, self.uffd.as_raw_fd(), UFFDIO_REGISTER, &mut reg as *mut _) };
+        let r = unsafe {
+            crate::sys::call!(
+                libc::SYS_ioctl,
+                self.uffd.as_raw_fd(),
+                UFFDIO_REGISTER,
+                &mut reg as *mut _
+            )
+        };
         if r < 0 {
             return Err(-r as i32);
         }
@@ -264,7 +278,14 @@ impl DirtyTracker {
         };
         // SAFETY: PAGEMAP_SCAN reads the argument and fills at most vec_len
         // page_regions into `out`, which outlives the call.
-        let n = unsafe { crate::sys::call!(libc::SYS_ioctl, self.pagemap.as_raw_fd(), PAGEMAP_SCAN, &mut arg as *mut _) };
+        let n = unsafe {
+            crate::sys::call!(
+                libc::SYS_ioctl,
+                self.pagemap.as_raw_fd(),
+                PAGEMAP_SCAN,
+                &mut arg as *mut _
+            )
+        };
         if n < 0 {
             return Err(-n as i32);
         }
@@ -281,8 +302,7 @@ impl DirtyTracker {
         range: Range<u64>,
         out: &mut [PageRegion],
     ) -> Result<Option<usize>, i32> {
-        let (n, walk_end) =
-            self.scan_raw(range.clone(), true, 0, PAGE_IS_WRITTEN, out)?;
+        let (n, walk_end) = self.scan_raw(range.clone(), true, 0, PAGE_IS_WRITTEN, out)?;
         if walk_end < range.end {
             self.protect(walk_end..range.end)?;
             return Ok(None);

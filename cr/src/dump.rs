@@ -417,7 +417,14 @@ fn write_delta(
     let mut data_at = table.at;
     let bounce = table.bounce;
     for x in written {
-        ok(write_region(fd, x.start, x.end - x.start, data_at, crc, bounce))?;
+        ok(write_region(
+            fd,
+            x.start,
+            x.end - x.start,
+            data_at,
+            crc,
+            bounce,
+        ))?;
         data_at += x.end - x.start;
     }
     Ok(data_at - at)

@@ -29,5 +29,5 @@ pub mod threads;
 
 pub use commit::{CheckpointDir, PendingEpoch};
 pub use dump::{dump_image, start_dump, DumpReport, PendingDump, Snapshot};
-pub use incremental::Incremental;
 pub use image::{verify, ImageError};
+pub use incremental::Incremental;

@@ -138,13 +138,20 @@ fn l3_parity_rebuilds_a_file_and_its_copy_lost_or_damaged() {
         err.contains("rebuilt from the Reed-Solomon parity"),
         "{err}"
     );
-    let err = kill_disrupt_recover("l3-flip", &heat_fti(), &["-n", "8", "-p", "4"], 3, 1, |dir| {
-        let f = &files_named(&dir.join("local"), "process-2.img")[0];
-        let mut bytes = std::fs::read(f).unwrap();
-        let n = bytes.len();
-        bytes[n - 100] ^= 0x10;
-        std::fs::write(f, bytes).unwrap();
-    });
+    let err = kill_disrupt_recover(
+        "l3-flip",
+        &heat_fti(),
+        &["-n", "8", "-p", "4"],
+        3,
+        1,
+        |dir| {
+            let f = &files_named(&dir.join("local"), "process-2.img")[0];
+            let mut bytes = std::fs::read(f).unwrap();
+            let n = bytes.len();
+            bytes[n - 100] ^= 0x10;
+            std::fs::write(f, bytes).unwrap();
+        },
+    );
     assert!(
         err.contains("process 2: L1 image checksum mismatch"),
         "{err}"

@@ -50,7 +50,10 @@ fn checkpointed(dir: &Path, layout: &[&str], bin: &Path) -> PathBuf {
     assert_eq!(parent_of(&l1(1)), 0);
     for k in 2..=9 {
         assert_eq!(parent_of(&l1(k)), k - 1, "{layout:?} epoch {k}");
-        assert!(ck.join(format!("epoch-{k}/MANIFEST")).is_file(), "epoch {k} pruned");
+        assert!(
+            ck.join(format!("epoch-{k}/MANIFEST")).is_file(),
+            "epoch {k} pruned"
+        );
     }
     ck
 }
@@ -58,7 +61,11 @@ fn checkpointed(dir: &Path, layout: &[&str], bin: &Path) -> PathBuf {
 #[test]
 fn restarts_from_the_first_third_and_seventh_incremental_epoch_match_an_uninterrupted_run() {
     let bin = dirty_pages();
-    for layout in [&["-n", "4"][..], &["-n", "8", "-p", "2"][..], &["-n", "8", "-p", "4"][..]] {
+    for layout in [
+        &["-n", "4"][..],
+        &["-n", "8", "-p", "2"][..],
+        &["-n", "8", "-p", "4"][..],
+    ] {
         let mut args = layout.to_vec();
         args.extend([bin.to_str().unwrap(), "16", "128", "9"]);
         let whole = heat_checksum(&expect_success(&run_job(&args, LIMIT), "uninterrupted"));

@@ -206,8 +206,11 @@ fn every_level_recovers_what_it_should_on_two_hosts_and_more_losses_fall_back_or
     finishes("(e)", &out, &err, ok);
     for k in [1, 2] {
         assert_eq!(
-            err.matches(&format!("restoring it from L4 ({}/epoch-{k}/", ckpt.display()))
-                .count(),
+            err.matches(&format!(
+                "restoring it from L4 ({}/epoch-{k}/",
+                ckpt.display()
+            ))
+            .count(),
             4,
             "(e): {err}"
         );

@@ -25,7 +25,10 @@ pub(super) struct Link {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Source {
     /// Link `link` of the chain at `offset`.
-    File { link: usize, offset: u64 },
+    File {
+        link: usize,
+        offset: u64,
+    },
     Zeros,
 }
 
@@ -42,7 +45,12 @@ pub(super) struct Piece {
 pub(super) fn open(newest: &Path) -> Result<Vec<Link>, ImageError> {
     let given: Vec<PathBuf> = std::env::var(CHAIN_ENV)
         .ok()
-        .map(|v| v.lines().filter(|l| !l.is_empty()).map(PathBuf::from).collect())
+        .map(|v| {
+            v.lines()
+                .filter(|l| !l.is_empty())
+                .map(PathBuf::from)
+                .collect()
+        })
         .unwrap_or_default();
     let mut links = Vec::new();
     let mut path = newest.to_path_buf();
@@ -92,10 +100,7 @@ pub(super) fn open(newest: &Path) -> Result<Vec<Link>, ImageError> {
 pub fn sibling(image: &Path, epoch: u64) -> Option<PathBuf> {
     let name = image.file_name()?;
     let root = image.parent()?.parent()?;
-    Some(
-        root.join(crate::commit::epoch_name(epoch))
-            .join(name),
-    )
+    Some(root.join(crate::commit::epoch_name(epoch)).join(name))
 }
 
 /// Where the pages of `[start, end)` come from, looking at link `i` and,
@@ -113,7 +118,12 @@ pub(super) fn resolve(
         problem,
     };
     let mut at = start;
-    for r in link.header.regions.iter().filter(|r| r.start < end && start < r.end) {
+    for r in link
+        .header
+        .regions
+        .iter()
+        .filter(|r| r.start < end && start < r.end)
+    {
         if r.start > at {
             return Err(fail(format!("no region holds {at:#x}-{:#x}", r.start)));
         }
@@ -208,13 +218,15 @@ pub(super) fn read_memory(links: &[Link], addr: u64, out: &mut [u8]) -> Result<(
         let dst = &mut out[(p.start - addr) as usize..(p.end - addr) as usize];
         match p.source {
             Source::Zeros => dst.fill(0),
-            Source::File { link, offset } => links[link]
-                .file
-                .read_exact_at(dst, offset)
-                .map_err(|e| ImageError {
-                    file: links[link].path.clone(),
-                    problem: e.to_string(),
-                })?,
+            Source::File { link, offset } => {
+                links[link]
+                    .file
+                    .read_exact_at(dst, offset)
+                    .map_err(|e| ImageError {
+                        file: links[link].path.clone(),
+                        problem: e.to_string(),
+                    })?
+            }
         }
     }
     Ok(())

@@ -23,7 +23,9 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
-use resume::{Plan, PlanPiece, PlanRegion, Range, ThreadRec, HIGHEST, LOWEST, NO_DATA, PIECES, ZEROS};
+use resume::{
+    Plan, PlanPiece, PlanRegion, Range, ThreadRec, HIGHEST, LOWEST, NO_DATA, PIECES, ZEROS,
+};
 
 use crate::image::{ExeIdentity, ImageError, ImageHeader, KERNEL};
 use crate::kernel_state::{self, FileTable, KernelSigaction, FILES, SIGNALS};

@@ -482,10 +482,7 @@ impl Committer {
         }
         let settle = |committed: bool| {
             let crc = report.as_ref().ok().map(|r| r.meta_crc);
-            mpcrs_cr::incremental::settle(
-                self.epoch_number,
-                crc.filter(|_| committed),
-            );
+            mpcrs_cr::incremental::settle(self.epoch_number, crc.filter(|_| committed));
         };
         if !taken {
             settle(false);
@@ -537,8 +534,7 @@ impl Committer {
             write: Duration::from_micros(max(4)),
         };
         let parents: Vec<u64> = all.iter().map(|c| value(c, 5)).collect();
-        let committed =
-            super::commit_epoch(epoch, self.ranks, self.settings, &figures, &parents);
+        let committed = super::commit_epoch(epoch, self.ranks, self.settings, &figures, &parents);
         settle(committed);
         tell_all(
             fabric,

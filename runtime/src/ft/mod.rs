@@ -387,11 +387,10 @@ impl Ft {
 
     /// The stored variable `id`, whose elements must be `elem_size` bytes.
     fn stored_var(&self, id: i32, elem_size: usize) -> Result<&Stored, FtError> {
-        let v = self
-            .stored()?
-            .iter()
-            .find(|v| v.id == id)
-            .ok_or_else(|| FtError::Recover(format!("variable {id} is not in the checkpoint")))?;
+        let v =
+            self.stored()?.iter().find(|v| v.id == id).ok_or_else(|| {
+                FtError::Recover(format!("variable {id} is not in the checkpoint"))
+            })?;
         if v.elem_size as usize != elem_size {
             return Err(FtError::Recover(format!(
                 "variable {id}: elements of {elem_size} bytes asked for, {} stored",
@@ -427,9 +426,11 @@ impl Ft {
         let mut due = [0i32];
         if self.comm.rank() == 0 {
             let minute = self.started.elapsed().as_secs() / 60;
-            if let Some(level) =
-                snapshot_due(minute, self.snapshot_minute, &self.shared.config.snapshot_minutes)
-            {
+            if let Some(level) = snapshot_due(
+                minute,
+                self.snapshot_minute,
+                &self.shared.config.snapshot_minutes,
+            ) {
                 due[0] = level;
                 self.snapshot_minute = minute;
             }
