@@ -97,6 +97,12 @@ fn check(what: &str, r: i64) -> io::Result<i64> {
     }
 }
 
+/// The error of a raw call that failed with `errno`.
+fn errno_error(what: &str, errno: i32) -> io::Error {
+    let e = io::Error::from_raw_os_error(errno);
+    io::Error::new(e.kind(), format!("{what}: {e}"))
+}
+
 /// Tracks writes to registered ranges of this process's anonymous memory.
 pub struct DirtyTracker {
     uffd: OwnedFd,
@@ -136,10 +142,9 @@ impl DirtyTracker {
     /// pages count as clean from now on.
     pub fn track(&self, range: Range<u64>) -> io::Result<()> {
         self.track_raw(range.clone()).map_err(|e| {
-            let e = io::Error::from_raw_os_error(e);
-            io::Error::new(
-                e.kind(),
-                format!("UFFDIO_REGISTER {:#x}-{:#x}: {e}", range.start, range.end),
+            errno_error(
+                &format!("UFFDIO_REGISTER {:#x}-{:#x}", range.start, range.end),
+                e,
             )
         })
     }
@@ -151,38 +156,19 @@ impl DirtyTracker {
         let mut regions = [PageRegion::default(); 256];
         let mut start = range.start;
         while start < range.end {
-            let mut arg = PmScanArg {
-                size: std::mem::size_of::<PmScanArg>() as u64,
-                flags: if reset {
-                    PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC
-                } else {
-                    0
-                },
-                start,
-                end: range.end,
-                walk_end: 0,
-                vec: regions.as_mut_ptr() as u64,
-                vec_len: regions.len() as u64,
-                max_pages: 0,
-                category_inverted: 0,
-                category_mask: PAGE_IS_WRITTEN,
-                category_anyof_mask: 0,
-                return_mask: PAGE_IS_WRITTEN,
-            };
-            // SAFETY: PAGEMAP_SCAN reads the argument and fills at most vec_len
-            // page_regions into `regions`, which outlives the call.
-            let n = unsafe { libc::ioctl(self.pagemap.as_raw_fd(), PAGEMAP_SCAN as _, &mut arg) };
-            let n = check("PAGEMAP_SCAN", n as i64)? as usize;
+            let (n, walk_end) = self
+                .scan_raw(start..range.end, reset, 0, PAGE_IS_WRITTEN, &mut regions)
+                .map_err(|e| errno_error("PAGEMAP_SCAN", e))?;
             for r in &regions[..n] {
                 match out.last_mut() {
                     Some(last) if last.end == r.start => last.end = r.end,
                     _ => out.push(r.start..r.end),
                 }
             }
-            if arg.walk_end <= start {
+            if walk_end <= start {
                 break;
             }
-            start = arg.walk_end;
+            start = walk_end;
         }
         Ok(out)
     }

@@ -563,16 +563,10 @@ pub fn start_dump(path: &Path, incremental: Option<Incremental>) -> Result<Snaps
             },
             None => None,
         };
-        let whole: Vec<RegionWrite> = regions
-            .iter()
-            .map(|r| {
-                if r.has_data() {
-                    RegionWrite::Whole
-                } else {
-                    RegionWrite::Nothing
-                }
-            })
-            .collect();
+        let whole = match tracking {
+            None => RegionWrite::whole(&regions),
+            Some(_) => Vec::new(),
+        };
         let data_bytes = regions
             .iter()
             .filter(|r| r.has_data())

@@ -188,23 +188,6 @@ pub fn metadata_size(regions: &[Region]) -> u64 {
     (raw as u64).div_ceil(PAGE) * PAGE
 }
 
-/// Lays the regions' contents out after the metadata (sets `data_offset`);
-/// returns the image's total size.
-pub fn lay_out(regions: &mut [Region]) -> u64 {
-    let mut at = metadata_size(regions);
-    for r in regions.iter_mut() {
-        if r.has_data() {
-            r.data_offset = at;
-            r.stored = r.len();
-            at += r.len();
-        } else {
-            r.data_offset = 0;
-            r.stored = 0;
-        }
-    }
-    at
-}
-
 /// Encodes header, table and paths into `metadata_size` bytes. The region CRCs
 /// are whatever `regions` holds; [`seal`] fills the header's own CRC.
 pub fn encode(h: &ImageHeader) -> Vec<u8> {
@@ -248,11 +231,6 @@ pub fn encode(h: &ImageHeader) -> Vec<u8> {
     b
 }
 
-/// Position of region `i`'s CRC in the encoded metadata.
-pub fn region_crc_at(i: usize) -> usize {
-    HEADER_SIZE + i * REGION_SIZE + 32
-}
-
 /// Sets region `i`'s flags, data offset, stored bytes and CRC in encoded
 /// metadata, as the writer learns them. No allocation: the dumper's child
 /// calls it.
@@ -262,11 +240,6 @@ pub fn set_region_data(meta: &mut [u8], i: usize, flags: u32, offset: u64, store
     put_u64(meta, at + 24, offset);
     put_u32(meta, at + 32, crc);
     put_u64(meta, at + 40, stored);
-}
-
-/// The CRC [`seal`] stored in metadata.
-pub fn sealed_crc(meta: &[u8]) -> u32 {
-    u32_at(meta, H_CRC)
 }
 
 /// Fills the metadata's own CRC (over everything but that field). No allocation:
@@ -511,49 +484,4 @@ pub fn verify(path: &Path) -> Result<Verified, ImageError> {
         data_bytes += r.stored;
     }
     Ok(Verified { header, data_bytes })
-}
-
-/// Reads `len` bytes of memory at address `addr` as the image recorded it.
-pub fn read_memory(path: &Path, addr: u64, len: usize) -> Result<Vec<u8>, ImageError> {
-    let (file, header) = read_header(path)?;
-    let mut out = vec![0u8; len];
-    read_memory_into(path, &file, &header, addr, &mut out)?;
-    Ok(out)
-}
-
-/// Fills `out` with the image's memory at `addr`, from an opened image
-/// (whole regions only: the memory of a DELTA region is that of its chain).
-pub fn read_memory_into(
-    path: &Path,
-    file: &File,
-    header: &ImageHeader,
-    addr: u64,
-    out: &mut [u8],
-) -> Result<(), ImageError> {
-    let fail = |problem: String| ImageError {
-        file: path.to_path_buf(),
-        problem,
-    };
-    // A static may straddle mappings (.data of the file, then .bss).
-    let mut addr = addr;
-    let mut done = 0;
-    while done < out.len() {
-        let r = header
-            .regions
-            .iter()
-            .find(|r| r.has_data() && r.start <= addr && addr < r.end)
-            .filter(|r| !r.is_delta())
-            .ok_or_else(|| {
-                fail(format!(
-                    "no region holds {} bytes at {addr:#x}",
-                    out.len() - done
-                ))
-            })?;
-        let n = ((r.end - addr) as usize).min(out.len() - done);
-        file.read_exact_at(&mut out[done..done + n], r.data_offset + (addr - r.start))
-            .map_err(|e| fail(e.to_string()))?;
-        done += n;
-        addr += n as u64;
-    }
-    Ok(())
 }

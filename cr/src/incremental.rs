@@ -69,6 +69,22 @@ pub(crate) enum RegionWrite {
     },
 }
 
+impl RegionWrite {
+    /// Each of `regions` as a full image stores it.
+    pub(crate) fn whole(regions: &[Region]) -> Vec<RegionWrite> {
+        regions
+            .iter()
+            .map(|r| {
+                if r.has_data() {
+                    RegionWrite::Whole
+                } else {
+                    RegionWrite::Nothing
+                }
+            })
+            .collect()
+    }
+}
+
 /// The incremental side of one snapshot, prepared before the freeze (all
 /// allocation happens here) and filled during it.
 pub(crate) struct Snapshot {
@@ -116,7 +132,7 @@ impl Snapshot {
             parent,
             chain,
             epoch: opts.epoch,
-            writes: vec![RegionWrite::Nothing; regions.len()],
+            writes: RegionWrite::whole(regions),
             pages: vec![PageRegion::default(); SCAN_SLOTS],
         })
     }
@@ -139,8 +155,7 @@ impl Snapshot {
         let incremental = self.parent.is_some();
         let mut used = 0;
         for (i, r) in regions.iter().enumerate() {
-            if !r.has_data() {
-                self.writes[i] = RegionWrite::Nothing;
+            if self.writes[i] == RegionWrite::Nothing {
                 continue;
             }
             let trackable = r.flags & (SHARED | KERNEL) == 0;

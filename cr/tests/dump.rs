@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use mpcrs_cr::image::read_memory;
+use mpcrs_cr::restore::chain::read_memory_at as read_memory;
 use mpcrs_cr::{dump_image, verify};
 
 fn dump(img: &std::path::Path) -> mpcrs_cr::DumpReport {

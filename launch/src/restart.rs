@@ -191,9 +191,9 @@ fn recoverable(
     for note in &recovery.notes {
         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
     }
+    let mut parents_of = Vec::with_capacity(recovery.images.len());
     for path in &recovery.images {
-        let path = path.clone();
-        let (_, header) = mpcrs_cr::image::read_header(&path).map_err(|e| e.to_string())?;
+        let (_, header) = mpcrs_cr::image::read_header(path).map_err(|e| e.to_string())?;
         if !now.same_file(&header.exe) {
             return Err(format!(
                 "{}: written by a different executable: {} is {} bytes with CRC-32C {:08x} now, \
@@ -206,28 +206,28 @@ fn recoverable(
                 header.exe.crc
             ));
         }
+        parents_of.push(header.parent);
     }
-    let chains = parents(store, k, &recovery.images)?;
+    let chains = parents(store, k, &recovery.images, &parents_of)?;
     Ok((m, recovery.images, chains))
 }
 
-/// For each image of `images` (epoch `k`), the images it applies to, newest
-/// first, each recovered from its epoch's levels.
+/// For each image of `images` (epoch `k`), whose parent is that of
+/// `parents_of`, the images it applies to, newest first, each recovered from
+/// its epoch's levels.
 fn parents(
     store: &mpcrs_cr::CheckpointDir,
     k: u64,
     images: &[std::path::PathBuf],
+    parents_of: &[Option<mpcrs_cr::image::Parent>],
 ) -> Result<Vec<Images>, String> {
     use mpcrs_cr::commit::MANIFEST;
     let mut recovered: std::collections::HashMap<u64, Images> = Default::default();
     let mut chains = vec![Vec::new(); images.len()];
     for (p, image) in images.iter().enumerate() {
         let mut at = image.clone();
-        loop {
-            let (_, h) = mpcrs_cr::image::read_header(&at).map_err(|e| e.to_string())?;
-            let Some(parent) = h.parent else {
-                break;
-            };
+        let mut next_parent = parents_of[p];
+        while let Some(parent) = next_parent {
             let j = parent.epoch;
             if !recovered.contains_key(&j) {
                 let dir = store.epoch_dir(j);
@@ -264,6 +264,7 @@ fn parents(
                 ));
             }
             chains[p].push(next.clone());
+            next_parent = found.parent;
             at = next;
         }
     }

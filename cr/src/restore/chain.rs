@@ -210,6 +210,15 @@ fn delta_pieces(
     Ok(())
 }
 
+/// Reads `len` bytes of memory at address `addr` as the image at `path`
+/// (and, for an incremental one, its chain) restores it.
+pub fn read_memory_at(path: &Path, addr: u64, len: usize) -> Result<Vec<u8>, ImageError> {
+    let links = open(path)?;
+    let mut out = vec![0u8; len];
+    read_memory(&links, addr, &mut out)?;
+    Ok(out)
+}
+
 /// Reads `out.len()` bytes of the memory at `addr` as the chain restores it.
 pub(super) fn read_memory(links: &[Link], addr: u64, out: &mut [u8]) -> Result<(), ImageError> {
     let mut pieces = Vec::new();

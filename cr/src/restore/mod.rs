@@ -270,7 +270,6 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
         }
         image_fds.push(fd as u64);
     }
-    let image_fd = image_fds[0] as i32;
     let plan_pieces: Vec<PlanPiece> = pieces
         .iter()
         .map(|x| match x.source {
@@ -353,7 +352,6 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
         let handoff_at = copy_to(place(handoff.len()), &handoff);
         let plan_at = place(size_of::<Plan>()) as *mut Plan;
         plan_at.write(Plan {
-            image_fd: image_fd as u64,
             image_fds: image_fds_at,
             image_fds_len: image_fds.len() as u64,
             pieces: pieces_at,

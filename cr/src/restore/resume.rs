@@ -70,9 +70,8 @@ pub(super) struct ThreadRec {
 
 #[repr(C)]
 pub(super) struct Plan {
-    /// The newest image, mapped from; every image of the chain (closed at
-    /// the end).
-    pub image_fd: u64,
+    /// Every image of the chain, the newest (whose whole regions are mapped
+    /// from it) first; closed at the end.
     pub image_fds: *const u64,
     pub image_fds_len: u64,
     pub pieces: *const PlanPiece,
@@ -190,7 +189,7 @@ unsafe extern "C" fn replace_and_resume(plan: *const Plan) -> ! {
                     len,
                     r.prot,
                     libc::MAP_PRIVATE | libc::MAP_FIXED,
-                    p.image_fd,
+                    image_fds[0],
                     r.offset
                 )
             }

@@ -190,16 +190,16 @@ fn record(s: &Settings, k: u64, planned: &[Level], complete: &[Level]) {
             "mpcrs: checkpoint epoch {k}: cannot record its levels: {e}"
         );
     }
-    let missing: Vec<String> = planned
+    let missing: Vec<Level> = planned
         .iter()
+        .copied()
         .filter(|l| !complete.contains(l))
-        .map(|l| format!("L{}", l.number()))
         .collect();
     if !missing.is_empty() {
         mpcrs_settings::report!(
             info,
             "mpcrs: checkpoint epoch {k}: {} not complete (stopped by the next checkpoint, or failed); the epoch is usable from {}",
-            missing.join(", "),
+            names(&missing, ", "),
             names(complete, ", ")
         );
     }
