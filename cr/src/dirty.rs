@@ -85,8 +85,26 @@ pub struct PageRegion {
     categories: u64,
 }
 
+impl PageRegion {
+    pub fn new(range: Range<u64>) -> PageRegion {
+        PageRegion {
+            start: range.start,
+            end: range.end,
+            categories: 0,
+        }
+    }
+}
+
 const PAGE_IS_PRESENT: u64 = 1 << 3;
 const PAGE_IS_SWAPPED: u64 = 1 << 4;
+
+/// What a scan for written pages returns. Not PAGE_IS_WRITTEN alone: asked
+/// for exactly that, the kernel takes a shortcut that reports every page
+/// without the write-protect bit in its entry as written, which includes
+/// empty entries and the markers of pages never populated (a thread's
+/// untouched stack would be stored again at every epoch). Asking for the
+/// page's presence too makes it look at each entry's kind.
+const WRITTEN_RETURNS: u64 = PAGE_IS_WRITTEN | PAGE_IS_PRESENT | PAGE_IS_SWAPPED;
 
 fn check(what: &str, r: i64) -> io::Result<i64> {
     if r < 0 {
@@ -260,7 +278,11 @@ impl DirtyTracker {
             category_inverted: inverted,
             category_mask: mask,
             category_anyof_mask: 0,
-            return_mask: mask,
+            return_mask: if mask == PAGE_IS_WRITTEN {
+                WRITTEN_RETURNS
+            } else {
+                mask
+            },
         };
         // SAFETY: PAGEMAP_SCAN reads the argument and fills at most vec_len
         // page_regions into `out`, which outlives the call.
@@ -288,12 +310,36 @@ impl DirtyTracker {
         range: Range<u64>,
         out: &mut [PageRegion],
     ) -> Result<Option<usize>, i32> {
-        let (n, walk_end) = self.scan_raw(range.clone(), true, 0, PAGE_IS_WRITTEN, out)?;
+        let (n, walk_end) = self.scan_all(range.clone(), true, 0, PAGE_IS_WRITTEN, out)?;
         if walk_end < range.end {
             self.protect(walk_end..range.end)?;
             return Ok(None);
         }
         Ok(Some(n))
+    }
+
+    /// [`Self::scan_raw`] from `range.start` until the walk reaches
+    /// `range.end` or `out` is full: one call may stop short of both (it
+    /// returns after filling its own buffer of a page table's worth of
+    /// ranges). The ranges found and where the walk stopped.
+    fn scan_all(
+        &self,
+        range: Range<u64>,
+        reset: bool,
+        inverted: u64,
+        mask: u64,
+        out: &mut [PageRegion],
+    ) -> Result<(usize, u64), i32> {
+        let (mut n, mut start) = (0, range.start);
+        loop {
+            let (m, walk_end) =
+                self.scan_raw(start..range.end, reset, inverted, mask, &mut out[n..])?;
+            n += m;
+            if walk_end >= range.end || n == out.len() || walk_end <= start {
+                return Ok((n, walk_end));
+            }
+            start = walk_end;
+        }
     }
 
     /// The pages of `range` that hold nothing (neither in memory nor in
@@ -305,7 +351,7 @@ impl DirtyTracker {
         out: &mut [PageRegion],
     ) -> Result<Option<usize>, i32> {
         let both = PAGE_IS_PRESENT | PAGE_IS_SWAPPED;
-        let (n, walk_end) = self.scan_raw(range.clone(), false, both, both, out)?;
+        let (n, walk_end) = self.scan_all(range.clone(), false, both, both, out)?;
         Ok((walk_end >= range.end).then_some(n))
     }
 
@@ -414,5 +460,53 @@ mod tests {
         let expected: Vec<Range<u64>> = (0..1200).step_by(2).map(|p| p..p + 1).collect();
         assert_eq!(mem.pages(&got), expected);
         assert_eq!(t.take_written(mem.range()).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn pages_never_populated_are_not_written() {
+        // A stack's shape: tracked while empty, then its top pages used.
+        let t = DirtyTracker::new().unwrap();
+        let mem = Anon::new(512);
+        t.track(mem.range()).unwrap();
+        mem.touch(511);
+        mem.touch(500);
+        assert_eq!(
+            mem.pages(&t.take_written(mem.range()).unwrap()),
+            vec![500..501, 511..512]
+        );
+        assert_eq!(t.take_written(mem.range()).unwrap(), vec![]);
+        mem.touch(3);
+        assert_eq!(mem.pages(&t.take_written(mem.range()).unwrap()), vec![3..4]);
+    }
+
+    #[test]
+    fn a_scan_goes_on_past_the_kernels_own_buffer() {
+        // 1024 written ranges: more than the kernel gathers in one pass.
+        let t = DirtyTracker::new().unwrap();
+        let mem = Anon::new(65536);
+        t.track(mem.range()).unwrap();
+        let mut expected: Vec<u64> = (0..1024).map(|i| (i * 131) % 65536).collect();
+        for &p in &expected {
+            mem.touch(p as usize);
+        }
+        expected.sort_unstable();
+        let mut out = vec![PageRegion::default(); 4096];
+        let n = t.take_written_into(mem.range(), &mut out).unwrap();
+        let got: Vec<u64> = mem
+            .pages(
+                &out[..n.expect("every range fits")]
+                    .iter()
+                    .map(|r| r.start..r.end)
+                    .collect::<Vec<_>>(),
+            )
+            .iter()
+            .map(|r| r.start)
+            .collect();
+        assert_eq!(got, expected);
+        let mut none = [PageRegion::default(); 4];
+        assert_eq!(
+            t.take_written_into(mem.range(), &mut none).unwrap(),
+            Some(0)
+        );
     }
 }

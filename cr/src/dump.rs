@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use crate::dirty::PageRegion;
 use crate::image::{
-    self, ExeIdentity, ImageError, ImageHeader, Parent, Region, DELTA, EXTENT_DATA, EXTENT_ZERO,
-    HAS_DATA, KERNEL, SHARED,
+    self, ExeIdentity, Extent, ImageError, ImageHeader, Parent, Region, DELTA, EXTENT_DATA,
+    EXTENT_ZERO, HAS_DATA, KERNEL, PAGE, SHARED,
 };
 use crate::incremental::{self, Incremental, RegionWrite};
 use crate::maps::{parse_maps, Skip};
@@ -371,10 +371,60 @@ impl Staged<'_> {
     }
 }
 
-/// Writes DELTA region `r` at `at`: its extent table (the `written` and
-/// `empty` ranges, both sorted and disjoint, merged in address order), then
-/// the pages of the written ones. Returns the bytes stored, or an errno. No
-/// allocation: the table is built in `bounce`, a chunk at a time.
+/// Calls `f` with each extent of DELTA region `r`, in address order: the
+/// `empty` ranges (zeros), and the `written` ranges (both sorted and
+/// disjoint) split where their pages hold zeros: a page of zeros is stored
+/// as an extent of zeros, whatever wrote it (a stack's probes, memory given
+/// back and touched again, a buffer cleared). Reads the snapshot's pages:
+/// the same extents every call. No allocation.
+fn for_each_extent(
+    r: &Region,
+    written: &[PageRegion],
+    empty: &[PageRegion],
+    mut f: impl FnMut(Extent),
+) {
+    let page_is_zero = |at: u64| {
+        // SAFETY: `at` is a page of a written range of a readable mapping of
+        // the snapshot (as in write_region).
+        is_zero(unsafe { std::slice::from_raw_parts(at as *const u8, PAGE_BYTES) })
+    };
+    let mut emit = |start: u64, end: u64, kind: u64| {
+        f(Extent {
+            offset: start - r.start,
+            len: end - start,
+            kind,
+        })
+    };
+    let (mut w, mut z) = (0, 0);
+    while w < written.len() || z < empty.len() {
+        if z == empty.len() || (w < written.len() && written[w].start < empty[z].start) {
+            let x = written[w];
+            w += 1;
+            // Runs of pages of one kind.
+            let mut run = x.start;
+            let mut zero = page_is_zero(x.start);
+            let mut at = x.start + PAGE;
+            while at < x.end {
+                let z_now = page_is_zero(at);
+                if z_now != zero {
+                    emit(run, at, if zero { EXTENT_ZERO } else { EXTENT_DATA });
+                    run = at;
+                    zero = z_now;
+                }
+                at += PAGE;
+            }
+            emit(run, x.end, if zero { EXTENT_ZERO } else { EXTENT_DATA });
+        } else {
+            emit(empty[z].start, empty[z].end, EXTENT_ZERO);
+            z += 1;
+        }
+    }
+}
+
+/// Writes DELTA region `r` at `at`: its extent table (see
+/// [`for_each_extent`]), then the pages of its data extents. Returns the
+/// bytes stored, or an errno. No allocation: the table is built in
+/// `bounce`, a chunk at a time.
 fn write_delta(
     fd: i32,
     r: &Region,
@@ -384,48 +434,43 @@ fn write_delta(
     crc: &mut u32,
     bounce: &mut [u8],
 ) -> Result<u64, i32> {
-    let count = written.len() + empty.len();
+    let mut count = 0usize;
+    for_each_extent(r, written, empty, |_| count += 1);
     let mut table = Staged {
         fd,
         at,
         bounce,
         filled: 0,
     };
-    let ok = |e: i32| if e == 0 { Ok(()) } else { Err(e) };
-    ok(table.push(&(count as u64).to_le_bytes(), crc))?;
-    let (mut w, mut z) = (0, 0);
-    while w < written.len() || z < empty.len() {
-        let take_written =
-            z == empty.len() || (w < written.len() && written[w].start < empty[z].start);
-        let (x, kind) = if take_written {
-            w += 1;
-            (written[w - 1], EXTENT_DATA)
-        } else {
-            z += 1;
-            (empty[z - 1], EXTENT_ZERO)
-        };
+    let mut e = table.push(&(count as u64).to_le_bytes(), crc);
+    for_each_extent(r, written, empty, |x| {
+        if e != 0 {
+            return;
+        }
         let mut entry = [0u8; image::EXTENT_SIZE];
-        entry[..8].copy_from_slice(&(x.start - r.start).to_le_bytes());
-        entry[8..16].copy_from_slice(&(x.end - x.start).to_le_bytes());
-        entry[16..].copy_from_slice(&kind.to_le_bytes());
-        ok(table.push(&entry, crc))?;
+        entry[..8].copy_from_slice(&x.offset.to_le_bytes());
+        entry[8..16].copy_from_slice(&x.len.to_le_bytes());
+        entry[16..].copy_from_slice(&x.kind.to_le_bytes());
+        e = table.push(&entry, crc);
+    });
+    if e == 0 && table.filled > 0 {
+        e = table.flush(crc);
     }
-    if table.filled > 0 {
-        ok(table.flush(crc))?;
+    if e != 0 {
+        return Err(e);
     }
     debug_assert_eq!(table.at - at, image::extent_table_len(count));
     let mut data_at = table.at;
     let bounce = table.bounce;
-    for x in written {
-        ok(write_region(
-            fd,
-            x.start,
-            x.end - x.start,
-            data_at,
-            crc,
-            bounce,
-        ))?;
-        data_at += x.end - x.start;
+    for_each_extent(r, written, empty, |x| {
+        if e != 0 || x.kind != EXTENT_DATA {
+            return;
+        }
+        e = write_region(fd, r.start + x.offset, x.len, data_at, crc, bounce);
+        data_at += x.len;
+    });
+    if e != 0 {
+        return Err(e);
     }
     Ok(data_at - at)
 }
@@ -606,7 +651,7 @@ pub fn start_dump(path: &Path, incremental: Option<Incremental>) -> Result<Snaps
         let plan = ChildPlan {
             regions: &header.regions,
             writes: tracking.as_ref().map_or(&whole[..], |t| &t.writes[..]),
-            pages: tracking.as_ref().map_or(&[][..], |t| &t.pages[..]),
+            pages: tracking.as_ref().map_or(&[][..], |t| t.pages()),
         };
         let mut pid: i64 = 0;
         let meta = &mut meta;

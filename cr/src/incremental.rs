@@ -47,6 +47,9 @@ struct State {
     /// The snapshot taken and not yet settled: its epoch and the chain
     /// length it makes.
     pending: Option<(u64, u32)>,
+    /// The scan buffer, kept from one snapshot to the next: a new one would
+    /// be zeroed, and every page of it would be in the next image.
+    pages: Box<[PageRegion]>,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -96,7 +99,6 @@ pub(crate) struct Snapshot {
     chain: u32,
     epoch: u64,
     pub writes: Vec<RegionWrite>,
-    pub pages: Vec<PageRegion>,
 }
 
 impl Snapshot {
@@ -118,6 +120,7 @@ impl Snapshot {
                 restores,
                 base: None,
                 pending: None,
+                pages: vec![PageRegion::default(); SCAN_SLOTS].into_boxed_slice(),
             });
         }
         let state = guard.as_mut().expect("made above");
@@ -133,7 +136,6 @@ impl Snapshot {
             chain,
             epoch: opts.epoch,
             writes: RegionWrite::whole(regions),
-            pages: vec![PageRegion::default(); SCAN_SLOTS],
         })
     }
 
@@ -146,12 +148,17 @@ impl Snapshot {
         self.guard.as_ref().expect("prepared")
     }
 
+    /// The ranges [`Snapshot::classify`] found, which `writes` indexes.
+    pub(crate) fn pages(&self) -> &[PageRegion] {
+        &self.state().pages
+    }
+
     /// Decides how each region goes into the image and resets the tracking
     /// to this instant. Runs with every other thread stopped: no allocation.
     pub(crate) fn classify(&mut self, regions: &[Region]) {
         self.classified = true;
-        let state = self.guard.as_ref().expect("prepared");
-        let t = &state.tracker;
+        let state = self.guard.as_mut().expect("prepared");
+        let (t, pages) = (&state.tracker, &mut state.pages[..]);
         let incremental = self.parent.is_some();
         let mut used = 0;
         for (i, r) in regions.iter().enumerate() {
@@ -161,14 +168,14 @@ impl Snapshot {
             let trackable = r.flags & (SHARED | KERNEL) == 0;
             let mut write = RegionWrite::Whole;
             if incremental && trackable {
-                let free = &mut self.pages[used..];
+                let free = &mut pages[used..];
                 if let Ok(Some(n)) = t.take_written_into(r.start..r.end, free) {
                     let written = (used, used + n);
                     used += n;
                     // Empty pages of file mappings read as the file: only
                     // anonymous memory's are zeros.
                     let empty = if anonymous(r) {
-                        t.unpopulated_into(r.start..r.end, &mut self.pages[used..])
+                        t.unpopulated_into(r.start..r.end, &mut pages[used..])
                             .ok()
                             .flatten()
                             .map(|m| {
@@ -187,6 +194,17 @@ impl Snapshot {
                 // Tracked from now on; a region the kernel will not track
                 // stays whole in every image.
                 let _ = t.track_raw(r.start..r.end);
+                // In an incremental image, a region stored whole is one
+                // written range: its pages of zeros become extents of zeros
+                // (a new thread's stack is mostly untouched).
+                if incremental && used < pages.len() {
+                    pages[used] = PageRegion::new(r.start..r.end);
+                    write = RegionWrite::Delta {
+                        written: (used, used + 1),
+                        empty: (used + 1, used + 1),
+                    };
+                    used += 1;
+                }
             }
             self.writes[i] = write;
         }

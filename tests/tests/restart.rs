@@ -587,7 +587,8 @@ fn an_unmodified_rust_program_across_3_processes_over_tcp_checkpointed_every_int
 /// A token of 128 KiB (rendezvous between processes) goes round 6 ranks while
 /// checkpoints are taken every 0.15 s wherever the ranks are: notices, answers
 /// and data frames are caught at every stage. Killed after the third epoch and
-/// restarted, the token is whole.
+/// restarted, the token is whole. (12000 laps: the job must outlast three
+/// epochs on a loaded machine.)
 fn ring_checkpointed_every_interval(name: &str, layout: &[&str]) {
     let dir = scratch(name);
     let d = dir.to_str().unwrap();
@@ -599,7 +600,7 @@ fn ring_checkpointed_every_interval(name: &str, layout: &[&str]) {
         "--checkpoint-interval",
         "0.15",
         ring.to_str().unwrap(),
-        "6000",
+        "12000",
         "16384",
     ]);
     let (status, err) = kill_after_epoch(BackgroundJob::start(&args), &dir, 2);
@@ -616,7 +617,7 @@ fn ring_checkpointed_every_interval(name: &str, layout: &[&str]) {
         "{err}"
     );
     assert!(
-        out.contains("token after 6000 laps of 6 ranks: 36000"),
+        out.contains("token after 12000 laps of 6 ranks: 72000"),
         "{out}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
