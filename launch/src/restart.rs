@@ -163,7 +163,7 @@ pub fn restart_specs(
 }
 
 /// Images of every process, per process.
-type Images = Vec<std::path::PathBuf>;
+pub type Images = Vec<std::path::PathBuf>;
 
 /// Epoch `k`'s manifest and, for every process, the image to restore it from
 /// (see [`crate::recovery`]) and, for an incremental image, the parent images
@@ -210,6 +210,22 @@ fn recoverable(
     }
     let chains = parents(store, k, &recovery.images, &parents_of)?;
     Ok((m, recovery.images, chains))
+}
+
+/// For each image of epoch `k`'s `images`, the images it applies to,
+/// newest first, each recovered from its epoch's levels and verified (empty
+/// for a full image): what `mpcrs-ckpt verify` checks of an epoch's chains.
+pub fn chains_of(
+    store: &mpcrs_cr::CheckpointDir,
+    k: u64,
+    images: &[std::path::PathBuf],
+) -> Result<Vec<Images>, String> {
+    let mut parents_of = Vec::with_capacity(images.len());
+    for path in images {
+        let (_, header) = mpcrs_cr::image::read_header(path).map_err(|e| e.to_string())?;
+        parents_of.push(header.parent);
+    }
+    parents(store, k, images, &parents_of)
 }
 
 /// For each image of `images` (epoch `k`), whose parent is that of

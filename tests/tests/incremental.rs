@@ -8,11 +8,12 @@
 //! chain is intact.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Duration;
 
 use mpcrs_tests::{
-    build_c, c_source, expect_success, heat_checksum, latest_epoch, run_job, shared_bench, text,
-    BackgroundJob,
+    build_c, c_source, expect_success, heat_checksum, latest_epoch, profile_dir, run_command,
+    run_job, shared_bench, text, BackgroundJob,
 };
 
 /// Every checkpoint fsyncs its image, manifest and directories: beside
@@ -341,6 +342,71 @@ fn heat_across_4_processes_killed_twice_restarts_from_incremental_epochs() {
         restarted_after(&out),
         Some(k2 * 300),
         "restarted from epoch {k2}\n{out}"
+    );
+    assert_eq!(heat_checksum(&out), whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_corrupted_base_is_detected_by_verify_and_restart_falls_back() {
+    let bin = dirty_pages();
+    let dir = scratch("corrupted");
+    let (ck, local) = (dir.join("ck"), dir.join("local"));
+    let program = [bin.to_str().unwrap(), "8", "64", "6"];
+    let mut args = vec!["-n", "8", "-p", "4"];
+    args.extend(&program);
+    let whole = heat_checksum(&expect_success(&run_job(&args, LIMIT), "uninterrupted"));
+    let mut args = vec!["-n", "8", "-p", "4"];
+    args.extend([
+        "--checkpoint",
+        ck.to_str().unwrap(),
+        "--checkpoint-local",
+        local.to_str().unwrap(),
+        "--keep",
+        "6",
+        "--full-every",
+        "3",
+        "--levels",
+        "1:1",
+    ]);
+    args.extend(&program);
+    expect_success(&run_job(&args, LIMIT), "checkpointed");
+    let ckpt = |args: &[&str]| {
+        run_command(
+            Command::new(profile_dir().join("mpcrs-ckpt")).args(args),
+            LIMIT,
+        )
+    };
+    let listed = expect_success(&ckpt(&["ls", ck.to_str().unwrap()]), "mpcrs-ckpt ls");
+    assert!(listed.contains("epoch-4  full"), "{listed}");
+    assert!(
+        listed.contains("epoch-6  latest  incremental on epoch-5 (chain epoch-4..epoch-6)"),
+        "{listed}"
+    );
+    assert!(
+        expect_success(&ckpt(&["verify", ck.to_str().unwrap()]), "verify").contains("applies to")
+    );
+    // One byte of process 2's full image of epoch 4 flipped (its last page
+    // is memory contents): epochs 4-6 cannot be restored, 3 can.
+    let base = local.join("node-0/epoch-4/process-2.img");
+    let mut bytes = std::fs::read(&base).unwrap();
+    let at = bytes.len() - 100;
+    bytes[at] ^= 0x40;
+    std::fs::write(&base, bytes).unwrap();
+    let o = ckpt(&["verify", ck.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        err.contains("epoch-4") && err.contains("process-2.img"),
+        "{out}\n{err}"
+    );
+    let o = run_job(&["--restart", ck.to_str().unwrap()], LIMIT);
+    let out = expect_success(&o, "restart after a corrupted base");
+    let (_, err) = text(&o);
+    assert!(out.contains("restarted at 3"), "{out}\n{err}");
+    assert!(
+        err.contains("epoch-6 cannot be restored") && err.contains("checksum mismatch"),
+        "{err}"
     );
     assert_eq!(heat_checksum(&out), whole);
     let _ = std::fs::remove_dir_all(&dir);

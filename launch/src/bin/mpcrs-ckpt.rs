@@ -1,12 +1,14 @@
 //! mpcrs-ckpt: inspect a checkpoint directory.
 //!
 //! `mpcrs-ckpt ls DIR` lists the epochs (complete, partial, which is latest,
-//! images and bytes in the checkpoint directory, the levels each epoch was to
-//! get and those complete, and how many processes' files each level holds);
+//! full or incremental and the epochs an incremental one needs, images and
+//! bytes in the checkpoint directory, the levels each epoch was to get and
+//! those complete, and how many processes' files each level holds);
 //! `mpcrs-ckpt verify DIR [--epoch K]` checks every file of an epoch (default:
-//! latest) at every level, and whether every process can be restored
-//! (rebuilding from L3 where needed), and exits non-zero naming each damaged
-//! file, or a process no level recovers.
+//! latest) at every level, whether every process can be restored (rebuilding
+//! from L3 where needed) and, for an incremental epoch, every image of its
+//! chain, and exits non-zero naming each damaged file, or a process no level
+//! recovers.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -64,6 +66,23 @@ fn levels_held(dir: &CheckpointDir, k: u64) -> String {
     )
 }
 
+/// "full", or "incremental on epoch-3 (chain epoch-1..epoch-4)": whether
+/// the epoch's images apply to others, as its manifest records.
+fn kind(dir: &CheckpointDir, k: u64) -> String {
+    let Ok(m) = JobManifest::read(&dir.epoch_dir(k).join(MANIFEST)) else {
+        return "manifest unreadable".into();
+    };
+    match (m.base.iter().min(), m.base.iter().max()) {
+        (Some(&first), Some(&parent)) => format!(
+            "incremental on {} (chain {}..{})",
+            epoch_name(parent),
+            epoch_name(first),
+            epoch_name(k)
+        ),
+        _ => "full".into(),
+    }
+}
+
 #[derive(Parser)]
 #[command(
     name = "mpcrs-ckpt",
@@ -111,9 +130,10 @@ fn ls(dir: &CheckpointDir) -> Result<(), String> {
             .map(|m| m.len())
             .sum();
         println!(
-            "{}{}  {} images  {} bytes{}",
+            "{}{}  {}  {} images  {} bytes{}",
             epoch_name(k),
             if Some(k) == latest { "  latest" } else { "" },
+            kind(dir, k),
             imgs.len(),
             bytes,
             levels_held(dir, k)
@@ -200,7 +220,19 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
             for note in &r.notes {
                 println!("{note}");
             }
-            println!("{}: every process can be restored", epoch_name(k));
+            // An incremental epoch restores through the images it applies
+            // to: each recovered from its own epoch's levels and verified.
+            match mpcrs_launch::restart::chains_of(dir, k, &r.images) {
+                Ok(chains) => {
+                    for (p, chain) in chains.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
+                        let links: Vec<String> =
+                            chain.iter().map(|l| l.display().to_string()).collect();
+                        println!("process {p}: applies to {}: ok", links.join(" <- "));
+                    }
+                    println!("{}: every process can be restored", epoch_name(k));
+                }
+                Err(e) => damaged.push(format!("{}: {e}", epoch_name(k))),
+            }
         }
         Err(e) => damaged.push(e),
     }
