@@ -25,7 +25,10 @@ fn dump(c: &mut Criterion) {
                 let mut stalled = Duration::ZERO;
                 for _ in 0..iters {
                     let started = Instant::now();
-                    let pending = start_dump(&img, None).unwrap().into_pending().unwrap();
+                    let pending = start_dump(&img, Default::default())
+                        .unwrap()
+                        .into_pending()
+                        .unwrap();
                     stalled += started.elapsed();
                     pending.wait().unwrap();
                 }
@@ -34,7 +37,7 @@ fn dump(c: &mut Criterion) {
         });
         g.bench_with_input(BenchmarkId::new("durable", mib), &mib, |b, _| {
             b.iter(|| {
-                start_dump(&img, None)
+                start_dump(&img, Default::default())
                     .unwrap()
                     .into_pending()
                     .unwrap()

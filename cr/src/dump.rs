@@ -15,10 +15,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use crate::compress::{Compression, Compressor};
 use crate::dirty::PageRegion;
 use crate::image::{
-    self, ExeIdentity, Extent, ImageError, ImageHeader, Parent, Region, DELTA, EXTENT_DATA,
-    EXTENT_ZERO, HAS_DATA, KERNEL, PAGE, SHARED,
+    self, ExeIdentity, Extent, ImageError, ImageHeader, Parent, Region, COMPRESSED, DELTA,
+    EXTENT_DATA, EXTENT_ZERO, HAS_DATA, KERNEL, PAGE, SHARED,
 };
 use crate::incremental::{self, Incremental, RegionWrite};
 use crate::maps::{parse_maps, Skip};
@@ -169,10 +170,36 @@ fn bounce_buffer() -> Option<&'static mut [u8]> {
     Some(unsafe { std::slice::from_raw_parts_mut(p as *mut u8, CHUNK as usize) })
 }
 
+/// Where the child's bytes of a region go.
+enum Out<'c> {
+    /// To the file at their offsets, pages of zeros left as holes.
+    File(i32),
+    /// Through the compressor, in order (offsets are implied).
+    Zstd(i32, &'c mut Compressor),
+}
+
+impl Out<'_> {
+    /// Puts `bytes`, which belong at `offset` of an uncompressed image.
+    /// 0 or an errno.
+    fn put(&mut self, bytes: &[u8], offset: u64) -> i32 {
+        match self {
+            Out::File(fd) => write_skipping_zeros(*fd, bytes, offset),
+            Out::Zstd(fd, z) => z.push(*fd, bytes),
+        }
+    }
+}
+
 /// Writes `len` bytes from `src` at `offset` through `bounce`, checksumming
 /// them on the way. Returns 0 or an errno. Runs in the forked child: no
 /// allocation.
-fn write_region(fd: i32, src: u64, len: u64, offset: u64, crc: &mut u32, bounce: &mut [u8]) -> i32 {
+fn write_region(
+    out: &mut Out<'_>,
+    src: u64,
+    len: u64,
+    offset: u64,
+    crc: &mut u32,
+    bounce: &mut [u8],
+) -> i32 {
     let mut done = 0;
     while done < len {
         let n = (len - done).min(CHUNK) as usize;
@@ -183,26 +210,35 @@ fn write_region(fd: i32, src: u64, len: u64, offset: u64, crc: &mut u32, bounce:
         unsafe { std::ptr::copy_nonoverlapping((src + done) as *const u8, bounce.as_mut_ptr(), n) };
         let bytes = &bounce[..n];
         *crc = crc32c::crc32c_append(*crc, bytes);
-        // Pages of zeros are not written: the file was sized beforehand, so they
-        // stay holes that read back as zeros (untouched stacks and heaps).
-        let mut at = 0usize;
-        while at < bytes.len() {
-            let page_end = |p: usize| (p + PAGE_BYTES).min(bytes.len());
-            if is_zero(&bytes[at..page_end(at)]) {
-                at = page_end(at);
-                continue;
-            }
-            let mut run_end = page_end(at);
-            while run_end < bytes.len() && !is_zero(&bytes[run_end..page_end(run_end)]) {
-                run_end = page_end(run_end);
-            }
-            let e = pwrite_all(fd, &bytes[at..run_end], offset + done + at as u64);
-            if e != 0 {
-                return e;
-            }
-            at = run_end;
+        let e = out.put(bytes, offset + done);
+        if e != 0 {
+            return e;
         }
         done += n as u64;
+    }
+    0
+}
+
+/// Writes the pages of `bytes` that are not all zeros at `offset` on: the
+/// file was sized beforehand, so the others stay holes that read back as
+/// zeros (untouched stacks and heaps). 0 or an errno.
+fn write_skipping_zeros(fd: i32, bytes: &[u8], offset: u64) -> i32 {
+    let mut at = 0usize;
+    while at < bytes.len() {
+        let page_end = |p: usize| (p + PAGE_BYTES).min(bytes.len());
+        if is_zero(&bytes[at..page_end(at)]) {
+            at = page_end(at);
+            continue;
+        }
+        let mut run_end = page_end(at);
+        while run_end < bytes.len() && !is_zero(&bytes[run_end..page_end(run_end)]) {
+            run_end = page_end(run_end);
+        }
+        let e = pwrite_all(fd, &bytes[at..run_end], offset + at as u64);
+        if e != 0 {
+            return e;
+        }
+        at = run_end;
     }
     0
 }
@@ -216,7 +252,7 @@ fn is_zero(page: &[u8]) -> bool {
 }
 
 /// Writes all of `bytes` at `offset`; 0 or an errno. No allocation.
-fn pwrite_all(fd: i32, bytes: &[u8], offset: u64) -> i32 {
+pub(crate) fn pwrite_all(fd: i32, bytes: &[u8], offset: u64) -> i32 {
     let mut at = 0usize;
     while at < bytes.len() {
         // A raw system call: glibc's pwrite is a cancellation point and writes
@@ -274,6 +310,7 @@ struct ChildPlan<'a> {
     regions: &'a [Region],
     writes: &'a [RegionWrite],
     pages: &'a [PageRegion],
+    compression: Option<Compression>,
 }
 
 /// The child's whole work; returns its exit status. Regions are laid out
@@ -282,13 +319,27 @@ fn child_writes(fd: i32, plan: &ChildPlan<'_>, meta: &mut [u8]) -> i32 {
     let Some(bounce) = bounce_buffer() else {
         return libc::ENOMEM;
     };
+    let mut compressor = match plan.compression {
+        Some(c) => match Compressor::new(c) {
+            Some(z) => Some(z),
+            None => return libc::ENOMEM,
+        },
+        None => None,
+    };
     let mut at = meta.len() as u64;
     for (i, r) in plan.regions.iter().enumerate() {
         let mut crc = 0;
-        let (flags, stored) = match plan.writes[i] {
+        let mut out = match compressor.as_mut() {
+            Some(z) => {
+                z.begin(at);
+                Out::Zstd(fd, z)
+            }
+            None => Out::File(fd),
+        };
+        let (flags, mut stored) = match plan.writes[i] {
             RegionWrite::Nothing => continue,
             RegionWrite::Whole => {
-                let e = write_region(fd, r.start, r.len(), at, &mut crc, bounce);
+                let e = write_region(&mut out, r.start, r.len(), at, &mut crc, bounce);
                 if e != 0 {
                     return e;
                 }
@@ -297,12 +348,20 @@ fn child_writes(fd: i32, plan: &ChildPlan<'_>, meta: &mut [u8]) -> i32 {
             RegionWrite::Delta { written, empty } => {
                 let written = &plan.pages[written.0..written.1];
                 let empty = &plan.pages[empty.0..empty.1];
-                match write_delta(fd, r, written, empty, at, &mut crc, bounce) {
+                match write_delta(&mut out, r, written, empty, at, &mut crc, bounce) {
                     Ok(stored) => (r.flags | DELTA, stored),
                     Err(e) => return e,
                 }
             }
         };
+        let mut flags = flags & !COMPRESSED;
+        if let Some(z) = compressor.as_mut() {
+            match z.finish(fd) {
+                Ok((bytes, frames_crc)) => (stored, crc) = (bytes, frames_crc),
+                Err(e) => return e,
+            }
+            flags |= COMPRESSED;
+        }
         image::set_region_data(meta, i, flags, at, stored, crc);
         at += stored;
     }
@@ -315,7 +374,7 @@ fn child_writes(fd: i32, plan: &ChildPlan<'_>, meta: &mut [u8]) -> i32 {
     image::seal(meta);
     let mut crc_unused = 0;
     let e = write_region(
-        fd,
+        &mut Out::File(fd),
         meta.as_ptr() as u64,
         meta.len() as u64,
         0,
@@ -335,14 +394,14 @@ fn child_writes(fd: i32, plan: &ChildPlan<'_>, meta: &mut [u8]) -> i32 {
 
 /// Bytes written through the bounce buffer in whole chunks (direct I/O
 /// takes whole pages at page offsets), checksummed on the way.
-struct Staged<'b> {
-    fd: i32,
+struct Staged<'b, 'o, 'c> {
+    out: &'o mut Out<'c>,
     at: u64,
     bounce: &'b mut [u8],
     filled: usize,
 }
 
-impl Staged<'_> {
+impl Staged<'_, '_, '_> {
     fn push(&mut self, mut bytes: &[u8], crc: &mut u32) -> i32 {
         while !bytes.is_empty() {
             let n = bytes.len().min(self.bounce.len() - self.filled);
@@ -364,7 +423,7 @@ impl Staged<'_> {
         let end = self.filled.div_ceil(PAGE_BYTES) * PAGE_BYTES;
         self.bounce[self.filled..end].fill(0);
         *crc = crc32c::crc32c_append(*crc, &self.bounce[..end]);
-        let e = pwrite_all(self.fd, &self.bounce[..end], self.at);
+        let e = self.out.put(&self.bounce[..end], self.at);
         self.at += end as u64;
         self.filled = 0;
         e
@@ -426,7 +485,7 @@ fn for_each_extent(
 /// bytes stored, or an errno. No allocation: the table is built in
 /// `bounce`, a chunk at a time.
 fn write_delta(
-    fd: i32,
+    out: &mut Out<'_>,
     r: &Region,
     written: &[PageRegion],
     empty: &[PageRegion],
@@ -437,7 +496,7 @@ fn write_delta(
     let mut count = 0usize;
     for_each_extent(r, written, empty, |_| count += 1);
     let mut table = Staged {
-        fd,
+        out,
         at,
         bounce,
         filled: 0,
@@ -461,12 +520,12 @@ fn write_delta(
     }
     debug_assert_eq!(table.at - at, image::extent_table_len(count));
     let mut data_at = table.at;
-    let bounce = table.bounce;
+    let (out, bounce) = (table.out, table.bounce);
     for_each_extent(r, written, empty, |x| {
         if e != 0 || x.kind != EXTENT_DATA {
             return;
         }
-        e = write_region(fd, r.start + x.offset, x.len, data_at, crc, bounce);
+        e = write_region(out, r.start + x.offset, x.len, data_at, crc, bounce);
         data_at += x.len;
     });
     if e != 0 {
@@ -475,10 +534,19 @@ fn write_delta(
     Ok(data_at - at)
 }
 
+/// How an image is taken.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DumpOptions {
+    /// Incremental over the last committed image where it can be.
+    pub incremental: Option<Incremental>,
+    /// What the image stores compressed, if anything.
+    pub compression: Option<Compression>,
+}
+
 /// Dumps this process into the image file `path` and waits until it is durable.
 /// `None`: the call returned in a process restored from that image.
 pub fn dump_image(path: &Path) -> Result<Option<DumpReport>, ImageError> {
-    match start_dump(path, None)? {
+    match start_dump(path, DumpOptions::default())? {
         Snapshot::Writing(pending) => pending.wait().map(Some),
         Snapshot::Restored => Ok(None),
     }
@@ -528,8 +596,13 @@ const MAPS_ATTEMPTS: usize = 20;
 /// ([`crate::threads`]), so the image holds all of them. With `incremental`,
 /// writes are tracked from this snapshot on and the image stores only what
 /// changed since the last committed one, when there is one
-/// ([`crate::incremental`]).
-pub fn start_dump(path: &Path, incremental: Option<Incremental>) -> Result<Snapshot, ImageError> {
+/// ([`crate::incremental`]); with `compression`, what it stores is
+/// compressed ([`crate::compress`]).
+pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageError> {
+    let DumpOptions {
+        incremental,
+        compression,
+    } = options;
     let fail = |problem: String| ImageError {
         file: path.to_path_buf(),
         problem,
@@ -652,6 +725,7 @@ pub fn start_dump(path: &Path, incremental: Option<Incremental>) -> Result<Snaps
             regions: &header.regions,
             writes: tracking.as_ref().map_or(&whole[..], |t| &t.writes[..]),
             pages: tracking.as_ref().map_or(&[][..], |t| t.pages()),
+            compression,
         };
         let mut pid: i64 = 0;
         let meta = &mut meta;

@@ -9,7 +9,8 @@
 //! then            the mappings' paths (for diagnostics and restore)
 //! page-aligned    each region's stored bytes, page-aligned, CRC-32C per region:
 //!                 its whole contents, or (DELTA) an extent table, padded to a
-//!                 page, then the pages of its data extents in order
+//!                 page, then the pages of its data extents in order;
+//!                 either one as zstd frames when COMPRESSED
 //! ```
 //! An extent table is a u64 count, then per extent its offset in the region,
 //! its length and its kind (EXTENT_DATA: stored here; EXTENT_ZERO: zeros); the
@@ -42,6 +43,9 @@ pub const KERNEL: u32 = 4;
 /// With HAS_DATA: the region stores the extents written since the parent
 /// image (an extent table, then their pages), not its whole contents.
 pub const DELTA: u32 = 8;
+/// With HAS_DATA: the region stores its bytes as zstd frames
+/// ([`crate::compress`]); `stored` and the CRC are those of the frames.
+pub const COMPRESSED: u32 = 16;
 
 /// Kinds of an extent of a DELTA region.
 pub const EXTENT_ZERO: u64 = 0;
@@ -437,7 +441,7 @@ pub fn verify(path: &Path) -> Result<Verified, ImageError> {
                 r.data_offset + r.stored
             )));
         }
-        if !r.is_delta() && r.stored != r.len() {
+        if !r.is_delta() && r.flags & COMPRESSED == 0 && r.stored != r.len() {
             return Err(fail(format!(
                 "{} stores {} bytes of its {}",
                 what(i, r),
@@ -478,7 +482,7 @@ pub fn verify(path: &Path) -> Result<Verified, ImageError> {
         if crc != r.crc {
             return Err(fail(format!("{what} corrupted (checksum mismatch)")));
         }
-        if r.is_delta() {
+        if r.is_delta() && r.flags & COMPRESSED == 0 {
             read_extents(path, &file, r)?;
         }
         data_bytes += r.stored;

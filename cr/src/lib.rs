@@ -14,9 +14,11 @@
 //! an image holds (`maps`), threads stopped at signal frames (`threads`), signal
 //! dispositions and open files (`kernel_state`), the fork-based dumper (`dump`),
 //! the restorer (`restore`), raw system calls (`sys`) and dirty-page tracking
-//! (`dirty`), and incremental images over it (`incremental`).
+//! (`dirty`), incremental images over it (`incremental`), and the
+//! compression of what images store (`compress`).
 
 pub mod commit;
+pub mod compress;
 pub mod dirty;
 pub mod dump;
 pub mod image;
@@ -28,6 +30,7 @@ pub(crate) mod sys;
 pub mod threads;
 
 pub use commit::{CheckpointDir, PendingEpoch};
-pub use dump::{dump_image, start_dump, DumpReport, PendingDump, Snapshot};
+pub use compress::Compression;
+pub use dump::{dump_image, start_dump, DumpOptions, DumpReport, PendingDump, Snapshot};
 pub use image::{verify, ImageError};
 pub use incremental::Incremental;

@@ -123,6 +123,11 @@ pub struct Options {
     #[arg(long = "full-every", value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
     pub full_every: u32,
 
+    /// Compression of what images store: none, zstd (level 3) or zstd:LEVEL
+    /// (-7 to 19; negative levels are faster).
+    #[arg(long, value_name = "none|zstd[:LEVEL]", value_parser = parse_compression)]
+    pub compress: Option<String>,
+
     /// Stack size of each rank, in bytes (suffixes K, M, G accepted).
     #[arg(long, value_parser = parse_size)]
     pub stack_size: Option<u64>,
@@ -220,4 +225,9 @@ pub fn launch_agent(args: &Options) -> Vec<String> {
         .split_whitespace()
         .map(String::from)
         .collect()
+}
+
+/// `--compress`: checked here, passed on as written.
+fn parse_compression(s: &str) -> Result<String, String> {
+    mpcrs_cr::Compression::parse(s).map(|_| s.to_string())
 }

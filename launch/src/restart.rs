@@ -96,6 +96,9 @@ pub fn restart_specs(
     cmd.env(env::CHECKPOINT_DIR.name, &dir);
     cmd.env(env::CHECKPOINT_KEEP.name, args.keep.to_string());
     cmd.env(env::FULL_EVERY.name, args.full_every.to_string());
+    if let Some(c) = &args.compress {
+        cmd.env(env::COMPRESS.name, c);
+    }
     cmd.env(
         env::CHECKPOINT_LOCAL.name,
         crate::options::local_root(

@@ -89,6 +89,8 @@ variables! {
         "The parent images of the image to restore, newest first, one path per line.";
     FULL_EVERY = "MPCRS_FULL_EVERY", set_by "--full-every", default "8",
         "At most this many images in a chain: a full image, then incremental ones (1: every image full).";
+    COMPRESS = "MPCRS_COMPRESS", set_by "--compress", default "none",
+        "What images store is compressed: none, zstd (level 3) or zstd:LEVEL (-7 to 19).";
     RESTORE_CARRY_FDS = "MPCRS_RESTORE_CARRY_FDS", set_by "--restart, several processes", default "unset",
         "Variables naming descriptors the restored process keeps (its new PMI-2 connection).";
     LAUNCH_AGENT = "MPCRS_LAUNCH_AGENT", set_by "", default "ssh -o BatchMode=yes",

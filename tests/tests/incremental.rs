@@ -411,3 +411,66 @@ fn a_corrupted_base_is_detected_by_verify_and_restart_falls_back() {
     assert_eq!(heat_checksum(&out), whole);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn compressed_images_store_less_and_restart_exactly() {
+    let bin = dirty_pages();
+    for layout in LAYOUTS {
+        let program = [bin.to_str().unwrap(), "8", "64", "5"];
+        let mut args = layout.to_vec();
+        args.extend(program);
+        let whole = heat_checksum(&expect_success(&run_job(&args, LIMIT), "uninterrupted"));
+        let stored = |compress: &str| {
+            let dir = scratch(&format!("zstd-{compress}-{}", layout.len()));
+            let (ck, local) = (dir.join("ck"), dir.join("local"));
+            let mut args = layout.to_vec();
+            args.extend([
+                "--checkpoint",
+                ck.to_str().unwrap(),
+                "--checkpoint-local",
+                local.to_str().unwrap(),
+                "--keep",
+                "5",
+                "--levels",
+                "1:1",
+                "--compress",
+                compress,
+            ]);
+            args.extend(program);
+            expect_success(&run_job(&args, LIMIT), "checkpointed");
+            let image = |k: u64| local.join(format!("node-0/epoch-{k}/process-0.img"));
+            let (_, h) = mpcrs_cr::image::read_header(&image(1)).unwrap();
+            let compressed = h
+                .regions
+                .iter()
+                .filter(|r| r.flags & mpcrs_cr::image::COMPRESSED != 0)
+                .count();
+            let bytes = |k: u64| std::fs::metadata(image(k)).unwrap().len();
+            (dir, ck, compressed, bytes(1), bytes(3))
+        };
+        let (plain_dir, _, none, plain_full, plain_incremental) = stored("none");
+        let (dir, ck, compressed, full, incremental) = stored("zstd:1");
+        assert_eq!(none, 0);
+        assert!(compressed > 0, "{layout:?}: no region stored compressed");
+        assert!(
+            full * 2 < plain_full && incremental < plain_incremental,
+            "{layout:?}: compressed {full} and {incremental} bytes, uncompressed {plain_full} and \
+             {plain_incremental}"
+        );
+        let ckpt = Command::new(profile_dir().join("mpcrs-ckpt"))
+            .args(["verify", ck.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            ckpt.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ckpt.stdout)
+        );
+        let o = run_job(&["--restart", ck.to_str().unwrap(), "--epoch", "3"], LIMIT);
+        let out = expect_success(&o, &format!("{layout:?}: restart from a compressed chain"));
+        assert!(out.contains("restarted at 3"), "{out}");
+        assert_eq!(heat_checksum(&out), whole, "{layout:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&plain_dir);
+    }
+}

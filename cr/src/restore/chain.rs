@@ -60,6 +60,12 @@ pub(super) fn open(newest: &Path) -> Result<Vec<Link>, ImageError> {
             file: path.clone(),
             problem: format!("cannot open: {e}"),
         })?;
+        // A compressed image is read through its inflated copy in memory.
+        let (file, header) = if crate::compress::is_compressed(&header) {
+            crate::compress::inflate(&path, &file, &header)?
+        } else {
+            (file, header)
+        };
         let parent = header.parent;
         links.push(Link {
             path: path.clone(),

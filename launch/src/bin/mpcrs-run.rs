@@ -164,6 +164,9 @@ fn main() -> ExitCode {
         cmd.env(env::CHECKPOINT_DIR.name, &dir);
         cmd.env(env::CHECKPOINT_KEEP.name, args.keep.to_string());
         cmd.env(env::FULL_EVERY.name, args.full_every.to_string());
+        if let Some(c) = &args.compress {
+            cmd.env(env::COMPRESS.name, c);
+        }
         cmd.env(
             env::CHECKPOINT_LOCAL.name,
             mpcrs_launch::options::local_root(args.checkpoint_local.as_deref(), &dir),

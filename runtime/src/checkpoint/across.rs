@@ -343,7 +343,7 @@ fn checkpoint(settings: &'static Settings, ranks: usize, sequence: u64) -> CrSta
                 settings.local.root().display()
             )
         })
-        .and_then(|image| start_dump(&image, settings.incremental(k)).map_err(|e| e.to_string()));
+        .and_then(|image| start_dump(&image, settings.dump_options(k)).map_err(|e| e.to_string()));
     let dump = match started {
         Ok(Snapshot::Restored) => return rejoin(),
         Ok(Snapshot::Writing(d)) => Some(d),

@@ -71,6 +71,8 @@ pub(crate) struct Settings {
     /// Images in a chain, a full one then incremental ones (1: every image
     /// full, and writes are not tracked).
     pub(crate) full_every: u32,
+    /// `--compress`: what images store is compressed.
+    pub(crate) compression: Option<mpcrs_cr::Compression>,
 }
 
 impl Settings {
@@ -86,12 +88,16 @@ impl Settings {
         Ok(self.local.image(self.node(), k, self.me))
     }
 
-    /// How the image of epoch `k` is taken: incremental where it can be.
-    fn incremental(&self, k: u64) -> Option<mpcrs_cr::Incremental> {
-        (self.full_every > 1).then_some(mpcrs_cr::Incremental {
-            epoch: k,
-            full_every: self.full_every,
-        })
+    /// How the image of epoch `k` is taken: incremental where it can be,
+    /// compressed if asked.
+    fn dump_options(&self, k: u64) -> mpcrs_cr::DumpOptions {
+        mpcrs_cr::DumpOptions {
+            incremental: (self.full_every > 1).then_some(mpcrs_cr::Incremental {
+                epoch: k,
+                full_every: self.full_every,
+            }),
+            compression: self.compression,
+        }
     }
 
     /// The epochs the images of an epoch need, its processes' images
@@ -232,6 +238,13 @@ fn settings() -> Option<&'static Result<Settings, String>> {
                 }
             },
         };
+        let compression = match env::COMPRESS.get() {
+            None => None,
+            Some(v) => match mpcrs_cr::Compression::parse(v.trim()) {
+                Ok(c) => c,
+                Err(e) => return Some(Err(format!("{}: {e}", env::COMPRESS.name))),
+            },
+        };
         Some(
             CheckpointDir::create(std::path::Path::new(&dir))
                 .map(|dir| Settings {
@@ -246,6 +259,7 @@ fn settings() -> Option<&'static Result<Settings, String>> {
                     inline,
                     stream: Stream::Images,
                     full_every,
+                    compression,
                 })
                 .map_err(|e| format!("checkpoint directory {}: {e}", dir.to_string_lossy())),
         )
@@ -380,7 +394,7 @@ fn take(settings: &'static Settings, ranks: usize) -> CrState {
         }
     };
     flush_output();
-    let dump = match start_dump(&image, settings.incremental(epoch.epoch())) {
+    let dump = match start_dump(&image, settings.dump_options(epoch.epoch())) {
         Ok(Snapshot::Writing(d)) => d,
         Ok(Snapshot::Restored) => return CrState::Restart,
         Err(e) => {

@@ -82,6 +82,7 @@ fn shared(path: &Path) -> Result<&'static Shared, FtError> {
             stream: Stream::Application,
             // Protected data is written whole at every checkpoint.
             full_every: 1,
+            compression: None,
         }));
         if !config.ignored.is_empty() {
             mpcrs_settings::report!(
