@@ -8,15 +8,64 @@
 #     when this user may drop it;
 #   - CRIU dumping and restoring a process of the same size, if criu works here.
 # Usage: scripts/ckpt-bench.sh [DIR] [MiB...]
+#
+# scripts/ckpt-bench.sh --incremental [DIR] [MiB...] (default 1024 4096):
+# incremental images instead. Two ranks of one process hold MiB each
+# (scripts/bench/rewrite.c, a smooth field of doubles) and rewrite 5% or 30%
+# of it before each of 5 checkpoints (node-local images only), taken full
+# (--full-every 1), incremental, and incremental with --compress zstd:1.
+# Per variant: the full image's bytes, stall and write rate, the median of
+# the incremental epochs', the compute time between checkpoints (the cost of
+# tracking writes: full images track nothing) and the restart time to the
+# end of the job with a cold page cache where it can be dropped.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/target/release
+drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null && echo cold || echo warm; }
+if [ "${1:-}" = --incremental ]; then
+  shift
+  dir=${1:-/tmp/mpcrs-ckpt-bench}
+  shift || true
+  sizes=${*:-1024 4096}
+  cargo build --release --workspace -q --manifest-path "$here/Cargo.toml" || exit 1
+  mkdir -p "$dir"
+  "$bin/mpcrs-cc" -O2 -DWITH_MPIX "$here/scripts/bench/rewrite.c" -o "$dir/rewrite" -lm || exit 1
+  median() { sort -g | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "-") }'; }
+  printf '%-6s %-4s %-12s %-28s %-30s %-10s %s\n' MiB pct variant \
+    "full: MB stored, stall, MB/s" "incremental (median): MB, stall, MB/s" compute restart
+  for mib in $sizes; do
+    for pct in 5 30; do
+      for variant in full incremental zstd; do
+        case $variant in
+          full) opts=(--full-every 1) ;;
+          incremental) opts=(--full-every 8) ;;
+          zstd) opts=(--full-every 8 --compress zstd:1) ;;
+        esac
+        ck=$dir/inc-$mib-$pct-$variant
+        rm -rf "$ck" "$dir/local"
+        out=$("$bin/mpcrs-run" -n 2 --keep 6 --levels 1:1 --checkpoint "$ck" --checkpoint-local "$dir/local" \
+          "${opts[@]}" "$dir/rewrite" "$mib" "$pct" 5 2>&1)
+        lines=$(echo "$out" | grep -o 'epoch [0-9]*: [0-9]* bytes ([0-9]* stored).*stall [0-9.]* ms, write [0-9]* MB/s' \
+          | sed 's/epoch \([0-9]*\): [0-9]* bytes (\([0-9]*\) stored).*stall \([0-9.]*\) ms, write \([0-9]*\) MB.s/\1 \2 \3 \4/')
+        first=$(echo "$lines" | awk '$1 == 1 { printf "%.0f MB, %s ms, %s", $2 / 1e6, $3, $4 }')
+        rest=$(echo "$lines" | awk '$1 > 1')
+        inc="$(echo "$rest" | awk '{ print $2 / 1e6 }' | median) MB, $(echo "$rest" | awk '{ print $3 }' | median) ms, $(echo "$rest" | awk '{ print $4 }' | median)"
+        compute=$(echo "$out" | grep -o 'compute [0-9.]* s' | awk '{ print $2 }')
+        cache=$(drop_caches)
+        s=$(date +%s.%N); "$bin/mpcrs-run" --restart "$ck" > /dev/null 2>&1 || echo "restart of $ck failed"; e=$(date +%s.%N)
+        printf '%-6s %-4s %-12s %-28s %-30s %-10s %.2f s (%s)\n' "$mib" "$pct" "$variant" "$first" "$inc" \
+          "${compute} s" "$(awk "BEGIN { print $e - $s }")" "$cache"
+        rm -rf "$ck" "$dir/local"
+      done
+    done
+  done
+  exit 0
+fi
 dir=${1:-/tmp/mpcrs-ckpt-bench}
 shift || true
 sizes=${*:-256 1024 4096}
 cargo build --release --workspace --examples -q --manifest-path "$here/Cargo.toml" || exit 1
 mkdir -p "$dir"
-drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null && echo cold || echo warm; }
 for mib in $sizes; do
   ck=$dir/ckpt-$mib
   rm -rf "$ck"

@@ -62,10 +62,14 @@ fn mpcrs_ckpt_lists_and_verifies_epochs_at_every_level() {
     assert!(ok, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert!(
-        lines[0].starts_with("epoch-1  1 images  ") && lines[0].ends_with("  files L1 1/1 L4 1/1"),
+        lines[0].starts_with("epoch-1  full  1 images  ")
+            && lines[0].ends_with("  files L1 1/1 L4 1/1"),
         "{out}"
     );
-    assert!(lines[1].starts_with("epoch-2  latest  1 images  "), "{out}");
+    assert!(
+        lines[1].starts_with("epoch-2  latest  full  1 images  "),
+        "{out}"
+    );
     assert_eq!(
         lines[2],
         "epoch-3.partial  incomplete (not a restart point)"
