@@ -17,7 +17,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use crate::image::{self, ImageError, ImageHeader, COMPRESSED, PAGE};
-use crate::sys::call;
+use crate::sys::map_anonymous;
 
 /// Raw bytes per frame.
 pub const FRAME: usize = 1 << 20;
@@ -72,28 +72,6 @@ fn output_bytes() -> usize {
     (bound + 2 * PAGE as usize).div_ceil(PAGE as usize) * PAGE as usize
 }
 
-/// Maps `len` bytes of anonymous memory with a raw call (no allocation).
-fn map(len: usize) -> Option<&'static mut [u8]> {
-    // SAFETY: an anonymous private mapping nobody else knows; it lives until
-    // the child exits.
-    let p = unsafe {
-        call!(
-            libc::SYS_mmap,
-            0,
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1i64,
-            0
-        )
-    };
-    if p < 0 {
-        return None;
-    }
-    // SAFETY: the mapping just made holds `len` writable bytes.
-    Some(unsafe { std::slice::from_raw_parts_mut(p as *mut u8, len) })
-}
-
 /// The compressing writer of the dumper's child: takes a region's bytes in
 /// order and writes whole pages of frames at the region's place in the file.
 pub(crate) struct Compressor {
@@ -115,7 +93,7 @@ impl Compressor {
     /// if the kernel or zstd refuses (the caller fails the image).
     pub(crate) fn new(c: Compression) -> Option<Compressor> {
         let ctx_len = context_bytes(c.level);
-        let ctx = map(ctx_len)?;
+        let ctx = map_anonymous(ctx_len)?;
         // SAFETY: `ctx` is page-aligned (8-byte alignment needed), holds
         // ctx_len bytes and outlives the context (never unmapped).
         let cctx = unsafe { zstd_sys::ZSTD_initStaticCCtx(ctx.as_mut_ptr().cast(), ctx_len) };
@@ -125,9 +103,9 @@ impl Compressor {
         Some(Compressor {
             cctx,
             level: c.level,
-            input: map(FRAME)?,
+            input: map_anonymous(FRAME)?,
             filled: 0,
-            output: map(output_bytes())?,
+            output: map_anonymous(output_bytes())?,
             pending: 0,
             at: 0,
             start: 0,

@@ -98,13 +98,32 @@ impl PageRegion {
 const PAGE_IS_PRESENT: u64 = 1 << 3;
 const PAGE_IS_SWAPPED: u64 = 1 << 4;
 
-/// What a scan for written pages returns. Not PAGE_IS_WRITTEN alone: asked
-/// for exactly that, the kernel takes a shortcut that reports every page
-/// without the write-protect bit in its entry as written, which includes
-/// empty entries and the markers of pages never populated (a thread's
-/// untouched stack would be stored again at every epoch). Asking for the
-/// page's presence too makes it look at each entry's kind.
-const WRITTEN_RETURNS: u64 = PAGE_IS_WRITTEN | PAGE_IS_PRESENT | PAGE_IS_SWAPPED;
+/// Which pages a scan asks for (the kernel's category masks).
+#[derive(Clone, Copy)]
+struct Categories {
+    inverted: u64,
+    mask: u64,
+    returned: u64,
+}
+
+/// Written pages. Not returning PAGE_IS_WRITTEN alone: asked for exactly
+/// that, the kernel takes a shortcut that reports every page without the
+/// write-protect bit in its entry as written, which includes empty entries
+/// and the markers of pages never populated (a thread's untouched stack
+/// would be stored again at every epoch). Returning the page's presence too
+/// makes it look at each entry's kind.
+const WRITTEN: Categories = Categories {
+    inverted: 0,
+    mask: PAGE_IS_WRITTEN,
+    returned: PAGE_IS_WRITTEN | PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+};
+
+/// Pages neither in memory nor in swap.
+const UNPOPULATED: Categories = Categories {
+    inverted: PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+    mask: PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+    returned: PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+};
 
 fn check(what: &str, r: i64) -> io::Result<i64> {
     if r < 0 {
@@ -175,7 +194,7 @@ impl DirtyTracker {
         let mut start = range.start;
         while start < range.end {
             let (n, walk_end) = self
-                .scan_raw(start..range.end, reset, 0, PAGE_IS_WRITTEN, &mut regions)
+                .scan_all(start..range.end, reset, WRITTEN, &mut regions)
                 .map_err(|e| errno_error("PAGEMAP_SCAN", e))?;
             for r in &regions[..n] {
                 match out.last_mut() {
@@ -258,8 +277,7 @@ impl DirtyTracker {
         &self,
         range: Range<u64>,
         reset: bool,
-        inverted: u64,
-        mask: u64,
+        pages: Categories,
         out: &mut [PageRegion],
     ) -> Result<(usize, u64), i32> {
         let mut arg = PmScanArg {
@@ -275,14 +293,10 @@ impl DirtyTracker {
             vec: out.as_mut_ptr() as u64,
             vec_len: out.len() as u64,
             max_pages: 0,
-            category_inverted: inverted,
-            category_mask: mask,
+            category_inverted: pages.inverted,
+            category_mask: pages.mask,
             category_anyof_mask: 0,
-            return_mask: if mask == PAGE_IS_WRITTEN {
-                WRITTEN_RETURNS
-            } else {
-                mask
-            },
+            return_mask: pages.returned,
         };
         // SAFETY: PAGEMAP_SCAN reads the argument and fills at most vec_len
         // page_regions into `out`, which outlives the call.
@@ -310,7 +324,7 @@ impl DirtyTracker {
         range: Range<u64>,
         out: &mut [PageRegion],
     ) -> Result<Option<usize>, i32> {
-        let (n, walk_end) = self.scan_all(range.clone(), true, 0, PAGE_IS_WRITTEN, out)?;
+        let (n, walk_end) = self.scan_all(range.clone(), true, WRITTEN, out)?;
         if walk_end < range.end {
             self.protect(walk_end..range.end)?;
             return Ok(None);
@@ -326,14 +340,12 @@ impl DirtyTracker {
         &self,
         range: Range<u64>,
         reset: bool,
-        inverted: u64,
-        mask: u64,
+        pages: Categories,
         out: &mut [PageRegion],
     ) -> Result<(usize, u64), i32> {
         let (mut n, mut start) = (0, range.start);
         loop {
-            let (m, walk_end) =
-                self.scan_raw(start..range.end, reset, inverted, mask, &mut out[n..])?;
+            let (m, walk_end) = self.scan_raw(start..range.end, reset, pages, &mut out[n..])?;
             n += m;
             if walk_end >= range.end || n == out.len() || walk_end <= start {
                 return Ok((n, walk_end));
@@ -350,8 +362,7 @@ impl DirtyTracker {
         range: Range<u64>,
         out: &mut [PageRegion],
     ) -> Result<Option<usize>, i32> {
-        let both = PAGE_IS_PRESENT | PAGE_IS_SWAPPED;
-        let (n, walk_end) = self.scan_all(range.clone(), false, both, both, out)?;
+        let (n, walk_end) = self.scan_all(range.clone(), false, UNPOPULATED, out)?;
         Ok((walk_end >= range.end).then_some(n))
     }
 

@@ -150,24 +150,7 @@ const CHUNK: u64 = 8 << 20;
 /// checksum and a write. Mapped with a raw system call (no allocation in the
 /// child); `None` if the kernel refuses.
 fn bounce_buffer() -> Option<&'static mut [u8]> {
-    // SAFETY: an anonymous private mapping, owned by nobody else; it lives until
-    // the child exits.
-    let p = unsafe {
-        call!(
-            libc::SYS_mmap,
-            0,
-            CHUNK,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1i64,
-            0
-        )
-    };
-    if p < 0 {
-        return None;
-    }
-    // SAFETY: the mapping just made holds CHUNK writable bytes.
-    Some(unsafe { std::slice::from_raw_parts_mut(p as *mut u8, CHUNK as usize) })
+    sys::map_anonymous(CHUNK as usize)
 }
 
 /// Where the child's bytes of a region go.

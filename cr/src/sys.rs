@@ -163,3 +163,27 @@ mod tests {
         );
     }
 }
+
+/// Maps `len` bytes of private anonymous memory with a raw call (no
+/// allocation: the dumper's child uses it); `None` if the kernel refuses.
+/// The mapping lives as long as the process (never unmapped).
+pub fn map_anonymous(len: usize) -> Option<&'static mut [u8]> {
+    // SAFETY: an anonymous private mapping nobody else knows.
+    let p = unsafe {
+        call!(
+            libc::SYS_mmap,
+            0,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1i64,
+            0
+        )
+    };
+    if p < 0 {
+        return None;
+    }
+    // SAFETY: the mapping just made holds `len` writable bytes, and nothing
+    // unmaps it.
+    Some(unsafe { std::slice::from_raw_parts_mut(p as *mut u8, len) })
+}

@@ -253,6 +253,14 @@ pub fn descendants(pid: i32) -> Vec<i32> {
     all
 }
 
+/// The iteration after which rank 0 of heat (`../shared/bench/heat.c`)
+/// says a restarted run resumed.
+pub fn restarted_after(out: &str) -> Option<u64> {
+    out.lines()
+        .find_map(|l| l.strip_prefix("restarted after iteration "))
+        .map(|n| n.trim().parse().unwrap())
+}
+
 /// The epoch `DIR/latest` names, if any.
 pub fn latest_epoch(dir: &Path) -> Option<u64> {
     std::fs::read_to_string(dir.join("latest"))

@@ -12,8 +12,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use mpcrs_tests::{
-    build_c, c_source, expect_success, heat_checksum, latest_epoch, profile_dir, run_command,
-    run_job, shared_bench, text, BackgroundJob,
+    build_c, c_source, expect_success, heat_checksum, latest_epoch, profile_dir, restarted_after,
+    run_command, run_job, shared_bench, text, BackgroundJob,
 };
 
 /// Every checkpoint fsyncs its image, manifest and directories: beside
@@ -37,26 +37,48 @@ fn parent_of(image: &Path) -> u64 {
     h.parent.map_or(0, |p| p.epoch)
 }
 
-/// A run of dirty_pages in `layout` checkpointed 9 times (epoch 1 full,
-/// 2-9 incremental), in `dir`; returns the checkpoint directory.
-fn checkpointed(dir: &Path, layout: &[&str], bin: &Path) -> PathBuf {
-    let (ck, local) = (dir.join("ck"), dir.join("local"));
+/// mpcrs-run's arguments for `program` in `layout`, checkpointing into `ck`
+/// with node-local images in `local` only (`--levels 1:1`: these tests are
+/// about chains, and run beside others that load the disk), and `extra`.
+fn local_only<'a>(
+    layout: &[&'a str],
+    ck: &'a Path,
+    local: &'a Path,
+    extra: &[&'a str],
+    program: &[&'a str],
+) -> Vec<&'a str> {
     let mut args = layout.to_vec();
     args.extend([
         "--checkpoint",
         ck.to_str().unwrap(),
         "--checkpoint-local",
         local.to_str().unwrap(),
-        "--keep",
-        "2",
-        "--full-every",
-        "9",
-        // Node-local images only: the test is about chains, and it runs
-        // beside others that load the disk.
         "--levels",
         "1:1",
     ]);
-    args.extend([bin.to_str().unwrap(), "4", "128", "9"]);
+    args.extend(extra);
+    args.extend(program);
+    args
+}
+
+/// The checksum `program` ends with in `layout`, run without checkpoints.
+fn uninterrupted(layout: &[&str], program: &[&str]) -> String {
+    let mut args = layout.to_vec();
+    args.extend(program);
+    heat_checksum(&expect_success(&run_job(&args, LIMIT), "uninterrupted"))
+}
+
+/// A run of dirty_pages in `layout` checkpointed 9 times (epoch 1 full,
+/// 2-9 incremental), in `dir`; returns the checkpoint directory.
+fn checkpointed(dir: &Path, layout: &[&str], bin: &Path) -> PathBuf {
+    let (ck, local) = (dir.join("ck"), dir.join("local"));
+    let args = local_only(
+        layout,
+        &ck,
+        &local,
+        &["--keep", "2", "--full-every", "9"],
+        &[bin.to_str().unwrap(), "4", "128", "9"],
+    );
     expect_success(&run_job(&args, LIMIT), "checkpointed");
     // Each applies to the one before; --keep 2 keeps 8 and 9 and the chain.
     let l1 = |k: u64| local.join(format!("node-0/epoch-{k}/process-0.img"));
@@ -170,20 +192,13 @@ fn incremental_epochs_store_the_pages_written_within_five_percent_plus_a_mebibyt
     for layout in LAYOUTS {
         let dir = scratch(&format!("size-{}", layout.len()));
         let (ck, local) = (dir.join("ck"), dir.join("local"));
-        let mut args = layout.to_vec();
-        args.extend([
-            "--checkpoint",
-            ck.to_str().unwrap(),
-            "--checkpoint-local",
-            local.to_str().unwrap(),
-            "--keep",
-            "5",
-            "--full-every",
-            "8",
-            "--levels",
-            "1:1",
-        ]);
-        args.extend([bin.to_str().unwrap(), "32", "600", "5"]);
+        let args = local_only(
+            layout,
+            &ck,
+            &local,
+            &["--keep", "5", "--full-every", "8"],
+            &[bin.to_str().unwrap(), "32", "600", "5"],
+        );
         expect_success(&run_job(&args, LIMIT), "checkpointed");
         let processes = layout_arg(layout, "-p");
         let written = layout_arg(layout, "-n") / processes * pages * 4096;
@@ -210,23 +225,10 @@ fn memory_mapped_and_given_back_or_a_forked_child_between_epochs_restarts_exactl
     for mode in ["map", "fork"] {
         for layout in LAYOUTS {
             let program = [bin.to_str().unwrap(), "4", "64", "5", mode];
-            let mut args = layout.to_vec();
-            args.extend(program);
-            let whole = heat_checksum(&expect_success(&run_job(&args, LIMIT), "uninterrupted"));
+            let whole = uninterrupted(layout, &program);
             let dir = scratch(&format!("{mode}-{}", layout.len()));
             let (ck, local) = (dir.join("ck"), dir.join("local"));
-            let mut args = layout.to_vec();
-            args.extend([
-                "--checkpoint",
-                ck.to_str().unwrap(),
-                "--checkpoint-local",
-                local.to_str().unwrap(),
-                "--keep",
-                "5",
-                "--levels",
-                "1:1",
-            ]);
-            args.extend(program);
+            let args = local_only(layout, &ck, &local, &["--keep", "5"], &program);
             expect_success(&run_job(&args, LIMIT), "checkpointed");
             let image = local.join("node-0/epoch-4/process-0.img");
             assert_eq!(parent_of(&image), 3, "{mode} {layout:?}");
@@ -246,9 +248,7 @@ fn killed_while_incremental_epochs_are_written_restarts_from_the_last_committed_
     let bin = dirty_pages();
     let program = [bin.to_str().unwrap(), "16", "1024", "16"];
     for (i, layout) in LAYOUTS.iter().enumerate() {
-        let mut args = layout.to_vec();
-        args.extend(program);
-        let whole = heat_checksum(&expect_success(&run_job(&args, LIMIT), "uninterrupted"));
+        let whole = uninterrupted(layout, &program);
         let dir = scratch(&format!("kill-{i}"));
         let ck = dir.join("ck");
         let mut args = layout.to_vec();
@@ -276,13 +276,6 @@ fn killed_while_incremental_epochs_are_written_restarts_from_the_last_committed_
     }
 }
 
-/// Iteration after which rank 0 of heat says a restarted run resumed.
-fn restarted_after(out: &str) -> Option<u64> {
-    out.lines()
-        .find_map(|l| l.strip_prefix("restarted after iteration "))
-        .map(|n| n.trim().parse().unwrap())
-}
-
 #[test]
 fn heat_across_4_processes_killed_twice_restarts_from_incremental_epochs() {
     let heat = build_c(
@@ -292,23 +285,13 @@ fn heat_across_4_processes_killed_twice_restarts_from_incremental_epochs() {
         &["-DWITH_MPIX", "-lm"],
     );
     let program = [heat.to_str().unwrap(), "256", "6000", "300"];
-    let mut args = vec!["-n", "16", "-p", "4"];
-    args.extend(program);
-    let whole = heat_checksum(&expect_success(&run_job(&args, LIMIT), "uninterrupted"));
+    let layout = ["-n", "16", "-p", "4"];
+    let whole = uninterrupted(&layout, &program);
     let dir = scratch("heat-p4");
     let (ck, local) = (dir.join("ck"), dir.join("local"));
-    let (c, l) = (ck.to_str().unwrap(), local.to_str().unwrap());
+    let c = ck.to_str().unwrap();
     let image = |k: u64| local.join(format!("node-0/epoch-{k}/process-3.img"));
-    let mut args = vec!["-n", "16", "-p", "4"];
-    args.extend([
-        "--checkpoint",
-        c,
-        "--checkpoint-local",
-        l,
-        "--levels",
-        "1:1",
-    ]);
-    args.extend(program);
+    let args = local_only(&layout, &ck, &local, &[], &program);
 
     // Killed after its third epoch: the latest is incremental.
     let job = BackgroundJob::start(&args);
@@ -353,23 +336,15 @@ fn a_corrupted_base_is_detected_by_verify_and_restart_falls_back() {
     let dir = scratch("corrupted");
     let (ck, local) = (dir.join("ck"), dir.join("local"));
     let program = [bin.to_str().unwrap(), "8", "64", "6"];
-    let mut args = vec!["-n", "8", "-p", "4"];
-    args.extend(&program);
-    let whole = heat_checksum(&expect_success(&run_job(&args, LIMIT), "uninterrupted"));
-    let mut args = vec!["-n", "8", "-p", "4"];
-    args.extend([
-        "--checkpoint",
-        ck.to_str().unwrap(),
-        "--checkpoint-local",
-        local.to_str().unwrap(),
-        "--keep",
-        "6",
-        "--full-every",
-        "3",
-        "--levels",
-        "1:1",
-    ]);
-    args.extend(&program);
+    let layout = ["-n", "8", "-p", "4"];
+    let whole = uninterrupted(&layout, &program);
+    let args = local_only(
+        &layout,
+        &ck,
+        &local,
+        &["--keep", "6", "--full-every", "3"],
+        &program,
+    );
     expect_success(&run_job(&args, LIMIT), "checkpointed");
     let ckpt = |args: &[&str]| {
         run_command(
@@ -417,26 +392,17 @@ fn compressed_images_store_less_and_restart_exactly() {
     let bin = dirty_pages();
     for layout in LAYOUTS {
         let program = [bin.to_str().unwrap(), "8", "64", "5"];
-        let mut args = layout.to_vec();
-        args.extend(program);
-        let whole = heat_checksum(&expect_success(&run_job(&args, LIMIT), "uninterrupted"));
+        let whole = uninterrupted(layout, &program);
         let stored = |compress: &str| {
             let dir = scratch(&format!("zstd-{compress}-{}", layout.len()));
             let (ck, local) = (dir.join("ck"), dir.join("local"));
-            let mut args = layout.to_vec();
-            args.extend([
-                "--checkpoint",
-                ck.to_str().unwrap(),
-                "--checkpoint-local",
-                local.to_str().unwrap(),
-                "--keep",
-                "5",
-                "--levels",
-                "1:1",
-                "--compress",
-                compress,
-            ]);
-            args.extend(program);
+            let args = local_only(
+                layout,
+                &ck,
+                &local,
+                &["--keep", "5", "--compress", compress],
+                &program,
+            );
             expect_success(&run_job(&args, LIMIT), "checkpointed");
             let image = |k: u64| local.join(format!("node-0/epoch-{k}/process-0.img"));
             let (_, h) = mpcrs_cr::image::read_header(&image(1)).unwrap();

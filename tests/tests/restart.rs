@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mpcrs_tests::{
     build_c, child_processes, example, expect_success, heat_checksum, latest_epoch, program,
-    run_job, shared_bench, BackgroundJob,
+    restarted_after, run_job, shared_bench, BackgroundJob,
 };
 
 const LIMIT: Duration = Duration::from_secs(120);
@@ -18,13 +18,6 @@ fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("mpcrs-restart-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
-}
-
-/// Iteration after which rank 0 says a restarted run resumed.
-fn restarted_after(out: &str) -> Option<u64> {
-    out.lines()
-        .find_map(|l| l.strip_prefix("restarted after iteration "))
-        .map(|n| n.trim().parse().unwrap())
 }
 
 /// How a heat run is laid out and sized: mpcrs-run's layout options, then KiB
