@@ -701,18 +701,24 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
         }
         crate::kernel_state::record_file_offsets();
         crate::kernel_state::record_signals();
-        if let Some(t) = tracking.as_mut() {
-            t.classify(&header.regions);
-        }
-        let plan = ChildPlan {
-            regions: &header.regions,
-            writes: tracking.as_ref().map_or(&whole[..], |t| &t.writes[..]),
-            pages: tracking.as_ref().map_or(&[][..], |t| t.pages()),
-            compression,
-        };
         let mut pid: i64 = 0;
         let meta = &mut meta;
         let captured = freeze.capture_self(&mut || {
+            // The written pages are read and reset here, in the handler,
+            // once this thread's signal frame is on its stack: a write
+            // between the reset and the fork would be in this image's memory
+            // but not among the pages it stores, and the restored thread
+            // would resume at its parent image's frame. What the handler
+            // writes from here on is below that frame, dead once it returns.
+            if let Some(t) = tracking.as_mut() {
+                t.classify(&header.regions);
+            }
+            let plan = ChildPlan {
+                regions: &header.regions,
+                writes: tracking.as_ref().map_or(&whole[..], |t| &t.writes[..]),
+                pages: tracking.as_ref().map_or(&[][..], |t| t.pages()),
+                compression,
+            };
             // A raw fork: glibc's would take malloc's locks, which a stopped
             // thread may hold.
             // SAFETY: clone without CLONE_VM is fork; the child only writes the
