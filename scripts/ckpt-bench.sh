@@ -31,10 +31,15 @@ if [ "${1:-}" = --incremental ]; then
   mkdir -p "$dir"
   "$bin/mpcrs-cc" -O2 -DWITH_MPIX "$here/scripts/bench/rewrite.c" -o "$dir/rewrite" -lm || exit 1
   median() { sort -g | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "-") }'; }
-  printf '%-6s %-4s %-12s %-28s %-30s %-10s %s\n' MiB pct variant \
+  printf '%-6s %-4s %-12s %-8s %-28s %-30s %-9s %s\n' MiB pct variant wall \
     "full: MB stored, stall, MB/s" "incremental (median): MB, stall, MB/s" compute restart
   for mib in $sizes; do
     for pct in 5 30; do
+      # The same program without checkpoints: what each variant's wall time
+      # adds to.
+      s=$(date +%s.%N); out=$("$bin/mpcrs-run" -n 2 "$dir/rewrite" "$mib" "$pct" 5 2>&1); e=$(date +%s.%N)
+      printf '%-6s %-4s %-12s %-8s %-28s %-30s %-9s %s\n' "$mib" "$pct" none "$(awk "BEGIN { printf \"%.2f s\", $e - $s }")" \
+        - - "$(echo "$out" | grep -o 'compute [0-9.]* s' | awk '{ print $2 }') s" -
       for variant in full incremental zstd; do
         case $variant in
           full) opts=(--full-every 1) ;;
@@ -43,8 +48,10 @@ if [ "${1:-}" = --incremental ]; then
         esac
         ck=$dir/inc-$mib-$pct-$variant
         rm -rf "$ck" "$dir/local"
+        s=$(date +%s.%N)
         out=$("$bin/mpcrs-run" -n 2 --keep 6 --levels 1:1 --checkpoint "$ck" --checkpoint-local "$dir/local" \
           "${opts[@]}" "$dir/rewrite" "$mib" "$pct" 5 2>&1)
+        wall=$(awk "BEGIN { printf \"%.2f s\", $(date +%s.%N) - $s }")
         lines=$(echo "$out" | grep -o 'epoch [0-9]*: [0-9]* bytes ([0-9]* stored).*stall [0-9.]* ms, write [0-9]* MB/s' \
           | sed 's/epoch \([0-9]*\): [0-9]* bytes (\([0-9]*\) stored).*stall \([0-9.]*\) ms, write \([0-9]*\) MB.s/\1 \2 \3 \4/')
         first=$(echo "$lines" | awk '$1 == 1 { printf "%.0f MB, %s ms, %s", $2 / 1e6, $3, $4 }')
@@ -53,8 +60,8 @@ if [ "${1:-}" = --incremental ]; then
         compute=$(echo "$out" | grep -o 'compute [0-9.]* s' | awk '{ print $2 }')
         cache=$(drop_caches)
         s=$(date +%s.%N); "$bin/mpcrs-run" --restart "$ck" > /dev/null 2>&1 || echo "restart of $ck failed"; e=$(date +%s.%N)
-        printf '%-6s %-4s %-12s %-28s %-30s %-10s %.2f s (%s)\n' "$mib" "$pct" "$variant" "$first" "$inc" \
-          "${compute} s" "$(awk "BEGIN { print $e - $s }")" "$cache"
+        printf '%-6s %-4s %-12s %-8s %-28s %-30s %-9s %.2f s (%s)\n' "$mib" "$pct" "$variant" "$wall" "$first" \
+          "$inc" "${compute} s" "$(awk "BEGIN { print $e - $s }")" "$cache"
         rm -rf "$ck" "$dir/local"
       done
     done
