@@ -6,7 +6,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::image::{self, ImageError, ImageHeader, Region, EXTENT_DATA};
+use crate::image::{self, Extent, ImageError, ImageHeader, Region, EXTENT_DATA};
 
 /// Names the parent images of an incremental image to restore, newest
 /// first, one path per line (set by the launcher, which may have recovered
@@ -19,6 +19,39 @@ pub(super) struct Link {
     pub path: PathBuf,
     pub file: File,
     pub header: ImageHeader,
+    /// Per region, a DELTA region's extents with where each one's data is
+    /// in the file (read once: a restore looks them up for every gap of
+    /// the images above); empty for other regions.
+    extents: Vec<Vec<(Extent, u64)>>,
+}
+
+/// The extents of every DELTA region of an opened image, each with the
+/// offset of its data.
+fn extents_of(
+    path: &Path,
+    file: &File,
+    h: &ImageHeader,
+) -> Result<Vec<Vec<(Extent, u64)>>, ImageError> {
+    h.regions
+        .iter()
+        .map(|r| {
+            if !r.is_delta() {
+                return Ok(Vec::new());
+            }
+            let extents = image::read_extents(path, file, r)?;
+            let mut data = r.data_offset + image::extent_table_len(extents.len());
+            Ok(extents
+                .into_iter()
+                .map(|x| {
+                    let at = data;
+                    if x.kind == EXTENT_DATA {
+                        data += x.len;
+                    }
+                    (x, at)
+                })
+                .collect())
+        })
+        .collect()
 }
 
 /// Where a piece of memory comes from.
@@ -67,10 +100,12 @@ pub(super) fn open(newest: &Path) -> Result<Vec<Link>, ImageError> {
             (file, header)
         };
         let parent = header.parent;
+        let extents = extents_of(&path, &file, &header)?;
         links.push(Link {
             path: path.clone(),
             file,
             header,
+            extents,
         });
         let Some(parent) = parent else {
             return Ok(links);
@@ -124,11 +159,14 @@ pub(super) fn resolve(
         problem,
     };
     let mut at = start;
-    for r in link
-        .header
-        .regions
+    // Regions are in address order: the first that ends after `start` on.
+    let regions = &link.header.regions;
+    let first = regions.partition_point(|r| r.end <= start);
+    for (index, r) in regions
         .iter()
-        .filter(|r| r.start < end && start < r.end)
+        .enumerate()
+        .skip(first)
+        .take_while(|(_, r)| r.start < end)
     {
         if r.start > at {
             return Err(fail(format!("no region holds {at:#x}-{:#x}", r.start)));
@@ -150,7 +188,7 @@ pub(super) fn resolve(
                 },
             });
         } else {
-            delta_pieces(links, i, r, from, to, out)?;
+            delta_pieces(links, i, index, from, to, out)?;
         }
         at = to;
     }
@@ -165,14 +203,16 @@ pub(super) fn resolve(
 fn delta_pieces(
     links: &[Link],
     i: usize,
-    r: &Region,
+    region: usize,
     from: u64,
     to: u64,
     out: &mut Vec<Piece>,
 ) -> Result<(), ImageError> {
     let link = &links[i];
-    let extents = image::read_extents(&link.path, &link.file, r)?;
-    let mut data_at = r.data_offset + image::extent_table_len(extents.len());
+    let r: &Region = &link.header.regions[region];
+    let extents = &link.extents[region];
+    // The first extent that ends after `from` on.
+    let first = extents.partition_point(|(x, _)| r.start + x.offset + x.len <= from);
     let mut at = from;
     let parent = |at: u64, until: u64, out: &mut Vec<Piece>| {
         if i + 1 >= links.len() {
@@ -183,14 +223,10 @@ fn delta_pieces(
         }
         resolve(links, i + 1, at, until, out)
     };
-    for x in &extents {
+    for &(x, data) in &extents[first..] {
         let (xs, xe) = (r.start + x.offset, r.start + x.offset + x.len);
-        let data = data_at;
-        if x.kind == EXTENT_DATA {
-            data_at += x.len;
-        }
-        if xe <= from || xs >= to {
-            continue;
+        if xs >= to {
+            break;
         }
         if xs > at {
             parent(at, xs, out)?;
