@@ -137,6 +137,14 @@ fn regions(maps: &[u8], hole: (u64, u64)) -> std::io::Result<Vec<Region>> {
     Ok(out)
 }
 
+/// The addresses `stack` occupies, its guard page included, and nothing else:
+/// the kernel may place it right next to a mapping the image must keep whole.
+fn mapped_range(stack: &corosensei::stack::DefaultStack) -> (u64, u64) {
+    use corosensei::stack::Stack;
+    // corosensei's limit already includes the guard page.
+    (stack.limit().get() as u64, stack.base().get() as u64)
+}
+
 /// Exit statuses of the child.
 const CHILD_SHORT_WRITE: i32 = 250;
 
@@ -636,14 +644,7 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
         Ok(s) => Some(s),
         Err(e) => return Err(abandon(format!("stack for the image writer: {e}"))),
     };
-    let stack_range = {
-        use corosensei::stack::Stack;
-        let s = child_stack.as_ref().unwrap();
-        (
-            s.limit().get() as u64 - PAGE_BYTES as u64,
-            s.base().get() as u64,
-        )
-    };
+    let stack_range = mapped_range(child_stack.as_ref().unwrap());
     let mut maps_now: Vec<u8> = Vec::new();
     let mut last_change = String::new();
     let mut tracking: Option<incremental::Snapshot> = None;
@@ -896,5 +897,41 @@ impl PendingDump {
             stall,
             write,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_writers_stack_range_is_exactly_its_own_mappings() {
+        let stack = corosensei::stack::DefaultStack::new(256 * 1024).unwrap();
+        let (start, end) = mapped_range(&stack);
+        let maps = parse_maps(&std::fs::read("/proc/self/maps").unwrap()).unwrap();
+        let inside: Vec<_> = maps
+            .iter()
+            .filter(|m| m.start < end && start < m.end)
+            .collect();
+        assert!(!inside.is_empty());
+        assert!(
+            inside.iter().all(|m| start <= m.start && m.end <= end),
+            "[{start:#x}, {end:#x}) takes part of a neighbouring mapping: {inside:?}"
+        );
+        assert_eq!(inside.first().unwrap().start, start);
+        assert_eq!(inside.last().unwrap().end, end);
+        // Mappings apart from the stack's are recorded whole.
+        let maps_text = std::fs::read("/proc/self/maps").unwrap();
+        let kept: u64 = regions(&maps_text, (start, end))
+            .unwrap()
+            .iter()
+            .map(|r| r.end - r.start)
+            .sum();
+        let all: u64 = regions(&maps_text, (0, 0))
+            .unwrap()
+            .iter()
+            .map(|r| r.end - r.start)
+            .sum();
+        assert_eq!(kept, all - (end - start));
     }
 }

@@ -440,3 +440,29 @@ fn compressed_images_store_less_and_restart_exactly() {
         let _ = std::fs::remove_dir_all(&plain_dir);
     }
 }
+
+#[test]
+fn memory_given_back_after_a_restart_from_full_images_reads_as_zeros() {
+    // Full images only: a restored region is anonymous memory, so the half
+    // of a region the program gives back after the restart reads as zeros,
+    // as it did in the uninterrupted run (not as the image's contents).
+    let bin = dirty_pages();
+    for layout in [&["-n", "4"][..], &["-n", "8", "-p", "2"][..]] {
+        let program = [bin.to_str().unwrap(), "4", "64", "5", "map"];
+        let whole = uninterrupted(layout, &program);
+        let dir = scratch(&format!("given-back-{}", layout.len()));
+        let (ck, local) = (dir.join("ck"), dir.join("local"));
+        let args = local_only(
+            layout,
+            &ck,
+            &local,
+            &["--keep", "5", "--full-every", "1"],
+            &program,
+        );
+        expect_success(&run_job(&args, LIMIT), "checkpointed");
+        let o = run_job(&["--restart", ck.to_str().unwrap(), "--epoch", "4"], LIMIT);
+        let out = expect_success(&o, &format!("{layout:?}: restart from a full epoch 4"));
+        assert_eq!(heat_checksum(&out), whole, "{layout:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

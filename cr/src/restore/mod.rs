@@ -11,8 +11,9 @@
 //! thread at the signal frame where the snapshot stopped it; the dumper's
 //! caller sees [`crate::Snapshot::Restored`].
 //!
-//! Memory is mapped from the image file copy-on-write: restoring costs the
-//! verification read, and pages are brought in as they are used.
+//! Memory is read from the images into anonymous memory, as the dumped
+//! process had it: a page given back (MADV_DONTNEED) reads as zeros, as it
+//! did there.
 
 pub mod chain;
 mod resume;
@@ -163,8 +164,8 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
 
     let kept = kept_mappings(&header, &mappings, &runtime.path).map_err(&fail)?;
     let main_stack = header.regions.iter().find(|r| r.path == "[stack]");
-    // Whole regions of the newest image are mapped from it; those it stores
-    // as changes are read from the chain's pieces.
+    // Every region is read from the chain's pieces into anonymous memory (a
+    // whole region of the newest image is one piece).
     let mut pieces: Vec<chain::Piece> = Vec::new();
     let mut regions: Vec<PlanRegion> = Vec::new();
     for r in header
@@ -176,11 +177,9 @@ pub fn restore(path: &Path) -> Result<Infallible, ImageError> {
         let from = pieces.len() as u64;
         let offset = if !r.has_data() {
             NO_DATA
-        } else if r.is_delta() {
+        } else {
             chain::resolve(&links, 0, r.start, r.end, &mut pieces)?;
             PIECES
-        } else {
-            r.data_offset
         };
         regions.push(PlanRegion {
             start: r.start,

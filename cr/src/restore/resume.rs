@@ -33,7 +33,7 @@ pub(super) struct PlanRegion {
     pub start: u64,
     pub end: u64,
     pub prot: u64,
-    /// Where the contents are in the image, or [`NO_DATA`], or [`PIECES`].
+    /// [`NO_DATA`], or [`PIECES`]: the contents are the region's pieces.
     pub offset: u64,
     /// With [`PIECES`]: the region's pieces in `Plan::pieces`, in order.
     pub pieces_from: u64,
@@ -170,29 +170,19 @@ unsafe extern "C" fn replace_and_resume(plan: *const Plan) -> ! {
     for r in regions {
         let len = r.end - r.start;
         // SAFETY: MAP_FIXED into ranges that are free or hold nothing kept.
+        // Anonymous, as the memory of the process that was dumped: memory
+        // mapped from an image would read back the image, not zeros, where
+        // the program gives pages back (MADV_DONTNEED, as malloc does).
         let got = unsafe {
-            if r.offset == NO_DATA || r.offset == PIECES {
-                call!(
-                    libc::SYS_mmap,
-                    r.start,
-                    len,
-                    r.prot,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED | libc::MAP_NORESERVE,
-                    -1i64,
-                    0
-                )
-            } else {
-                // The image's pages, copy-on-write: nothing is read before it is used.
-                call!(
-                    libc::SYS_mmap,
-                    r.start,
-                    len,
-                    r.prot,
-                    libc::MAP_PRIVATE | libc::MAP_FIXED,
-                    image_fds[0],
-                    r.offset
-                )
-            }
+            call!(
+                libc::SYS_mmap,
+                r.start,
+                len,
+                r.prot,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED | libc::MAP_NORESERVE,
+                -1i64,
+                0
+            )
         };
         if got as u64 != r.start {
             fail(p, b"a mapping of the image cannot be placed back");
