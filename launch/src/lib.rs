@@ -17,3 +17,4 @@ pub mod processes;
 pub mod program;
 pub mod restart;
 pub mod supervise;
+pub mod verifier;

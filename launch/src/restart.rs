@@ -13,6 +13,7 @@ use mpcrs_settings::variables as env;
 use crate::options::Options;
 use crate::processes::{place, Launch};
 use crate::supervise;
+use crate::verifier::Verifier;
 
 /// The processes that restart the job checkpointed in `dir`, in the layout of
 /// the first run (one image each; several processes get a new key-value store)
@@ -56,8 +57,10 @@ pub fn restart_specs(
     };
     let mut refusals = Vec::new();
     let mut chosen = None;
+    let verifier = Verifier::new();
     for &k in &tried {
-        match recoverable(&store, k) {
+        verifier.ahead(&store, k);
+        match recoverable(&store, k, &verifier) {
             Ok(found) => {
                 chosen = Some((k, found));
                 break;
@@ -141,6 +144,15 @@ pub fn restart_specs(
             mpcrs_cr::restore::RESTORE_ENV.to_string(),
             absolute(&images[p]),
         )];
+        // Every image of the chain was verified whole just now.
+        let verified: Vec<std::path::PathBuf> = std::iter::once(&images[p])
+            .chain(&chains[p])
+            .map(|i| std::path::PathBuf::from(absolute(i)))
+            .collect();
+        env.push((
+            mpcrs_cr::restore::vouch::VOUCHED_ENV.to_string(),
+            mpcrs_cr::restore::vouch::vouch_for(verified.iter().map(|p| p.as_path())),
+        ));
         if !chains[p].is_empty() {
             let chain: Vec<String> = chains[p].iter().map(absolute).collect();
             env.push((
@@ -176,6 +188,7 @@ pub type Images = Vec<std::path::PathBuf>;
 fn recoverable(
     store: &mpcrs_cr::CheckpointDir,
     k: u64,
+    verifier: &Verifier,
 ) -> Result<(JobManifest, Images, Vec<Images>), String> {
     use mpcrs_cr::commit::MANIFEST;
     let epoch_dir = store.epoch_dir(k);
@@ -190,7 +203,7 @@ fn recoverable(
     }
     let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
         .map_err(|e| format!("{}: {e}", m.executable.display()))?;
-    let recovery = recover(&m, &epoch_dir, k, &epoch_dir.join("rebuilt"))?;
+    let recovery = recover(&m, &epoch_dir, k, &epoch_dir.join("rebuilt"), verifier)?;
     for note in &recovery.notes {
         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
     }
@@ -211,7 +224,7 @@ fn recoverable(
         }
         parents_of.push(header.parent);
     }
-    let chains = parents(store, k, &recovery.images, &parents_of)?;
+    let chains = parents(store, k, &recovery.images, &parents_of, verifier)?;
     Ok((m, recovery.images, chains))
 }
 
@@ -222,13 +235,14 @@ pub fn chains_of(
     store: &mpcrs_cr::CheckpointDir,
     k: u64,
     images: &[std::path::PathBuf],
+    verifier: &Verifier,
 ) -> Result<Vec<Images>, String> {
     let mut parents_of = Vec::with_capacity(images.len());
     for path in images {
         let (_, header) = mpcrs_cr::image::read_header(path).map_err(|e| e.to_string())?;
         parents_of.push(header.parent);
     }
-    parents(store, k, images, &parents_of)
+    parents(store, k, images, &parents_of, verifier)
 }
 
 /// For each image of `images` (epoch `k`), whose parent is that of
@@ -239,6 +253,7 @@ fn parents(
     k: u64,
     images: &[std::path::PathBuf],
     parents_of: &[Option<mpcrs_cr::image::Parent>],
+    verifier: &Verifier,
 ) -> Result<Vec<Images>, String> {
     use mpcrs_cr::commit::MANIFEST;
     let mut recovered: std::collections::HashMap<u64, Images> = Default::default();
@@ -251,7 +266,7 @@ fn parents(
             if !recovered.contains_key(&j) {
                 let dir = store.epoch_dir(j);
                 let found = JobManifest::read(&dir.join(MANIFEST)).and_then(|m| {
-                    let r = recover(&m, &dir, j, &dir.join("rebuilt"))?;
+                    let r = recover(&m, &dir, j, &dir.join("rebuilt"), verifier)?;
                     for note in &r.notes {
                         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
                     }
@@ -290,13 +305,6 @@ fn parents(
     Ok(chains)
 }
 
-/// Whether an image is whole (its checksums verify): what is wrong if not.
-fn image_is_whole(path: &Path) -> Result<(), String> {
-    mpcrs_cr::verify(path)
-        .map(|_| ())
-        .map_err(|e| e.problem.to_string())
-}
-
 /// Recovers the images of epoch `k` from its levels (see
 /// [`mpcrs_levels::recovery`]), rebuilding into `rebuilt` what L3 rebuilds.
 pub fn recover(
@@ -304,7 +312,8 @@ pub fn recover(
     epoch_dir: &Path,
     k: u64,
     rebuilt: &Path,
+    verifier: &Verifier,
 ) -> Result<mpcrs_levels::recovery::Recovery, String> {
-    mpcrs_levels::recovery::recover(m, epoch_dir, k, rebuilt, &image_is_whole)
+    mpcrs_levels::recovery::recover(m, epoch_dir, k, rebuilt, &|p| verifier.check(p))
         .map_err(|e| format!("{}: {e}", epoch_name(k)))
 }

@@ -75,9 +75,46 @@ pub struct Recovery {
     pub notes: Vec<String>,
 }
 
+/// Whether a process's file is whole: `Ok`, or what is wrong. Called from
+/// several threads at once.
+pub type Check<'a> = dyn Fn(&Path) -> Result<(), String> + Sync + 'a;
+
+/// `f(0)..f(n)`, computed by as many threads as there are cores.
+pub fn side_by_side<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |c| c.get())
+        .min(n);
+    if threads <= 1 {
+        return (0..n).map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<(usize, T)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= n {
+                            return done;
+                        }
+                        done.push((i, f(i)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a check panicked"))
+            .collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, t)| t).collect()
+}
+
 /// Checks a process's file with `check` (whether its content is whole):
 /// `Ok` when it is, else what is wrong.
-fn present_and(check: &dyn Fn(&Path) -> Result<(), String>, path: &Path) -> Result<(), String> {
+fn present_and(check: &Check<'_>, path: &Path) -> Result<(), String> {
     if !path.is_file() {
         return Err("missing".into());
     }
@@ -93,34 +130,36 @@ pub fn recover(
     epoch_dir: &Path,
     k: u64,
     rebuilt: &Path,
-    check: &dyn Fn(&Path) -> Result<(), String>,
+    check: &Check<'_>,
 ) -> Result<Recovery, String> {
     let intact = |path: &Path| present_and(check, path);
     let n = m.processes;
     let mut found: Vec<Option<(Level, PathBuf)>> = vec![None; n];
     let mut problems: Vec<Vec<String>> = vec![Vec::new(); n];
     let files: Vec<LevelFiles> = (0..n).map(|p| level_files(m, epoch_dir, k, p)).collect();
-    for p in 0..n {
+    // Each process's first intact level, the processes checked side by side
+    // (checking reads and checksums every byte of an image).
+    let first_intact = |p: usize| -> (Option<(Level, PathBuf)>, Vec<String>) {
+        let mut problems = Vec::new();
         if let Some(l1) = &files[p].local {
             match intact(l1) {
-                Ok(()) => {
-                    found[p] = Some((Level::Local, l1.clone()));
-                    continue;
-                }
+                Ok(()) => return (Some((Level::Local, l1.clone())), problems),
                 Err(e) => {
-                    problems[p].push(format!("L1 image {e} on {} ({})", host(m, p), l1.display()))
+                    problems.push(format!("L1 image {e} on {} ({})", host(m, p), l1.display()))
                 }
             }
         }
         if let Some((copy, q)) = &files[p].partner {
             match intact(copy) {
-                Ok(()) => {
-                    found[p] = Some((Level::Partner, copy.clone()));
-                    continue;
-                }
-                Err(e) => problems[p].push(format!("partner copy {e} on {}", host(m, *q))),
+                Ok(()) => return (Some((Level::Partner, copy.clone())), problems),
+                Err(e) => problems.push(format!("partner copy {e} on {}", host(m, *q))),
             }
         }
+        (None, problems)
+    };
+    for (p, (level, why)) in side_by_side(n, first_intact).into_iter().enumerate() {
+        found[p] = level;
+        problems[p] = why;
     }
     // L3: each group with members lost, rebuilt from the others.
     if m.local.is_some() && n > 1 {

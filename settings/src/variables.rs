@@ -87,6 +87,8 @@ variables! {
         "The image a process restores before anything else runs.";
     RESTORE_CHAIN = "MPCRS_RESTORE_CHAIN", set_by "--restart, per process, for an incremental image", default "unset: DIR/epoch-J/ beside the image",
         "The parent images of the image to restore, newest first, one path per line.";
+    RESTORE_VOUCHED = "MPCRS_RESTORE_VOUCHED", set_by "--restart, per process", default "unset: every image is checksummed",
+        "Images mpcrs-run has just verified whole, one per line with the file's identity: the restore does not checksum them again unless they changed since.";
     FULL_EVERY = "MPCRS_FULL_EVERY", set_by "--full-every", default "8",
         "At most this many images in a chain: a full image, then incremental ones (1: every image full).";
     COMPRESS = "MPCRS_COMPRESS", set_by "--compress", default "none",

@@ -85,10 +85,16 @@ pub(super) fn open(newest: &Path) -> Result<Vec<Link>, ImageError> {
                 .collect()
         })
         .unwrap_or_default();
+    let vouched = std::env::var(super::vouch::VOUCHED_ENV).unwrap_or_default();
     let mut links = Vec::new();
     let mut path = newest.to_path_buf();
     loop {
-        let header = image::verify(&path)?.header;
+        let contents = if super::vouch::is_vouched(&vouched, &path) {
+            image::Contents::Trusted
+        } else {
+            image::Contents::Checksummed
+        };
+        let header = image::verify_with(&path, contents)?.header;
         let file = File::open(&path).map_err(|e| ImageError {
             file: path.clone(),
             problem: format!("cannot open: {e}"),

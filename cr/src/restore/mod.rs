@@ -17,6 +17,7 @@
 
 pub mod chain;
 mod resume;
+pub mod vouch;
 
 use std::convert::Infallible;
 use std::mem::{size_of, MaybeUninit};

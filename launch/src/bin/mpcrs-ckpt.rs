@@ -213,7 +213,9 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
     // Whether every process can be restored, rebuilding from L3 where needed
     // (into a scratch directory, removed after).
     let scratch = std::env::temp_dir().join(format!("mpcrs-ckpt-verify-{}", std::process::id()));
-    let recovered = mpcrs_launch::restart::recover(&m, &path, k, &scratch);
+    let verifier = mpcrs_launch::verifier::Verifier::new();
+    verifier.ahead(dir, k);
+    let recovered = mpcrs_launch::restart::recover(&m, &path, k, &scratch, &verifier);
     let _ = std::fs::remove_dir_all(&scratch);
     match recovered {
         Ok(r) => {
@@ -222,7 +224,7 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
             }
             // An incremental epoch restores through the images it applies
             // to: each recovered from its own epoch's levels and verified.
-            match mpcrs_launch::restart::chains_of(dir, k, &r.images) {
+            match mpcrs_launch::restart::chains_of(dir, k, &r.images, &verifier) {
                 Ok(chains) => {
                     for (p, chain) in chains.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
                         let links: Vec<String> =

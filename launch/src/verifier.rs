@@ -1,0 +1,92 @@
+//! Whole-image checks for a restart: each file read and checksummed once,
+//! the files of an epoch's chains side by side on every core. Choosing the
+//! epoch and, per process, the level to restore from asks whether files are
+//! whole one by one, walking each chain from its newest image; reading every
+//! byte is most of a restart's time, so the files that walk will most likely
+//! ask about are verified ahead, together.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use mpcrs_cr::commit::MANIFEST;
+use mpcrs_settings::manifest::JobManifest;
+
+#[derive(Default)]
+pub struct Verifier {
+    outcomes: Mutex<HashMap<PathBuf, Result<(), String>>>,
+}
+
+impl Verifier {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether the image at `path` is whole (its checksums verify): what is
+    /// wrong if not. Each file is verified once.
+    pub fn check(&self, path: &Path) -> Result<(), String> {
+        if let Some(known) = self.outcomes.lock().unwrap().get(path) {
+            return known.clone();
+        }
+        let outcome = verify(path);
+        self.outcomes
+            .lock()
+            .unwrap()
+            .insert(path.to_path_buf(), outcome.clone());
+        outcome
+    }
+
+    /// Verifies, side by side, the images epoch `k`'s restore will most
+    /// likely read: per process the first file present among its levels
+    /// (L1, partner copy, L4) and, down its chain, its parents' likewise.
+    pub fn ahead(&self, store: &mpcrs_cr::CheckpointDir, k: u64) {
+        let files = likely_chain_files(store, k);
+        let outcomes = mpcrs_levels::recovery::side_by_side(files.len(), |i| verify(&files[i]));
+        self.outcomes
+            .lock()
+            .unwrap()
+            .extend(files.into_iter().zip(outcomes));
+    }
+}
+
+fn verify(path: &Path) -> Result<(), String> {
+    mpcrs_cr::verify(path)
+        .map(|_| ())
+        .map_err(|e| e.problem.to_string())
+}
+
+/// The files found by following, for each process of epoch `k`, its
+/// image's parents through the first file present at each epoch; a walk
+/// stops where a manifest or header does not read.
+fn likely_chain_files(store: &mpcrs_cr::CheckpointDir, k: u64) -> Vec<PathBuf> {
+    let mut manifests: HashMap<u64, Option<JobManifest>> = HashMap::new();
+    let mut manifest = |j: u64| {
+        manifests
+            .entry(j)
+            .or_insert_with(|| JobManifest::read(&store.epoch_dir(j).join(MANIFEST)).ok())
+            .clone()
+    };
+    let Some(m) = manifest(k) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for p in 0..m.processes {
+        let mut epoch = Some(k);
+        while let Some(j) = epoch.take() {
+            let Some(mj) = manifest(j) else { break };
+            let f = mpcrs_levels::recovery::level_files(&mj, &store.epoch_dir(j), j, p);
+            let present = f
+                .local
+                .into_iter()
+                .chain(f.partner.map(|(copy, _)| copy))
+                .chain(std::iter::once(f.global))
+                .find(|path| path.is_file());
+            let Some(path) = present else { break };
+            if let Ok((_, header)) = mpcrs_cr::image::read_header(&path) {
+                epoch = header.parent.map(|parent| parent.epoch).filter(|&e| e < j);
+            }
+            out.push(path);
+        }
+    }
+    out
+}
