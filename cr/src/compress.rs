@@ -209,7 +209,34 @@ pub fn is_compressed(h: &ImageHeader) -> bool {
     h.regions.iter().any(|r| r.flags & COMPRESSED != 0)
 }
 
-/// An image of the uncompressed layout in memory (a memfd), holding what the
+/// An unnamed file to inflate an image into: in the image's directory
+/// (disk, whose pages the kernel may drop: a chain inflated whole can be
+/// larger than memory), else in memory.
+fn scratch_beside(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    match std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_TMPFILE | libc::O_CLOEXEC)
+        .mode(0o600)
+        .open(dir)
+    {
+        Ok(f) => Ok(f),
+        Err(_) => {
+            let name = c"mpcrs-inflated-image";
+            // SAFETY: memfd_create with a NUL-terminated name.
+            let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: fd was just made and is owned here alone.
+            Ok(unsafe { File::from_raw_fd(fd) })
+        }
+    }
+}
+
+/// An image of the uncompressed layout in an unnamed file (see `scratch_beside`), holding what the
 /// compressed image at `path` stores, and its header. Every frame is checked
 /// by zstd as it is decompressed; a region that does not decompress to its
 /// length is named.
@@ -222,14 +249,7 @@ pub fn inflate(
         file: path.to_path_buf(),
         problem,
     };
-    let name = c"mpcrs-inflated-image";
-    // SAFETY: memfd_create with a NUL-terminated name.
-    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(fail(format!("memfd: {}", io::Error::last_os_error())));
-    }
-    // SAFETY: fd was just made and is owned here alone.
-    let out = unsafe { File::from_raw_fd(fd) };
+    let out = scratch_beside(path).map_err(|e| fail(format!("a file to inflate it into: {e}")))?;
     let mut header = h.clone();
     let mut at = image::metadata_size(&header.regions);
     for (i, r) in h.regions.iter().enumerate() {
@@ -268,11 +288,11 @@ pub fn inflate(
         region.crc = dst.crc;
         at += len.div_ceil(PAGE) * PAGE;
     }
-    out.set_len(at).map_err(|e| fail(format!("memfd: {e}")))?;
+    out.set_len(at).map_err(|e| fail(format!("inflated copy: {e}")))?;
     let mut meta = image::encode(&header);
     image::seal(&mut meta);
     out.write_all_at(&meta, 0)
-        .map_err(|e| fail(format!("memfd: {e}")))?;
+        .map_err(|e| fail(format!("inflated copy: {e}")))?;
     Ok((out, header))
 }
 

@@ -13,7 +13,9 @@
 //!    shared with other processes, or that the kernel will not track) is
 //!    stored whole: a scan fails with EPERM on a mapping not tracked.
 //! 2. Every region stored whole is registered and write-protected: its
-//!    tracking starts at this snapshot.
+//!    tracking starts at this snapshot. For a full image this is done just
+//!    before the freeze, outside the application's stall: pages written in
+//!    between are stored again by the next image, never missed.
 //! 3. The image names its parent (epoch and metadata CRC). It becomes the
 //!    parent of the next one only once its epoch is committed
 //!    ([`settle`]); an epoch that is not makes the next image full, as does
@@ -99,6 +101,8 @@ pub(crate) struct Snapshot {
     chain: u32,
     epoch: u64,
     pub writes: Vec<RegionWrite>,
+    /// Per region, whether its tracking was started at [`Snapshot::prepare`].
+    armed: Vec<bool>,
 }
 
 impl Snapshot {
@@ -129,6 +133,24 @@ impl Snapshot {
             Some((p, n)) if n < opts.full_every => (Some(p), n + 1),
             _ => (None, 1),
         };
+        // A full image starts the tracking of every region it stores, which
+        // write-protects every page: done here, before the threads stop,
+        // not in the application's stall. A page written between now and
+        // the snapshot goes into the next image too, which costs it nothing
+        // but the page. Once reset, the tracking no longer tells what
+        // changed since the old base: only a full image may follow it.
+        if parent.is_none() {
+            state.base = None;
+        }
+        let armed = regions
+            .iter()
+            .map(|r| {
+                parent.is_none()
+                    && r.has_data()
+                    && r.flags & (SHARED | KERNEL) == 0
+                    && state.tracker.track_raw(r.start..r.end).is_ok()
+            })
+            .collect();
         Ok(Snapshot {
             guard,
             classified: false,
@@ -136,6 +158,7 @@ impl Snapshot {
             chain,
             epoch: opts.epoch,
             writes: RegionWrite::whole(regions),
+            armed,
         })
     }
 
@@ -193,7 +216,9 @@ impl Snapshot {
             if write == RegionWrite::Whole && trackable {
                 // Tracked from now on; a region the kernel will not track
                 // stays whole in every image.
-                let _ = t.track_raw(r.start..r.end);
+                if !self.armed[i] {
+                    let _ = t.track_raw(r.start..r.end);
+                }
                 // In an incremental image, a region stored whole is one
                 // written range: its pages of zeros become extents of zeros
                 // (a new thread's stack is mostly untouched).
