@@ -214,7 +214,10 @@ pub fn is_compressed(h: &ImageHeader) -> bool {
 /// larger than memory), else in memory.
 fn scratch_beside(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     match std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -288,7 +291,8 @@ pub fn inflate(
         region.crc = dst.crc;
         at += len.div_ceil(PAGE) * PAGE;
     }
-    out.set_len(at).map_err(|e| fail(format!("inflated copy: {e}")))?;
+    out.set_len(at)
+        .map_err(|e| fail(format!("inflated copy: {e}")))?;
     let mut meta = image::encode(&header);
     image::seal(&mut meta);
     out.write_all_at(&meta, 0)
