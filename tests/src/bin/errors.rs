@@ -1,5 +1,6 @@
 //! Error behaviour, one scenario per run. Usage: errors <scenario>
-//!   fatal-rank   rank 0 sends to a rank that does not exist (ERRORS_ARE_FATAL)
+//!   fatal-rank   after a barrier, rank 0 sends to a rank that does not exist
+//!                (ERRORS_ARE_FATAL)
 //!   fatal-root   every rank calls a broadcast with an invalid root
 //!   returned     checks every class under ERRORS_RETURN, prints "returned ok"
 //!   panic        rank 1 panics while rank 0 waits for it
@@ -15,6 +16,9 @@ fn main() -> std::process::ExitCode {
         let me = world.rank();
         match scenario.as_str() {
             "fatal-rank" => {
+                // Every process has joined the job's network before the error
+                // ends the job (the diagnostics test expects each one's line).
+                world.barrier().map_err(|e| e.to_string())?;
                 if me == 0 {
                     world
                         .send(&[1u8], world.size(), 0)
