@@ -156,6 +156,9 @@ pub(crate) struct Arena {
     scratch: [UnsafeCell<Scratch>; 2],
     /// Generation + 1 of the last round whose leader did all the work.
     finished_round: AtomicU64,
+    /// The length common to the round's contributions, found by its leader
+    /// (see [`Round::set_common_len`]).
+    common_len: std::sync::atomic::AtomicUsize,
 }
 
 // SAFETY: slots are written only by their owner before it arrives at a barrier and
@@ -178,6 +181,19 @@ impl<'a> Round<'a> {
         // SAFETY: the barrier that produced this round ordered the owner's write
         // before this read, and no owner writes again before the next barrier.
         unsafe { *self.arena.slots[rank].slot.get() }
+    }
+
+    /// Records, in the leader's action, a length every party then reads in
+    /// O(1): a party looking at every slot itself made a round O(ranks^2).
+    pub(crate) fn set_common_len(&self, len: usize) {
+        // Relaxed: the barrier's release/acquire orders it, as `finished_round`.
+        self.arena.common_len.store(len, Ordering::Relaxed);
+    }
+
+    /// What the round's leader recorded with [`Round::set_common_len`]. Valid
+    /// until the round's last barrier.
+    pub(crate) fn common_len(&self) -> usize {
+        self.arena.common_len.load(Ordering::Relaxed)
     }
 
     /// Records that `rank`'s data did not fit in the round's buffers.
@@ -247,6 +263,7 @@ impl Arena {
                 UnsafeCell::new(Scratch::default()),
             ],
             finished_round: AtomicU64::new(0),
+            common_len: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 

@@ -98,7 +98,8 @@ unsafe fn fold_range(r: &Round<'_>, red: Reduction<'_>, range: Range<usize>, dst
     }
 }
 
-/// The smallest `send_len` among ranks; ranks whose length differs are flagged.
+/// The smallest `send_len` among ranks, recorded for the round's parties
+/// ([`min_len`]); ranks whose length differs are flagged. Leader's action only.
 fn common_len(r: &Round<'_>, len_of: impl Fn(&Slot) -> usize) -> usize {
     let m = (0..r.size()).map(|i| len_of(&r.slot(i))).min().unwrap_or(0);
     for i in 0..r.size() {
@@ -106,6 +107,7 @@ fn common_len(r: &Round<'_>, len_of: impl Fn(&Slot) -> usize) -> usize {
             r.set_truncated(i);
         }
     }
+    r.set_common_len(m);
     m
 }
 
@@ -315,9 +317,10 @@ unsafe fn reduce_inline(
 /// Up to this many ranks, tiny reductions use [`reduce_inline`].
 const INLINE_RANKS: usize = 16;
 
-/// The common send length of a reduction round.
+/// The common send length of a reduction round, as its leader found it
+/// with `common_len(r, |s| s.send_len)`.
 fn min_len(r: &Round<'_>) -> usize {
-    (0..r.size()).map(|i| r.slot(i).send_len).min().unwrap_or(0)
+    r.common_len()
 }
 
 /// MPI_Reduce_scatter: the element-wise reduction of every rank's `send` (the sum
