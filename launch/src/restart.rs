@@ -207,7 +207,6 @@ fn recoverable(
     for note in &recovery.notes {
         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
     }
-    let mut parents_of = Vec::with_capacity(recovery.images.len());
     for path in &recovery.images {
         let (_, header) = mpcrs_cr::image::read_header(path).map_err(|e| e.to_string())?;
         if !now.same_file(&header.exe) {
@@ -222,9 +221,8 @@ fn recoverable(
                 header.exe.crc
             ));
         }
-        parents_of.push(header.parent);
     }
-    let chains = parents(store, k, &recovery.images, &parents_of, verifier)?;
+    let chains = chains_of(store, k, &recovery.images, verifier)?;
     Ok((m, recovery.images, chains))
 }
 
@@ -237,30 +235,13 @@ pub fn chains_of(
     images: &[std::path::PathBuf],
     verifier: &Verifier,
 ) -> Result<Vec<Images>, String> {
-    let mut parents_of = Vec::with_capacity(images.len());
-    for path in images {
-        let (_, header) = mpcrs_cr::image::read_header(path).map_err(|e| e.to_string())?;
-        parents_of.push(header.parent);
-    }
-    parents(store, k, images, &parents_of, verifier)
-}
-
-/// For each image of `images` (epoch `k`), whose parent is that of
-/// `parents_of`, the images it applies to, newest first, each recovered from
-/// its epoch's levels.
-fn parents(
-    store: &mpcrs_cr::CheckpointDir,
-    k: u64,
-    images: &[std::path::PathBuf],
-    parents_of: &[Option<mpcrs_cr::image::Parent>],
-    verifier: &Verifier,
-) -> Result<Vec<Images>, String> {
     use mpcrs_cr::commit::MANIFEST;
     let mut recovered: std::collections::HashMap<u64, Images> = Default::default();
     let mut chains = vec![Vec::new(); images.len()];
     for (p, image) in images.iter().enumerate() {
         let mut at = image.clone();
-        let mut next_parent = parents_of[p];
+        let (_, header) = mpcrs_cr::image::read_header(image).map_err(|e| e.to_string())?;
+        let mut next_parent = header.parent;
         while let Some(parent) = next_parent {
             let j = parent.epoch;
             if !recovered.contains_key(&j) {

@@ -29,18 +29,36 @@ impl Verifier {
             return known.clone();
         }
         let outcome = verify(path);
-        self.outcomes
-            .lock()
-            .unwrap()
-            .insert(path.to_path_buf(), outcome.clone());
+        self.remember_outcome(path, outcome.clone());
         outcome
     }
 
+    /// Records what a caller that verified `path` itself found.
+    pub fn remember(
+        &self,
+        path: &Path,
+        verified: &Result<mpcrs_cr::image::Verified, mpcrs_cr::ImageError>,
+    ) {
+        self.remember_outcome(path, outcome(verified));
+    }
+
+    fn remember_outcome(&self, path: &Path, outcome: Result<(), String>) {
+        self.outcomes
+            .lock()
+            .unwrap()
+            .insert(path.to_path_buf(), outcome);
+    }
+
     /// Verifies, side by side, the images epoch `k`'s restore will most
-    /// likely read: per process the first file present among its levels
-    /// (L1, partner copy, L4) and, down its chain, its parents' likewise.
+    /// likely read and that are not known yet: per process the first file
+    /// present among its levels (L1, partner copy, L4) and, down its chain,
+    /// its parents' likewise.
     pub fn ahead(&self, store: &mpcrs_cr::CheckpointDir, k: u64) {
-        let files = likely_chain_files(store, k);
+        let mut files = likely_chain_files(store, k);
+        {
+            let known = self.outcomes.lock().unwrap();
+            files.retain(|f| !known.contains_key(f));
+        }
         let outcomes = mpcrs_levels::recovery::side_by_side(files.len(), |i| verify(&files[i]));
         self.outcomes
             .lock()
@@ -50,7 +68,14 @@ impl Verifier {
 }
 
 fn verify(path: &Path) -> Result<(), String> {
-    mpcrs_cr::verify(path)
+    outcome(&mpcrs_cr::verify(path))
+}
+
+fn outcome(
+    verified: &Result<mpcrs_cr::image::Verified, mpcrs_cr::ImageError>,
+) -> Result<(), String> {
+    verified
+        .as_ref()
         .map(|_| ())
         .map_err(|e| e.problem.to_string())
 }

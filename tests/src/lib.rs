@@ -36,6 +36,14 @@ pub fn mpcrs_run() -> PathBuf {
     must_exist(profile_dir().join("mpcrs-run"))
 }
 
+/// `mpcrs-ckpt ARGS`, run to its end (at most a minute).
+pub fn mpcrs_ckpt(args: &[&str]) -> Output {
+    run_command(
+        Command::new(must_exist(profile_dir().join("mpcrs-ckpt"))).args(args),
+        Duration::from_secs(60),
+    )
+}
+
 /// Path of a test program of this package.
 pub fn program(name: &str) -> PathBuf {
     must_exist(profile_dir().join(name))

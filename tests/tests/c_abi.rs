@@ -522,10 +522,7 @@ fn heat_with_mpix_checkpoint_writes_verified_epochs_under_checkpoint() {
     assert_eq!((manifest.ranks, manifest.processes), (4, 1));
     assert!(manifest.env.contains(&("HEAT_NOTE".into(), "kept".into())));
     assert!(manifest.args[1].contains("heat-mpix-ckpt"), "{manifest:?}");
-    let o = run_command(
-        Command::new(profile_dir().join("mpcrs-ckpt")).args(["verify", dir.to_str().unwrap()]),
-        Duration::from_secs(60),
-    );
+    let o = mpcrs_tests::mpcrs_ckpt(&["verify", dir.to_str().unwrap()]);
     assert!(expect_success(&o, "mpcrs-ckpt verify").contains("epoch-3/process-0.img: ok"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

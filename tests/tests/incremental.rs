@@ -8,12 +8,11 @@
 //! chain is intact.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use mpcrs_tests::{
-    build_c, c_source, expect_success, heat_checksum, latest_epoch, profile_dir, restarted_after,
-    run_command, run_job, shared_bench, text, BackgroundJob,
+    build_c, c_source, expect_success, heat_checksum, latest_epoch, restarted_after, run_job,
+    shared_bench, text, BackgroundJob,
 };
 
 /// Every checkpoint fsyncs its image, manifest and directories: beside
@@ -346,12 +345,7 @@ fn a_corrupted_base_is_detected_by_verify_and_restart_falls_back() {
         &program,
     );
     expect_success(&run_job(&args, LIMIT), "checkpointed");
-    let ckpt = |args: &[&str]| {
-        run_command(
-            Command::new(profile_dir().join("mpcrs-ckpt")).args(args),
-            LIMIT,
-        )
-    };
+    let ckpt = mpcrs_tests::mpcrs_ckpt;
     let listed = expect_success(&ckpt(&["ls", ck.to_str().unwrap()]), "mpcrs-ckpt ls");
     assert!(listed.contains("epoch-4  full"), "{listed}");
     assert!(
@@ -423,10 +417,7 @@ fn compressed_images_store_less_and_restart_exactly() {
             "{layout:?}: compressed {full} and {incremental} bytes, uncompressed {plain_full} and \
              {plain_incremental}"
         );
-        let ckpt = Command::new(profile_dir().join("mpcrs-ckpt"))
-            .args(["verify", ck.to_str().unwrap()])
-            .output()
-            .unwrap();
+        let ckpt = mpcrs_tests::mpcrs_ckpt(&["verify", ck.to_str().unwrap()]);
         assert!(
             ckpt.status.success(),
             "{}",

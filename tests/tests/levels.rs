@@ -290,15 +290,12 @@ fn a_job_killed_during_post_processing_restarts_with_the_uninterrupted_checksum(
         "epoch {}: {before:?}",
         k - 1
     );
-    let verify = Command::new(mpcrs_tests::profile_dir().join("mpcrs-ckpt"))
-        .args([
-            "verify",
-            ckpt.to_str().unwrap(),
-            "--epoch",
-            &(k - 1).to_string(),
-        ])
-        .output()
-        .unwrap();
+    let verify = mpcrs_tests::mpcrs_ckpt(&[
+        "verify",
+        ckpt.to_str().unwrap(),
+        "--epoch",
+        &(k - 1).to_string(),
+    ]);
     let (vout, verr) = text(&verify);
     assert!(verify.status.success(), "{vout}{verr}");
     assert!(vout.contains("every process can be restored"), "{vout}");

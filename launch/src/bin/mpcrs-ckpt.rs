@@ -174,6 +174,8 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
         numbers(&m.complete)
     );
     let mut damaged = Vec::new();
+    // What is verified here is not verified again for the restore check below.
+    let verifier = mpcrs_launch::verifier::Verifier::new();
     for p in 0..m.processes {
         for (level, file) in level_files(dir, &m, k, p) {
             if !file.is_file() {
@@ -195,7 +197,9 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
                 }
                 continue;
             }
-            match mpcrs_cr::verify(&file) {
+            let verified = mpcrs_cr::verify(&file);
+            verifier.remember(&file, &verified);
+            match verified {
                 Ok(v) => println!(
                     "{}: ok ({level}, {} regions, {} bytes of memory, executable {})",
                     file.display(),
@@ -213,7 +217,6 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
     // Whether every process can be restored, rebuilding from L3 where needed
     // (into a scratch directory, removed after).
     let scratch = std::env::temp_dir().join(format!("mpcrs-ckpt-verify-{}", std::process::id()));
-    let verifier = mpcrs_launch::verifier::Verifier::new();
     verifier.ahead(dir, k);
     let recovered = mpcrs_launch::restart::recover(&m, &path, k, &scratch, &verifier);
     let _ = std::fs::remove_dir_all(&scratch);
