@@ -84,6 +84,10 @@ struct Started {
 /// `None` after saying why it could not.
 fn start(cfg: &JobConfig) -> Option<Started> {
     install_panic_hook();
+    mpcrs_scheduler::set_ult_label(|word, out| match crate::process::rank_of_ult_word(word) {
+        Some(rank) => write!(out, "rank {rank}"),
+        None => out.write_str("a helper task"),
+    });
     mpcrs_settings::diagnostics::init("mpcrs");
     mpcrs_settings::diagnostics::set_rank_source(|| current_rank().map(|r| r as usize));
     tracing::debug!(

@@ -1,7 +1,8 @@
 //! MxN scheduler of user-level threads (ULTs) for the mpcrs MPI runtime.
 //!
 //! Owns: the worker OS threads (one per allowed CPU, pinned), their run queues,
-//! the ULT stacks (corosensei), park/unpark, timers, the ULT-aware synchronisation
+//! the ULT stacks (corosensei coroutines on stacks pooled in large mappings), the
+//! reports of a ULT's fault or overflow, park/unpark, timers, the ULT-aware synchronisation
 //! primitives, the blocking-call offload pool, the progress hooks that the network
 //! layer registers and the idle policy that puts workers to sleep in the kernel.
 //!
@@ -18,12 +19,15 @@
 //!   the main thread can wait on ULTs with the same types.
 
 mod blocking;
+mod fault;
 pub mod futex;
 mod idle;
+mod limits;
 mod park;
 mod progress;
 mod queue;
 mod scheduler;
+mod stack;
 pub mod sync;
 mod task;
 mod timer;
@@ -31,6 +35,7 @@ pub mod topology;
 mod worker;
 
 pub use blocking::{blocking_threads, run_blocking};
+pub use fault::{set_ult_label, UltLabel};
 pub use park::{
     context_id, current, in_ult, park, park_timeout, set_resume_hook, set_ult_local, ult_local,
     unpark_all, yield_now, Unparker,
@@ -43,5 +48,6 @@ pub use topology::{CpuPlace, Topology};
 pub use worker::{current_worker, has_ready_ults, spawn_local};
 
 /// Default ULT stack size. Stacks are reserved, not committed: an idle rank costs
-/// only the pages it touched.
+/// only the pages it touched (see `stack.rs` for how they are laid out and
+/// protected against overflow).
 pub const DEFAULT_STACK_SIZE: usize = 1 << 20;

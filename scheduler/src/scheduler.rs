@@ -149,6 +149,7 @@ impl Builder {
             next_worker: AtomicUsize::new(0),
         });
         *LATEST.lock().unwrap_or_else(|e| e.into_inner()) = Arc::downgrade(&shared);
+        crate::fault::install_handler();
         let mut threads = Vec::with_capacity(places.len());
         // Workers that yield when idle share their CPUs with other threads or
         // processes (more workers than CPUs, or processes that outnumber them):
@@ -165,6 +166,9 @@ impl Builder {
                         core_affinity::set_for_current(core_affinity::CoreId { id: cpu });
                     }
                     WorkerCtx::new(index, shared).run();
+                })
+                .map_err(|e| {
+                    std::io::Error::new(e.kind(), crate::limits::explain_thread_failure(&e))
                 })?;
             threads.push(t);
         }

@@ -4,8 +4,9 @@ use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
-use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, Yielder};
+
+use crate::stack::UltStack;
 
 use crate::sync::Event;
 
@@ -18,7 +19,7 @@ pub(crate) enum Suspend {
     Park,
 }
 
-pub(crate) type Ult = Coroutine<(), Suspend, (), DefaultStack>;
+pub(crate) type Ult = Coroutine<(), Suspend, (), UltStack>;
 pub(crate) type UltYielder = Yielder<(), Suspend>;
 
 /// Park states. The transition to `PARKED` is made by the worker *after* the ULT's
@@ -26,6 +27,24 @@ pub(crate) type UltYielder = Yielder<(), Suspend>;
 const RUNNING: u8 = 0;
 const NOTIFIED: u8 = 1;
 const PARKED: u8 = 2;
+
+/// Where a ULT's stack is, for the overflow checks and the fault handler.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct StackInfo {
+    /// Lowest address: the guard or red zone page.
+    pub(crate) limit: usize,
+    /// Bytes the ULT may use.
+    pub(crate) usable: usize,
+    /// The canary to check when the ULT switches out; 0 for a guarded stack.
+    pub(crate) canary: usize,
+}
+
+impl StackInfo {
+    /// Whether a fault at `addr` hit the page below the stack.
+    pub(crate) fn contains_guard(&self, addr: usize) -> bool {
+        self.limit != 0 && addr >= self.limit && addr < self.limit + 4096
+    }
+}
 
 pub(crate) enum Body {
     New {
@@ -47,9 +66,11 @@ pub(crate) struct Task {
     /// A background ULT (a helper): its worker runs it only when no other ULT
     /// is ready, or for one turn after another yields.
     pub(crate) background: bool,
+    /// Set when the ULT first runs.
+    pub(crate) stack: Cell<StackInfo>,
 }
 
-// SAFETY: `body`, `yielder` and `local` are only touched on the home worker's OS thread (the
+// SAFETY: `body`, `yielder`, `local` and `stack` are only touched on the home worker's OS thread (the
 // worker resumes the coroutine, and `yielder` is read only by code running inside
 // that coroutine, and `local` only by that code). Every other thread only uses the atomic `state` and `home`.
 unsafe impl Send for Task {}
@@ -72,6 +93,7 @@ impl Task {
             local: Cell::new(0),
             scheduler,
             background,
+            stack: Cell::new(StackInfo::default()),
         })
     }
 

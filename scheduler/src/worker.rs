@@ -9,13 +9,14 @@ use std::time::{Duration, Instant};
 use corosensei::stack::DefaultStack;
 use corosensei::CoroutineResult;
 
+use crate::stack::{StackPool, UltStack};
+use crate::task::StackInfo;
+
 use crate::queue::LocalQueue;
 use crate::scheduler::Shared;
 use crate::task::{Body, Suspend, Task, Ult};
 use crate::timer::Timers;
 
-/// Stacks kept per worker for reuse by later ULTs of the default size.
-const STACK_POOL_MAX: usize = 256;
 /// ULT runs between two polls of the progress hooks when the queue is busy.
 const RUNS_PER_POLL: u32 = 16;
 
@@ -24,7 +25,7 @@ pub(crate) struct WorkerCtx {
     pub(crate) index: usize,
     pub(crate) shared: Arc<Shared>,
     queue: LocalQueue,
-    stacks: RefCell<Vec<DefaultStack>>,
+    stacks: RefCell<StackPool>,
     timers: RefCell<Timers>,
     /// The ULT being resumed; null between ULTs.
     current: Cell<*const Task>,
@@ -154,11 +155,12 @@ pub(crate) fn schedule(task: Arc<Task>) {
 
 impl WorkerCtx {
     pub(crate) fn new(index: usize, shared: Arc<Shared>) -> WorkerCtx {
+        let stack_size = shared.config.stack_size;
         WorkerCtx {
             index,
             shared,
             queue: LocalQueue::default(),
-            stacks: RefCell::new(Vec::new()),
+            stacks: RefCell::new(StackPool::new(stack_size)),
             timers: RefCell::new(Timers::default()),
             current: Cell::new(std::ptr::null()),
             background_turn: Cell::new(false),
@@ -169,8 +171,31 @@ impl WorkerCtx {
         !self.queue.is_empty() || !self.shared.workers[self.index].inbox.is_empty()
     }
 
-    /// The worker loop. Returns once the scheduler shuts down and nothing is runnable.
+    /// The worker loop. Returns once the scheduler shuts down and nothing is
+    /// runnable. A panic that escapes it (the scheduler's own code, a progress
+    /// hook) ends the process: the ULTs of this worker could never run again.
     pub(crate) fn run(&self) {
+        crate::fault::ensure_alt_stack();
+        if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_loop())) {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let during = match current_task_ptr() {
+                // SAFETY: the task being resumed when the panic escaped is still
+                // referenced by the unwound resume's caller chain: it was leaked.
+                Some(t) => format!(" while running {}", crate::fault::ult_name(unsafe { (*t).local.get() })),
+                None => String::new(),
+            };
+            crate::fault::fatal(format_args!(
+                "worker {} failed{during}: {msg}; ending the job",
+                self.index
+            ));
+        }
+    }
+
+    fn run_loop(&self) {
         WORKER.with(|w| w.set(self as *const WorkerCtx));
         let me = &self.shared.workers[self.index];
         let spin = self.shared.config.idle_spin;
@@ -255,6 +280,7 @@ impl WorkerCtx {
         // SAFETY: only the home worker touches `body`; we are that worker (tasks are
         // only queued on their home worker) and no other reference to `body` exists.
         let body = unsafe { &mut *task.body.get() };
+        self.current.set(Arc::as_ptr(&task));
         if let Body::New { .. } = body {
             let Body::New { func, stack_size } = std::mem::replace(body, Body::Finished) else {
                 unreachable!()
@@ -264,11 +290,14 @@ impl WorkerCtx {
         let Body::Running(ult) = body else {
             return;
         };
-        self.current.set(Arc::as_ptr(&task));
+        let canary = task.stack.get().canary;
         if let Some(hook) = crate::park::resume_hook() {
             hook(task.local.get());
         }
         let result = ult.resume(());
+        if canary != 0 && !crate::stack::canary_intact(canary) {
+            crate::fault::canary_overwritten(&task);
+        }
         self.current.set(std::ptr::null());
         match result {
             CoroutineResult::Yield(Suspend::Yield) => {
@@ -286,33 +315,35 @@ impl WorkerCtx {
                 let Body::Running(ult) = std::mem::replace(body, Body::Finished) else {
                     unreachable!()
                 };
-                let stack = ult.into_stack();
-                let mut stacks = self.stacks.borrow_mut();
-                if stacks.len() < STACK_POOL_MAX && self.is_default_stack(&stack) {
-                    stacks.push(stack);
+                if let UltStack::Pooled(stack) = ult.into_stack() {
+                    self.stacks.borrow_mut().give_back(stack);
                 }
                 self.shared.live.fetch_sub(1, Ordering::AcqRel);
             }
         }
     }
 
-    fn is_default_stack(&self, stack: &DefaultStack) -> bool {
-        use corosensei::stack::Stack;
-        let size = stack.base().get() - stack.limit().get();
-        size >= self.shared.config.stack_size && size < self.shared.config.stack_size + 2 * 4096
-    }
-
     fn new_ult(&self, task: &Arc<Task>, func: Box<dyn FnOnce() + Send>, stack_size: usize) -> Ult {
-        let pooled = if stack_size == self.shared.config.stack_size {
-            self.stacks.borrow_mut().pop()
+        let stack = if stack_size == self.stacks.borrow().usable() {
+            self.stacks
+                .borrow_mut()
+                .take()
+                .map(UltStack::Pooled)
+                .map_err(|e| (e.bytes, e.error))
         } else {
-            None
+            DefaultStack::new(stack_size)
+                .map(UltStack::Own)
+                .map_err(|e| (stack_size, e))
         };
-        let stack = match pooled {
-            Some(s) => s,
-            None => DefaultStack::new(stack_size)
-                .unwrap_or_else(|e| panic!("cannot map a ULT stack of {stack_size} bytes: {e}")),
-        };
+        let stack = stack.unwrap_or_else(|(bytes, error)| {
+            crate::fault::fatal(format_args!(
+                "cannot map stacks for {} ({} bytes): {}",
+                crate::fault::ult_name(task.local.get()),
+                bytes,
+                crate::limits::explain_map_failure(bytes, &error)
+            ))
+        });
+        task.stack.set(stack_info(&stack, stack_size));
         let task_ptr = Arc::as_ptr(task);
         Ult::with_stack(stack, move |yielder, ()| {
             // SAFETY: the worker holds an `Arc` to the task while resuming it, and
@@ -320,5 +351,17 @@ impl WorkerCtx {
             unsafe { (*task_ptr).yielder.set(yielder as *const _) };
             func();
         })
+    }
+}
+
+fn stack_info(stack: &UltStack, usable: usize) -> StackInfo {
+    use corosensei::stack::Stack;
+    StackInfo {
+        limit: stack.limit().get(),
+        usable,
+        canary: match stack {
+            UltStack::Pooled(s) => s.canary().unwrap_or(0),
+            UltStack::Own(_) => 0,
+        },
     }
 }

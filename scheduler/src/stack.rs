@@ -1,0 +1,291 @@
+//! ULT stacks, carved from large mappings ("chunks") so that a stack does not
+//! cost a memory mapping of its own. With one mapping per stack plus one per
+//! guard page, vm.max_map_count (65,530 by default) capped a process near
+//! 32,000 ranks. Chunks are mapped MAP_NORESERVE: a stack costs the pages its
+//! ULT touched, nothing more.
+//!
+//! Layout of a chunk of `n` slots, each `slot` bytes (a multiple of the page):
+//!
+//! ```text
+//! [lead page][slot 0][slot 1] ... [slot n-1]
+//! slot j:  [red zone / guard page][usable stack ............][canary of j+1]
+//!           ^ limit                                          ^ base = end - 64
+//! ```
+//!
+//! What protects a stack against overflow:
+//! - a guarded stack has a PROT_NONE page below it: an overflow faults at once
+//!   and the fault handler ([`crate::fault`]) names the ULT. Each guard splits
+//!   its chunk's mapping in two, so guards are given while the process-wide
+//!   budget lasts: a quarter of vm.max_map_count (16,382 stacks by default).
+//! - beyond that budget, a stack has a red zone page below it (committed only
+//!   if written) and, below the red zone, a 64-byte canary, checked each time
+//!   its ULT switches out ([`PooledStack::canary_intact`]): an overflow reaches
+//!   the canary before the stack underneath, and is reported before any other
+//!   ULT of the worker runs. The canary sits in the top page of the slot below,
+//!   which that slot's ULT touches anyway, so it costs no page of its own. An
+//!   overflow whose frames jump over both red zone and canary without writing
+//!   them is not caught: raising vm.max_map_count gives every stack a guard.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use corosensei::stack::{DefaultStack, Stack, StackPointer};
+
+const PAGE: usize = 4096;
+/// Bytes of a canary, one cache line.
+const CANARY_LEN: usize = 64;
+const CANARY_WORD: u64 = 0x6d70_6372_735f_7374; // "mpcrs_st"
+/// Slots per chunk: 256 one-MiB stacks are 256 MiB of address space.
+const CHUNK_SLOTS: usize = 256;
+/// Free stacks a worker keeps with their pages; those freed beyond give their
+/// pages back to the kernel.
+const WARM_STACKS: usize = 256;
+
+/// How many more stacks may get a guard page (see the module's header).
+fn guards_left() -> &'static AtomicUsize {
+    static LEFT: OnceLock<AtomicUsize> = OnceLock::new();
+    LEFT.get_or_init(|| AtomicUsize::new(max_map_count() / 4))
+}
+
+/// vm.max_map_count, or Linux's default if it cannot be read.
+pub(crate) fn max_map_count() -> usize {
+    std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(65_530)
+}
+
+fn take_guard() -> bool {
+    guards_left()
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+        .is_ok()
+}
+
+/// A stack from a chunk. Never unmapped: chunks live as long as the process.
+pub(crate) struct PooledStack {
+    /// Lowest address of the slot: the guard or red zone page.
+    limit: usize,
+    /// One past the highest usable byte; the next slot's canary starts here.
+    base: usize,
+    guarded: bool,
+}
+
+impl PooledStack {
+    /// Where this stack's canary lives, if it has one (unguarded stacks).
+    pub(crate) fn canary(&self) -> Option<usize> {
+        (!self.guarded).then_some(self.limit - CANARY_LEN)
+    }
+}
+
+/// Whether the canary at `addr` (from [`PooledStack::canary`]) is untouched.
+#[inline]
+pub(crate) fn canary_intact(addr: usize) -> bool {
+    // SAFETY: `addr` is a canary of a live chunk: mapped read-write, 8-aligned,
+    // CANARY_LEN bytes. Volatile: an overflow writes it behind the compiler's back.
+    (0..CANARY_LEN / 8).all(|i| unsafe {
+        std::ptr::read_volatile((addr as *const u64).add(i)) == CANARY_WORD
+    })
+}
+
+fn write_canary(addr: usize) {
+    for i in 0..CANARY_LEN / 8 {
+        // SAFETY: as in `canary_intact`; no ULT runs on the slot below yet, or
+        // its stack ends below `addr` (its base), so nothing else writes here.
+        unsafe { std::ptr::write_volatile((addr as *mut u64).add(i), CANARY_WORD) };
+    }
+}
+
+// SAFETY: base and limit bound memory this stack owns alone for its whole life
+// (its slot, minus the next slot's canary above `base`), both 64-aligned.
+// Guarded stacks have the guard page the trait asks for; unguarded ones trade it
+// for a red zone and a canary (module header): the scheduler accepts that only
+// where guards would exceed the kernel's mapping limit.
+unsafe impl Stack for PooledStack {
+    fn base(&self) -> StackPointer {
+        StackPointer::new(self.base).expect("stack base is not null")
+    }
+
+    fn limit(&self) -> StackPointer {
+        StackPointer::new(self.limit).expect("stack limit is not null")
+    }
+}
+
+/// The stack of one ULT: from the pool (the scheduler's stack size) or mapped
+/// alone (another size, asked for explicitly).
+pub(crate) enum UltStack {
+    Pooled(PooledStack),
+    Own(DefaultStack),
+}
+
+// SAFETY: delegates to two implementations that uphold the trait's contract.
+unsafe impl Stack for UltStack {
+    fn base(&self) -> StackPointer {
+        match self {
+            UltStack::Pooled(s) => s.base(),
+            UltStack::Own(s) => s.base(),
+        }
+    }
+
+    fn limit(&self) -> StackPointer {
+        match self {
+            UltStack::Pooled(s) => s.limit(),
+            UltStack::Own(s) => s.limit(),
+        }
+    }
+}
+
+/// Why no stack could be mapped.
+#[derive(Debug)]
+pub(crate) struct MapError {
+    pub(crate) bytes: usize,
+    pub(crate) error: std::io::Error,
+}
+
+/// One worker's stacks of the scheduler's size: free ones, and the rest of
+/// the chunk being carved.
+pub(crate) struct StackPool {
+    slot: usize,
+    usable: usize,
+    free: Vec<PooledStack>,
+    /// Next unused slot of the current chunk, and the chunk's end.
+    next: usize,
+    end: usize,
+}
+
+impl StackPool {
+    /// A pool of stacks with at least `usable` bytes each.
+    pub(crate) fn new(usable: usize) -> StackPool {
+        let slot = (usable + CANARY_LEN).div_ceil(PAGE) * PAGE + PAGE;
+        StackPool {
+            slot,
+            usable,
+            free: Vec::new(),
+            next: 0,
+            end: 0,
+        }
+    }
+
+    /// Usable bytes of each stack.
+    pub(crate) fn usable(&self) -> usize {
+        self.usable
+    }
+
+    pub(crate) fn take(&mut self) -> Result<PooledStack, MapError> {
+        if let Some(s) = self.free.pop() {
+            return Ok(s);
+        }
+        if self.next == self.end {
+            self.map_chunk()?;
+        }
+        let limit = self.next;
+        self.next += self.slot;
+        let guarded = take_guard() && protect_guard(limit);
+        let stack = PooledStack {
+            limit,
+            base: limit + self.slot - CANARY_LEN,
+            guarded,
+        };
+        if let Some(c) = stack.canary() {
+            write_canary(c);
+        }
+        Ok(stack)
+    }
+
+    /// Takes back a stack whose ULT finished.
+    pub(crate) fn give_back(&mut self, stack: PooledStack) {
+        if self.free.len() >= WARM_STACKS {
+            // Keep the top page: it holds the canary of the slot above.
+            let lo = stack.limit + PAGE;
+            let hi = (stack.base & !(PAGE - 1)).max(lo);
+            // SAFETY: [lo, hi) lies inside the stack's own slot, no longer used by
+            // any ULT; its contents are dead.
+            unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_DONTNEED) };
+        }
+        self.free.push(stack);
+    }
+
+    fn map_chunk(&mut self) -> Result<(), MapError> {
+        let len = PAGE + CHUNK_SLOTS * self.slot;
+        // SAFETY: a fresh anonymous private mapping; no existing memory is touched.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_STACK,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(MapError {
+                bytes: len,
+                error: std::io::Error::last_os_error(),
+            });
+        }
+        self.next = p as usize + PAGE;
+        self.end = p as usize + len;
+        // The first slot's canary lives at the end of the lead page.
+        Ok(())
+    }
+}
+
+/// Makes the page at `addr` a guard; false if the kernel refused (out of
+/// mappings): the stack then has a red zone and a canary instead.
+fn protect_guard(addr: usize) -> bool {
+    // SAFETY: `addr` is the first page of a fresh slot of our own chunk.
+    let ok = unsafe { libc::mprotect(addr as *mut libc::c_void, PAGE, libc::PROT_NONE) } == 0;
+    if !ok {
+        guards_left().store(0, Ordering::Relaxed);
+    }
+    ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stacks_of_a_chunk_do_not_overlap_and_hold_what_was_asked() {
+        let mut pool = StackPool::new(64 * 1024);
+        let stacks: Vec<_> = (0..10).map(|_| pool.take().unwrap()).collect();
+        for w in stacks.windows(2) {
+            assert!(w[0].base + CANARY_LEN <= w[1].limit);
+        }
+        for s in &stacks {
+            let usable = s.base - s.limit - PAGE;
+            assert!(usable >= 64 * 1024, "{usable}");
+            assert_eq!(s.base % 16, 0);
+            if let Some(c) = s.canary() {
+                assert!(canary_intact(c));
+            }
+        }
+    }
+
+    #[test]
+    fn an_overwritten_canary_is_seen() {
+        let mut pool = StackPool::new(16 * 1024);
+        let s = loop {
+            // Force an unguarded stack whatever the budget left.
+            let s = pool.take().unwrap();
+            if s.canary().is_some() {
+                break s;
+            }
+            guards_left().store(0, Ordering::Relaxed);
+        };
+        let c = s.canary().unwrap();
+        assert!(canary_intact(c));
+        // SAFETY: the canary belongs to this test's own chunk.
+        unsafe { *((c + 40) as *mut u8) = 0 };
+        assert!(!canary_intact(c));
+    }
+
+    #[test]
+    fn a_freed_stack_is_reused() {
+        let mut pool = StackPool::new(16 * 1024);
+        let a = pool.take().unwrap();
+        let limit = a.limit;
+        pool.give_back(a);
+        assert_eq!(pool.take().unwrap().limit, limit);
+    }
+}
