@@ -397,10 +397,8 @@ impl Communicator {
             Some(_) => group_color(group),
             None => UNDEFINED,
         };
-        let members: std::collections::HashSet<i32> =
-            self.shared.group.members().iter().copied().collect();
         for &w in group.members() {
-            if !members.contains(&w) {
+            if self.shared.group.rank_of_world(w).is_none() {
                 return self.fail(
                     "MPI_Comm_create",
                     ErrorClass::Group,

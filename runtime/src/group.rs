@@ -1,6 +1,6 @@
 //! Groups: ordered sets of processes, named by their rank in MPI_COMM_WORLD.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::consts::UNDEFINED;
 
@@ -15,15 +15,29 @@ pub enum Comparison {
 }
 
 /// An ordered set of world ranks; member `i` has rank `i` in the group.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Group {
     members: Arc<[i32]>,
+    /// (world rank, group rank) sorted by world rank, built on the first
+    /// lookup that the identity does not answer, shared by the group's clones:
+    /// the ranks of a communicator look up through one index, not a scan each
+    /// (which made creating a communicator O(ranks^2)).
+    index: Arc<OnceLock<Box<[(i32, u32)]>>>,
 }
+
+impl PartialEq for Group {
+    fn eq(&self, other: &Group) -> bool {
+        self.members == other.members
+    }
+}
+
+impl Eq for Group {}
 
 impl Group {
     pub fn from_world_ranks(members: Vec<i32>) -> Group {
         Group {
             members: members.into(),
+            index: Arc::default(),
         }
     }
 
@@ -46,7 +60,26 @@ impl Group {
 
     /// Group rank of the process with world rank `world`, if it is a member.
     pub fn rank_of_world(&self, world: i32) -> Option<usize> {
-        self.members.iter().position(|&w| w == world)
+        // Worlds, their dups and prefixes: member i is world rank i.
+        if let Some(&w) = usize::try_from(world).ok().and_then(|i| self.members.get(i)) {
+            if w == world {
+                return Some(world as usize);
+            }
+        }
+        let index = self.index.get_or_init(|| {
+            let mut pairs: Vec<(i32, u32)> = self
+                .members
+                .iter()
+                .enumerate()
+                .map(|(rank, &w)| (w, rank as u32))
+                .collect();
+            pairs.sort_unstable();
+            pairs.into()
+        });
+        index
+            .binary_search_by_key(&world, |&(w, _)| w)
+            .ok()
+            .map(|i| index[i].1 as usize)
     }
 
     /// MPI_Group_translate_ranks: each of `ranks` (in self) as a rank of `other`,

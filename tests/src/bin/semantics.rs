@@ -24,10 +24,19 @@ fn val(rank: i32, i: usize) -> f64 {
     (rank as usize + i) as f64
 }
 
+/// Above this many ranks, the largest buffers shrink (still past the
+/// eager/rendezvous boundary), so that memory per rank stays bounded: at 16,384
+/// ranks the full sizes would hold over 10 GiB at once.
+const LARGE_JOB: i32 = 4096;
+
+/// Operations moving O(ranks^2) elements in all run up to this many.
+const QUADRATIC_MAX: usize = 64_000_000;
+
 fn p2p(c: &Communicator) -> Check {
     let (me, n) = (c.rank(), c.size());
     let next = (me + 1) % n;
     let prev = (me + n - 1) % n;
+    let large = n > LARGE_JOB;
 
     // Ring shift with sendrecv; sizes across the eager/rendezvous boundary.
     for len in [
@@ -36,7 +45,7 @@ fn p2p(c: &Communicator) -> Check {
         100,
         mpcrs::EAGER_LIMIT / 8,
         mpcrs::EAGER_LIMIT / 8 + 1,
-        40_000,
+        if large { mpcrs::EAGER_LIMIT / 4 } else { 40_000 },
     ] {
         let out: Vec<f64> = (0..len).map(|i| val(me, i)).collect();
         let mut inp = vec![0.0; len];
@@ -62,12 +71,13 @@ fn p2p(c: &Communicator) -> Check {
     // Non-overtaking: K messages with one tag, alternating eager and rendezvous
     // sizes; the first half is received by receives posted before anything was
     // sent, the second half arrives unexpected and is received afterwards.
-    const K: usize = 24;
-    let len_of = |k: usize| if k.is_multiple_of(3) { 9000 } else { k };
-    let msgs: Vec<Vec<u32>> = (0..K)
+    let k_msgs: usize = if large { 6 } else { 24 };
+    let big = if large { mpcrs::EAGER_LIMIT / 4 + 1 } else { 9000 };
+    let len_of = |k: usize| if k.is_multiple_of(3) { big } else { k };
+    let msgs: Vec<Vec<u32>> = (0..k_msgs)
         .map(|k| (0..len_of(k)).map(|i| (k * 1_000_000 + i) as u32).collect())
         .collect();
-    let mut early: Vec<Vec<u32>> = (0..K / 2).map(|_| vec![0u32; 9000]).collect();
+    let mut early: Vec<Vec<u32>> = (0..k_msgs / 2).map(|k| vec![0u32; len_of(k)]).collect();
     mpcrs::scope(|s| -> Check {
         let mut posted = Vec::new();
         for buf in early.iter_mut() {
@@ -86,7 +96,7 @@ fn p2p(c: &Communicator) -> Check {
                 st.count::<u32>()
             );
         }
-        for k in K / 2..K {
+        for k in k_msgs / 2..k_msgs {
             let (got, st) = mpi(c.recv_vec::<u32>(prev, 5))?;
             ensure!(
                 got.len() == len_of(k) && st.tag == 5,
@@ -257,7 +267,8 @@ fn collectives(c: &Communicator) -> Check {
     let nu = n as usize;
     mpi(c.barrier())?;
 
-    for count in [1usize, 3, 5000] {
+    let bulk = if n > LARGE_JOB { 600 } else { 5000 };
+    for count in [1usize, 3, bulk] {
         let send: Vec<f64> = (0..count).map(|i| val(me, i)).collect();
         // Closed forms of the sequential results: sum_r (r + i) and max_r (r + i).
         let nf = n as f64;
@@ -319,7 +330,8 @@ fn collectives(c: &Communicator) -> Check {
         }
 
         // reduce_scatter_block: every rank contributes size*count, gets its block.
-        if nu * count <= 200_000 {
+        // O(ranks^2) elements in all: bounded, as the data movement below.
+        if nu * count <= 200_000 && nu * nu * count <= QUADRATIC_MAX {
             let big: Vec<i64> = (0..nu * count).map(|j| me as i64 + j as i64).collect();
             let mut mine = vec![0i64; count];
             mpi(c.reduce_scatter_block(&big, &mut mine, &Op::Sum))?;
@@ -485,7 +497,10 @@ fn collectives(c: &Communicator) -> Check {
         ensure!(recvv == refv, "alltoallv block {block}");
     }
 
-    // reduce_scatter with uneven counts
+    // reduce_scatter with uneven counts (1.5 x ranks elements per rank)
+    if nu * nu * 3 / 2 > QUADRATIC_MAX {
+        return Ok(());
+    }
     let counts: Vec<usize> = (0..nu).map(|r| r % 2 + 1).collect();
     let total: usize = counts.iter().sum();
     let send: Vec<i32> = (0..total).map(|j| j as i32 + me).collect();
