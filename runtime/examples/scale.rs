@@ -69,7 +69,9 @@ fn main() -> std::process::ExitCode {
         let barrier = per_call(&world, iters, || world.barrier())?;
         let input = [me as f64];
         let mut sum = [0.0];
-        let allreduce = per_call(&world, iters, || world.all_reduce(&input, &mut sum, &Op::Sum))?;
+        let allreduce = per_call(&world, iters, || {
+            world.all_reduce(&input, &mut sum, &Op::Sum)
+        })?;
         let sum_ok = sum[0] == n as f64 * (n as f64 - 1.0) / 2.0;
         let mut word = [0u64];
         let bcast = per_call(&world, iters, || {
@@ -80,7 +82,9 @@ fn main() -> std::process::ExitCode {
         let alltoall = if n as usize <= alltoall_max {
             let send: Vec<u64> = (0..n as u64).map(|j| me as u64 * n as u64 + j).collect();
             let mut recv = vec![0u64; n as usize];
-            let t = per_call(&world, iters.div_ceil(4), || world.all_to_all(&send, &mut recv))?;
+            let t = per_call(&world, iters.div_ceil(4), || {
+                world.all_to_all(&send, &mut recv)
+            })?;
             let ok = recv
                 .iter()
                 .enumerate()
@@ -124,7 +128,12 @@ fn main() -> std::process::ExitCode {
         world.reduce(&[rss], (me == 0).then_some(&mut total_rss[..]), &Op::Sum, 0)?;
         let ok = [(sum_ok && bcast_ok && ring_ok && alltoall.is_none_or(|a| a.1)) as i32];
         let mut all_ok = [0];
-        world.reduce(&ok, (me == 0).then_some(&mut all_ok[..]), &Op::LogicalAnd, 0)?;
+        world.reduce(
+            &ok,
+            (me == 0).then_some(&mut all_ok[..]),
+            &Op::LogicalAnd,
+            0,
+        )?;
         if me == 0 {
             let startup = t_launch.map_or("-".into(), |t| format!("{:.3}", last_start[0] - t));
             let alltoall = alltoall.map_or("-".into(), |(t, _)| format!("{t:.1}"));

@@ -18,6 +18,8 @@ pub struct JobConfig {
     /// `None`: one worker per CPU of the process's cpuset.
     pub workers: Option<usize>,
     pub stack_size: usize,
+    /// Stacks given a guard page (MPCRS_STACK_GUARDS); the scheduler's default if unset.
+    pub stack_guards: Option<usize>,
     /// `None`: the scheduler's default (see [`env::YIELD_WHEN_IDLE`]).
     pub yield_when_idle: Option<bool>,
     /// The job takes checkpoints (it was given a checkpoint directory).
@@ -121,6 +123,12 @@ impl JobConfig {
             checkpoints: var(env::CHECKPOINT_DIR.name).is_some(),
             workers: read(env::WORKERS.name)?,
             stack_size: read(env::STACK_SIZE.name)?.unwrap_or(mpcrs_scheduler::DEFAULT_STACK_SIZE),
+            stack_guards: match var(env::STACK_GUARDS.name) {
+                Some(v) => Some(v.trim().parse::<usize>().map_err(|_| {
+                    format!("{}={v:?} is not a number of stacks", env::STACK_GUARDS.name)
+                })?),
+                None => None,
+            },
         })
     }
 }

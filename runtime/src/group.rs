@@ -61,7 +61,10 @@ impl Group {
     /// Group rank of the process with world rank `world`, if it is a member.
     pub fn rank_of_world(&self, world: i32) -> Option<usize> {
         // Worlds, their dups and prefixes: member i is world rank i.
-        if let Some(&w) = usize::try_from(world).ok().and_then(|i| self.members.get(i)) {
+        if let Some(&w) = usize::try_from(world)
+            .ok()
+            .and_then(|i| self.members.get(i))
+        {
             if w == world {
                 return Some(world as usize);
             }

@@ -105,6 +105,9 @@ fn start(cfg: &JobConfig) -> Option<Started> {
     if let Some(y) = cfg.yield_when_idle {
         builder = builder.yield_when_idle(y);
     }
+    if let Some(g) = cfg.stack_guards {
+        builder = builder.stack_guards(g);
+    }
     let sched = match builder.build() {
         Ok(s) => s,
         Err(e) => {

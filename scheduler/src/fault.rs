@@ -54,13 +54,7 @@ impl Line {
         let mut done = 0;
         while done < self.len {
             // SAFETY: writes initialised bytes of our own buffer to fd 2.
-            let n = unsafe {
-                libc::write(
-                    2,
-                    self.bytes[done..].as_ptr().cast(),
-                    self.len - done,
-                )
-            };
+            let n = unsafe { libc::write(2, self.bytes[done..].as_ptr().cast(), self.len - done) };
             if n <= 0 {
                 break;
             }
@@ -168,7 +162,8 @@ pub(crate) fn ensure_alt_stack() {
     // mapping is never freed (workers live until the process ends).
     unsafe {
         let mut old: libc::stack_t = std::mem::zeroed();
-        if libc::sigaltstack(std::ptr::null(), &mut old) != 0 || old.ss_flags & libc::SS_DISABLE == 0
+        if libc::sigaltstack(std::ptr::null(), &mut old) != 0
+            || old.ss_flags & libc::SS_DISABLE == 0
         {
             return;
         }

@@ -82,7 +82,11 @@ pub(crate) fn explain_thread_failure(error: &std::io::Error) -> String {
     }
     let pids = std::fs::read_to_string("/proc/self/cgroup")
         .ok()
-        .and_then(|c| c.lines().find_map(|l| l.strip_prefix("0::")).map(str::to_string))
+        .and_then(|c| {
+            c.lines()
+                .find_map(|l| l.strip_prefix("0::"))
+                .map(str::to_string)
+        })
         .and_then(|p| std::fs::read_to_string(format!("/sys/fs/cgroup{}/pids.max", p.trim())).ok());
     match pids.as_deref().map(str::trim) {
         Some(max) if max != "max" => format!(

@@ -69,6 +69,7 @@ impl Shared {
 pub struct Builder {
     workers: Option<usize>,
     stack_size: usize,
+    stack_guards: Option<usize>,
     pin: bool,
     idle_spin: Duration,
     yield_when_idle: Option<bool>,
@@ -79,6 +80,7 @@ impl Default for Builder {
         Builder {
             workers: None,
             stack_size: crate::DEFAULT_STACK_SIZE,
+            stack_guards: None,
             pin: true,
             idle_spin: DEFAULT_IDLE_SPIN,
             yield_when_idle: None,
@@ -96,6 +98,14 @@ impl Builder {
     /// Stack size of ULTs spawned without an explicit size.
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = bytes;
+        self
+    }
+
+    /// How many ULT stacks of the process get a guard page; the others get a
+    /// red zone and a canary (see `stack.rs`). By default a quarter of
+    /// vm.max_map_count. Process-wide: the last scheduler built sets it.
+    pub fn stack_guards(mut self, stacks: usize) -> Self {
+        self.stack_guards = Some(stacks);
         self
     }
 
@@ -150,6 +160,9 @@ impl Builder {
         });
         *LATEST.lock().unwrap_or_else(|e| e.into_inner()) = Arc::downgrade(&shared);
         crate::fault::install_handler();
+        if let Some(n) = self.stack_guards {
+            crate::stack::set_guard_budget(n);
+        }
         let mut threads = Vec::with_capacity(places.len());
         // Workers that yield when idle share their CPUs with other threads or
         // processes (more workers than CPUs, or processes that outnumber them):

@@ -7,10 +7,14 @@
 //! Layout of a chunk of `n` slots, each `slot` bytes (a multiple of the page):
 //!
 //! ```text
-//! [lead page][slot 0][slot 1] ... [slot n-1]
+//! [slot 0][slot 1] ... [slot n-1]
 //! slot j:  [red zone / guard page][usable stack ............][canary of j+1]
 //!           ^ limit                                          ^ base = end - 64
 //! ```
+//!
+//! Slot 0 always has a guard page: it is the chunk's floor, so a runaway
+//! recursion on an unguarded stack faults there instead of running on into
+//! whatever mapping lies below.
 //!
 //! What protects a stack against overflow:
 //! - a guarded stack has a PROT_NONE page below it: an overflow faults at once
@@ -44,7 +48,19 @@ const WARM_STACKS: usize = 256;
 /// How many more stacks may get a guard page (see the module's header).
 fn guards_left() -> &'static AtomicUsize {
     static LEFT: OnceLock<AtomicUsize> = OnceLock::new();
-    LEFT.get_or_init(|| AtomicUsize::new(max_map_count() / 4))
+    LEFT.get_or_init(|| AtomicUsize::new(default_guards()))
+}
+
+/// Stacks guarded by default: a quarter of vm.max_map_count (two mappings
+/// each, so half the mappings for at most this many stacks).
+pub(crate) fn default_guards() -> usize {
+    max_map_count() / 4
+}
+
+/// Sets how many stacks, from now on, get a guard page (the others a red
+/// zone and a canary).
+pub(crate) fn set_guard_budget(stacks: usize) {
+    guards_left().store(stacks, Ordering::Relaxed);
 }
 
 /// vm.max_map_count, or Linux's default if it cannot be read.
@@ -53,6 +69,13 @@ pub(crate) fn max_map_count() -> usize {
         .ok()
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(65_530)
+}
+
+/// Stacks carved so far in this process.
+static CARVED: AtomicUsize = AtomicUsize::new(0);
+
+pub(crate) fn stacks_mapped() -> usize {
+    CARVED.load(Ordering::Relaxed)
 }
 
 fn take_guard() -> bool {
@@ -65,6 +88,8 @@ fn take_guard() -> bool {
 pub(crate) struct PooledStack {
     /// Lowest address of the slot: the guard or red zone page.
     limit: usize,
+    /// The chunk's first page: slot 0's guard.
+    floor: usize,
     /// One past the highest usable byte; the next slot's canary starts here.
     base: usize,
     guarded: bool,
@@ -73,7 +98,12 @@ pub(crate) struct PooledStack {
 impl PooledStack {
     /// Where this stack's canary lives, if it has one (unguarded stacks).
     pub(crate) fn canary(&self) -> Option<usize> {
-        (!self.guarded).then_some(self.limit - CANARY_LEN)
+        (!self.guarded && self.limit != self.floor).then_some(self.limit - CANARY_LEN)
+    }
+
+    /// The guard page that ends this stack's chunk.
+    pub(crate) fn floor(&self) -> usize {
+        self.floor
     }
 }
 
@@ -82,9 +112,8 @@ impl PooledStack {
 pub(crate) fn canary_intact(addr: usize) -> bool {
     // SAFETY: `addr` is a canary of a live chunk: mapped read-write, 8-aligned,
     // CANARY_LEN bytes. Volatile: an overflow writes it behind the compiler's back.
-    (0..CANARY_LEN / 8).all(|i| unsafe {
-        std::ptr::read_volatile((addr as *const u64).add(i)) == CANARY_WORD
-    })
+    (0..CANARY_LEN / 8)
+        .all(|i| unsafe { std::ptr::read_volatile((addr as *const u64).add(i)) == CANARY_WORD })
 }
 
 fn write_canary(addr: usize) {
@@ -147,8 +176,9 @@ pub(crate) struct StackPool {
     slot: usize,
     usable: usize,
     free: Vec<PooledStack>,
-    /// Next unused slot of the current chunk, and the chunk's end.
+    /// Next unused slot of the current chunk, and the chunk's start and end.
     next: usize,
+    start: usize,
     end: usize,
 }
 
@@ -161,6 +191,7 @@ impl StackPool {
             usable,
             free: Vec::new(),
             next: 0,
+            start: 0,
             end: 0,
         }
     }
@@ -179,9 +210,15 @@ impl StackPool {
         }
         let limit = self.next;
         self.next += self.slot;
-        let guarded = take_guard() && protect_guard(limit);
+        CARVED.fetch_add(1, Ordering::Relaxed);
+        let guarded = if limit == self.start {
+            protect_guard(limit)
+        } else {
+            take_guard() && protect_guard(limit)
+        };
         let stack = PooledStack {
             limit,
+            floor: self.start,
             base: limit + self.slot - CANARY_LEN,
             guarded,
         };
@@ -205,7 +242,7 @@ impl StackPool {
     }
 
     fn map_chunk(&mut self) -> Result<(), MapError> {
-        let len = PAGE + CHUNK_SLOTS * self.slot;
+        let len = CHUNK_SLOTS * self.slot;
         // SAFETY: a fresh anonymous private mapping; no existing memory is touched.
         let p = unsafe {
             libc::mmap(
@@ -223,15 +260,17 @@ impl StackPool {
                 error: std::io::Error::last_os_error(),
             });
         }
-        self.next = p as usize + PAGE;
+        self.start = p as usize;
+        self.next = p as usize;
         self.end = p as usize + len;
-        // The first slot's canary lives at the end of the lead page.
         Ok(())
     }
 }
 
 /// Makes the page at `addr` a guard; false if the kernel refused (out of
-/// mappings): the stack then has a red zone and a canary instead.
+/// mappings): the stack then has a red zone and a canary instead. (Slot 0
+/// of a chunk without its guard still has one: the canary of a chunk's first
+/// slot would lie outside the chunk, so it is never checked.)
 fn protect_guard(addr: usize) -> bool {
     // SAFETY: `addr` is the first page of a fresh slot of our own chunk.
     let ok = unsafe { libc::mprotect(addr as *mut libc::c_void, PAGE, libc::PROT_NONE) } == 0;

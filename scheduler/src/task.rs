@@ -33,6 +33,9 @@ const PARKED: u8 = 2;
 pub(crate) struct StackInfo {
     /// Lowest address: the guard or red zone page.
     pub(crate) limit: usize,
+    /// The guard page where an overflow of an unguarded stack ends: the
+    /// first page of its chunk (the stack's own guard for a guarded one).
+    pub(crate) floor: usize,
     /// Bytes the ULT may use.
     pub(crate) usable: usize,
     /// The canary to check when the ULT switches out; 0 for a guarded stack.
@@ -42,7 +45,8 @@ pub(crate) struct StackInfo {
 impl StackInfo {
     /// Whether a fault at `addr` hit the page below the stack.
     pub(crate) fn contains_guard(&self, addr: usize) -> bool {
-        self.limit != 0 && addr >= self.limit && addr < self.limit + 4096
+        let within = |page: usize| page != 0 && addr >= page && addr < page + 4096;
+        within(self.limit) || within(self.floor)
     }
 }
 

@@ -176,7 +176,9 @@ impl WorkerCtx {
     /// hook) ends the process: the ULTs of this worker could never run again.
     pub(crate) fn run(&self) {
         crate::fault::ensure_alt_stack();
-        if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_loop())) {
+        if let Err(panic) =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_loop()))
+        {
             let msg = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
@@ -185,7 +187,10 @@ impl WorkerCtx {
             let during = match current_task_ptr() {
                 // SAFETY: the task being resumed when the panic escaped is still
                 // referenced by the unwound resume's caller chain: it was leaked.
-                Some(t) => format!(" while running {}", crate::fault::ult_name(unsafe { (*t).local.get() })),
+                Some(t) => format!(
+                    " while running {}",
+                    crate::fault::ult_name(unsafe { (*t).local.get() })
+                ),
                 None => String::new(),
             };
             crate::fault::fatal(format_args!(
@@ -337,9 +342,9 @@ impl WorkerCtx {
         };
         let stack = stack.unwrap_or_else(|(bytes, error)| {
             crate::fault::fatal(format_args!(
-                "cannot map stacks for {} ({} bytes): {}",
-                crate::fault::ult_name(task.local.get()),
-                bytes,
+                "cannot map stacks for more user-level threads ({} mapped in this process, \
+                 {bytes} more bytes asked): {}",
+                crate::stack::stacks_mapped(),
                 crate::limits::explain_map_failure(bytes, &error)
             ))
         });
@@ -358,6 +363,10 @@ fn stack_info(stack: &UltStack, usable: usize) -> StackInfo {
     use corosensei::stack::Stack;
     StackInfo {
         limit: stack.limit().get(),
+        floor: match stack {
+            UltStack::Pooled(s) => s.floor(),
+            UltStack::Own(s) => s.limit().get(),
+        },
         usable,
         canary: match stack {
             UltStack::Pooled(s) => s.canary().unwrap_or(0),

@@ -1,9 +1,10 @@
-//! Scale and load: a 4096-rank ring with its memory per idle rank, the
-//! 100,000-message stress, and idle CPU use of blocked ranks.
+//! Scale and load: 65,536 ranks in one process, semantics at 16,384, a
+//! 4096-rank ring with its memory per idle rank, the 100,000-message stress,
+//! and idle CPU use of blocked ranks.
 
 use std::time::Duration;
 
-use mpcrs_tests::{expect_success, program, run_job};
+use mpcrs_tests::{example, expect_success, program, run_job};
 
 fn rss_kib(ranks: usize) -> u64 {
     let n = ranks.to_string();
@@ -18,6 +19,45 @@ fn rss_kib(ranks: usize) -> u64 {
         .nth(1)
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no rss_kib in output: {out}"))
+}
+
+#[test]
+fn ring_allreduce_bcast_and_communicators_at_65536_ranks_in_one_process() {
+    let prog = example("scale");
+    let o = run_job(
+        &["-n", "65536", prog.to_str().unwrap(), "2", "0"],
+        Duration::from_secs(300),
+    );
+    let out = expect_success(&o, "scale at 65,536 ranks");
+    println!("{out}");
+    assert!(
+        out.contains("ranks=65536 ") && out.trim_end().ends_with(" ok"),
+        "{out}"
+    );
+    let ring = example("ring");
+    let o = run_job(
+        &["-n", "65536", ring.to_str().unwrap(), "2"],
+        Duration::from_secs(300),
+    );
+    let out = expect_success(&o, "ring of 65,536 ranks");
+    assert!(
+        out.contains("token after 2 laps of 65536 ranks: 131072"),
+        "{out}"
+    );
+}
+
+#[test]
+fn semantics_at_16384_ranks_in_one_process() {
+    let prog = program("semantics");
+    let o = run_job(
+        &["-n", "16384", prog.to_str().unwrap()],
+        Duration::from_secs(600),
+    );
+    let out = expect_success(&o, "semantics at 16,384 ranks");
+    println!("{out}");
+    for part in ["point-to-point", "collectives", "communicators"] {
+        assert!(out.contains(&format!("ok {part} (ranks 16384")), "{out}");
+    }
 }
 
 #[test]

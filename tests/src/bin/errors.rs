@@ -7,6 +7,9 @@
 //!   exit-status  rank 2 returns status 3 while others wait
 //!   exit-status-256  rank 1 returns status 256 (0 modulo 256) while rank 0
 //!                waits for its message
+//!   overflow     after a barrier, the last rank recurses without end
+//!   overflow-return  after a barrier, the last rank recurses 32 KiB past its
+//!                stack (--stack-size 64K), returns, and calls a barrier
 
 use mpcrs::{ErrorClass, ErrorHandler, Op};
 
@@ -89,8 +92,37 @@ fn main() -> std::process::ExitCode {
                     world.recv(&mut [0u8], 1, 0).map_err(|e| e.to_string())?;
                 }
             }
+            "overflow" => {
+                world.barrier().map_err(|e| e.to_string())?;
+                if me == world.size() - 1 {
+                    let depth = deep(usize::MAX);
+                    return Err(format!("recursion ended at depth {depth}"));
+                }
+                world.barrier().map_err(|e| e.to_string())?;
+            }
+            "overflow-return" => {
+                world.barrier().map_err(|e| e.to_string())?;
+                if me == world.size() - 1 {
+                    // 96 frames of at least 1 KiB: 96 KiB of a 64 KiB stack.
+                    std::hint::black_box(deep(96));
+                }
+                world.barrier().map_err(|e| e.to_string())?;
+            }
             other => return Err(format!("unknown scenario {other:?}")),
         }
         Ok(0)
     })
+}
+
+/// Recurses `depth` frames (or until the stack ends), each writing 1 KiB of
+/// its own; returns the depth reached.
+#[inline(never)]
+fn deep(depth: usize) -> usize {
+    let mut frame = [0u8; 1024];
+    frame.fill(depth as u8);
+    std::hint::black_box(&mut frame);
+    if depth == 0 {
+        return 0;
+    }
+    1 + deep(depth - 1) + frame[depth % 1024] as usize * 0
 }

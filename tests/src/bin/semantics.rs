@@ -45,7 +45,11 @@ fn p2p(c: &Communicator) -> Check {
         100,
         mpcrs::EAGER_LIMIT / 8,
         mpcrs::EAGER_LIMIT / 8 + 1,
-        if large { mpcrs::EAGER_LIMIT / 4 } else { 40_000 },
+        if large {
+            mpcrs::EAGER_LIMIT / 4
+        } else {
+            40_000
+        },
     ] {
         let out: Vec<f64> = (0..len).map(|i| val(me, i)).collect();
         let mut inp = vec![0.0; len];
@@ -72,7 +76,11 @@ fn p2p(c: &Communicator) -> Check {
     // sizes; the first half is received by receives posted before anything was
     // sent, the second half arrives unexpected and is received afterwards.
     let k_msgs: usize = if large { 6 } else { 24 };
-    let big = if large { mpcrs::EAGER_LIMIT / 4 + 1 } else { 9000 };
+    let big = if large {
+        mpcrs::EAGER_LIMIT / 4 + 1
+    } else {
+        9000
+    };
     let len_of = |k: usize| if k.is_multiple_of(3) { big } else { k };
     let msgs: Vec<Vec<u32>> = (0..k_msgs)
         .map(|k| (0..len_of(k)).map(|i| (k * 1_000_000 + i) as u32).collect())

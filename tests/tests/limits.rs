@@ -1,0 +1,97 @@
+//! The limits around many ranks: a stack overflow reported by rank whether the
+//! stack has a guard page or a canary, and a kernel limit answered in one line.
+
+use std::process::Command;
+use std::time::Duration;
+
+use mpcrs_tests::{example, mpcrs_run, program, run_command};
+
+fn text(o: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Lines of stderr that come from mpcrs (the process) rather than mpcrs-run.
+fn runtime_lines(err: &str) -> Vec<&str> {
+    err.lines().filter(|l| l.starts_with("mpcrs:")).collect()
+}
+
+/// The overflowing rank is named, the job ends with the fault's status, and
+/// no rank runs on over a corrupted stack: with a guard page (the default at
+/// this size), without one (MPCRS_STACK_GUARDS=0: a runaway recursion runs into
+/// its chunk's floor guard; a bounded one is caught by the canary when the
+/// rank next switches), in threads and over two processes.
+#[test]
+fn a_stack_overflow_is_reported_by_rank() {
+    let prog = program("errors");
+    for guards in [None, Some("0")] {
+        for procs in ["1", "2"] {
+            for scenario in ["overflow", "overflow-return"] {
+                let mut cmd = Command::new(mpcrs_run());
+                cmd.args([
+                    "-n",
+                    "8",
+                    "-p",
+                    procs,
+                    "--stack-size",
+                    "64K",
+                    prog.to_str().unwrap(),
+                    scenario,
+                ]);
+                if let Some(g) = guards {
+                    cmd.env("MPCRS_STACK_GUARDS", g);
+                }
+                let o = run_command(&mut cmd, Duration::from_secs(60));
+                let err = text(&o).1;
+                let case = format!("guards {guards:?}, -p {procs}, {scenario}");
+                assert_eq!(o.status.code(), Some(128 + 11), "{case}: {err}");
+                let lines = runtime_lines(&err);
+                assert_eq!(lines.len(), 1, "{case}: {err}");
+                assert!(
+                    lines[0].starts_with("mpcrs: rank 7 overflowed its stack (65536 bytes")
+                        && lines[0].contains("raise --stack-size"),
+                    "{case}: {err}"
+                );
+                if guards.is_some() && scenario == "overflow-return" {
+                    assert!(lines[0].contains("canary"), "{case}: {err}");
+                }
+                assert!(
+                    !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+                    "{case}: {err}"
+                );
+            }
+        }
+    }
+}
+
+/// A job whose stacks do not fit the address-space limit ends with one line
+/// naming RLIMIT_AS and what to change, a non-zero status, no backtrace, and
+/// no hang.
+#[test]
+fn an_address_space_limit_is_named_in_one_line() {
+    let ring = example("ring");
+    // 40,000 stacks of 1 MiB reserve 40 GiB; allow 3 GiB.
+    let script = format!(
+        "ulimit -v 3000000 && exec {} -n 40000 {}",
+        mpcrs_run().display(),
+        ring.display()
+    );
+    let o = run_command(
+        Command::new("sh").args(["-c", &script]),
+        Duration::from_secs(120),
+    );
+    let err = text(&o).1;
+    assert!(!o.status.success(), "{err}");
+    let lines = runtime_lines(&err);
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("RLIMIT_AS") && lines[0].contains("--stack-size"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+}
