@@ -532,42 +532,77 @@ impl Communicator {
         }))
     }
 
-    /// Split of a communicator spanning processes: (colour, key) of every rank
-    /// through an allgather, then each process makes (or finds) its object of each
-    /// new communicator in the registry, under a context every member derives alike.
+    /// Split of a communicator spanning processes. The members of each process
+    /// publish (colour, key) in the arena; their speaker swaps them with the
+    /// other processes' speakers, sorts every colour once and hands each member
+    /// of its process its new communicator, made under a context every process
+    /// derives alike. Every member sorting everything itself was O(ranks^2).
     fn split_spanning(&self, color: i32, key: i32) -> Option<Communicator> {
-        let n = self.size() as usize;
-        let mine = [color as i64, key as i64];
-        let mut all = vec![0i64; 2 * n];
-        // SAFETY: `mine` holds one 16-byte block, `all` one per rank.
-        unsafe {
-            crate::coll::exchange(
-                &self.shared,
-                self.rank as usize,
-                crate::coll::Pattern::AllGather,
-                mine.as_ptr().cast(),
-                crate::coll::Layout::Uniform(16),
-                all.as_mut_ptr().cast(),
-                crate::coll::Layout::Uniform(16),
-            )
-        };
-        let creation = self.creations.fetch_add(1, Ordering::Relaxed);
-        if color == UNDEFINED {
-            return None;
-        }
-        let mut members: Vec<(i64, usize)> = (0..n)
-            .filter(|&i| all[2 * i] == color as i64)
-            .map(|i| (all[2 * i + 1], i))
-            .collect();
-        members.sort_unstable();
-        let group = Group::from_world_ranks(
-            members
-                .iter()
-                .map(|&(_, i)| self.shared.group.world_rank(i))
-                .collect(),
+        let tiers = self.shared.tiers().expect("a spanning communicator");
+        let me = self.rank as usize;
+        let slot = tiers.slot(me);
+        let arena = &self.shared.arena;
+        arena.publish(
+            slot,
+            Slot {
+                a: color as i64,
+                b: key as i64,
+                ..Slot::default()
+            },
         );
-        let context = derived_context(&[self.shared.context, creation, color as u64]);
-        Some(self.join_created(context, group))
+        let creation = self.creations.fetch_add(1, Ordering::Relaxed);
+        let round = arena.barrier();
+        if me == tiers.here[0] {
+            let n = self.size() as usize;
+            let mut all = vec![[0i64; 2]; n];
+            for (s, &m) in tiers.here.iter().enumerate() {
+                all[m] = [round.slot(s).a, round.slot(s).b];
+            }
+            crate::coll::spanning::speakers_allgather(&self.shared, me, &mut all);
+            let mut members: Vec<(i64, i64, usize)> = all
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e[0] != UNDEFINED as i64)
+                .map(|(i, e)| (e[0], e[1], i))
+                .collect();
+            members.sort_unstable();
+            for s in 0..tiers.here.len() {
+                // SAFETY: between the two barriers, the speaker alone writes
+                // hand-outs, and nobody takes one before the second barrier.
+                unsafe { round.hand_out(s, None) };
+            }
+            for same_color in members.chunk_by(|x, y| x.0 == y.0) {
+                if !same_color.iter().any(|&(_, _, i)| tiers.lives_here(i)) {
+                    continue;
+                }
+                let group = Group::from_world_ranks(
+                    same_color
+                        .iter()
+                        .map(|&(_, _, i)| self.shared.group.world_rank(i))
+                        .collect(),
+                );
+                let context =
+                    derived_context(&[self.shared.context, creation, same_color[0].0 as u64]);
+                let universe = &self.shared.universe;
+                let shared = match crate::remote::Fabric::get() {
+                    Some(f) => f.registry.get_or_make(context, 1, || {
+                        CommShared::new(universe.clone(), context, group)
+                    }),
+                    None => CommShared::new(universe.clone(), context, group),
+                };
+                for &(_, _, i) in same_color.iter().filter(|&&(_, _, i)| tiers.lives_here(i)) {
+                    // SAFETY: as above.
+                    unsafe { round.hand_out(tiers.slot(i), Some(shared.clone())) };
+                }
+            }
+        }
+        arena.barrier();
+        let shared = arena.take_handout(slot)?;
+        let rank = shared
+            .group
+            .rank_of_world(self.world_rank)
+            .expect("member of the group it was handed") as i32;
+        Some(Communicator::from_shared(shared, rank, self.world_rank, ""))
     }
 
     /// create_group of a communicator spanning processes: the first member names

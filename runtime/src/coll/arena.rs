@@ -206,7 +206,9 @@ impl<'a> Round<'a> {
     /// Hands `rank` a result, to be taken with [`Arena::take_handout`].
     ///
     /// # Safety
-    /// Only the leader, inside its barrier action, may call this.
+    /// Only one rank may call this at a time: the leader inside its barrier
+    /// action, or one designated rank between two barriers (before the second,
+    /// nobody takes a hand-out).
     pub(crate) unsafe fn hand_out(&self, rank: usize, value: Option<Arc<CommShared>>) {
         // SAFETY: leader action: no one else touches hand-outs until release.
         unsafe { *self.arena.slots[rank].handout.get() = value };

@@ -10,7 +10,7 @@ pub(crate) mod arena;
 pub(crate) mod inter;
 pub(crate) mod messages;
 pub(crate) mod node;
-mod spanning;
+pub(crate) mod spanning;
 pub(crate) mod tiers;
 
 use std::ops::Range;

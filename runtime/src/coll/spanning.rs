@@ -324,3 +324,67 @@ pub(crate) unsafe fn exchange(
     wait_all(started);
     truncated
 }
+
+/// Among the speakers (the lowest member of each process): fills the entries
+/// of every other process's members in `all` (one `T` per communicator rank),
+/// each speaker having filled those of its own process. One message to and
+/// from every other process, with that process's entries in rank order: an
+/// allgather through every member was O(ranks^2) messages.
+pub(crate) fn speakers_allgather<T: Copy + Default>(c: &CommShared, me: usize, all: &mut [T]) {
+    let t = tiers(c);
+    let size = std::mem::size_of::<T>();
+    let mine: Vec<T> = t.here.iter().map(|&r| all[r]).collect();
+    let others: Vec<(usize, Vec<usize>)> = t
+        .leaders
+        .iter()
+        .filter(|&&l| l != me)
+        .map(|&l| {
+            let p = t.processes[l];
+            (l, (0..all.len()).filter(|&r| t.processes[r] == p).collect())
+        })
+        .collect();
+    let mut inbox: Vec<Vec<T>> = others
+        .iter()
+        .map(|(_, members)| vec![T::default(); members.len()])
+        .collect();
+    let posted: Vec<Pending> = others
+        .iter()
+        .zip(inbox.iter_mut())
+        .map(|((leader, _), buf)| {
+            // SAFETY: `buf` is not touched until the receive completed below.
+            unsafe {
+                irecv(
+                    c,
+                    me,
+                    *leader,
+                    TAG_EXCHANGE,
+                    buf.as_mut_ptr().cast(),
+                    buf.len() * size,
+                )
+            }
+        })
+        .collect();
+    let sent: Vec<Pending> = others
+        .iter()
+        .map(|(leader, _)| {
+            // SAFETY: `mine` lives until the sends completed below.
+            unsafe {
+                isend(
+                    c,
+                    me,
+                    *leader,
+                    TAG_EXCHANGE,
+                    mine.as_ptr().cast(),
+                    mine.len() * size,
+                )
+            }
+        })
+        .collect();
+    wait_all(posted);
+    wait_all(sent);
+    for ((_, members), got) in others.iter().zip(inbox) {
+        for (&r, v) in members.iter().zip(got) {
+            all[r] = v;
+        }
+    }
+}
