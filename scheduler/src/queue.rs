@@ -44,6 +44,11 @@ impl LocalQueue {
             .or_else(|| self.background.borrow_mut().pop_front())
     }
 
+    /// ULTs ready, background ones aside.
+    pub(crate) fn len(&self) -> usize {
+        self.ready.borrow().len()
+    }
+
     /// No ULT but background ones is ready.
     pub(crate) fn is_empty(&self) -> bool {
         self.ready.borrow().is_empty()

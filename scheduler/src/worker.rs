@@ -32,6 +32,9 @@ pub(crate) struct WorkerCtx {
     /// A ULT other than a background one yielded: a background ULT gets the
     /// next turn, so helpers progress while ranks poll by yielding.
     background_turn: Cell<bool>,
+    /// Pollers' turns since the worker last gave its CPU away (see
+    /// [`ReadyProbe::cpu_yield_due`]).
+    polls_since_cpu_yield: Cell<usize>,
 }
 
 thread_local! {
@@ -102,6 +105,23 @@ impl ReadyProbe {
         ctx.shared.config.yield_when_idle
     }
 
+    /// Whether a poller that shares its CPU with other threads should give it
+    /// away now: once per eight passes over the worker's ready ULTs. Counted per
+    /// worker: each of 16,000 polling ranks yielding every eighth turn of its
+    /// own made 2,000 trips through the kernel's scheduler per pass.
+    pub(crate) fn cpu_yield_due(&self) -> bool {
+        // SAFETY: as in `has_ready`.
+        let ctx = unsafe { &*self.0 };
+        let n = ctx.polls_since_cpu_yield.get() + 1;
+        if n >= 8 * ctx.queue.len().max(1) {
+            ctx.polls_since_cpu_yield.set(0);
+            true
+        } else {
+            ctx.polls_since_cpu_yield.set(n);
+            false
+        }
+    }
+
     /// Whether a network registered progress hooks.
     pub(crate) fn has_progress_hooks(&self) -> bool {
         // SAFETY: as in `has_ready`.
@@ -164,6 +184,7 @@ impl WorkerCtx {
             timers: RefCell::new(Timers::default()),
             current: Cell::new(std::ptr::null()),
             background_turn: Cell::new(false),
+            polls_since_cpu_yield: Cell::new(0),
         }
     }
 

@@ -33,7 +33,7 @@ pub fn poll_until(mut cond: impl FnMut() -> bool, budget: Duration) -> bool {
             rounds += 1;
             // The ULTs that ran may be polling too: where threads share CPUs,
             // the one that would end this wait may be waiting for this CPU.
-            if rounds.is_multiple_of(8) && probe.is_some_and(|p| p.yields_when_idle()) {
+            if probe.is_some_and(|p| p.yields_when_idle() && p.cpu_yield_due()) {
                 std::thread::yield_now();
             }
         } else if let Some(p) = probe.filter(|p| p.has_progress_hooks()) {
