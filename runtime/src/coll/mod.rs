@@ -26,6 +26,10 @@ use crate::op::Op;
 pub const SMALL_LIMIT: usize = 64 * 1024;
 /// Reductions are split in chunks of at least this many bytes.
 const MIN_CHUNK: usize = 16 * 1024;
+/// A broadcast of at most this many bytes is delivered by the leader alone at
+/// any rank count: a second barrier costs every rank more than the leader's
+/// copy into its buffer.
+const TINY: usize = 256;
 
 /// A reduction's operator and element type.
 #[derive(Clone, Copy)]
@@ -178,7 +182,8 @@ unsafe fn bcast_here(arena: &Arena, me: usize, root: usize, buf: *mut u8, len: u
     };
     arena.run(
         |r| {
-            let small = r.slot(root).recv_len.saturating_mul(r.size()) <= SMALL_LIMIT;
+            let len = r.slot(root).recv_len;
+            let small = len <= TINY || len.saturating_mul(r.size()) <= SMALL_LIMIT;
             if small {
                 (0..r.size())
                     .filter(|&i| i != root)
@@ -248,7 +253,9 @@ unsafe fn reduce_here(
             // SAFETY: leader action: every slot is live and the scratch is ours.
             unsafe {
                 let acc = r.reserve_scratch(m);
-                if m.saturating_mul(r.size()) > SMALL_LIMIT {
+                // Up to MIN_CHUNK there is one chunk to fold: the leader folds it
+                // now rather than one rank between two barriers.
+                if m > MIN_CHUNK && m.saturating_mul(r.size()) > SMALL_LIMIT {
                     return false;
                 }
                 fold_range(r, red, 0..m, acc);
