@@ -5,7 +5,7 @@
 //! renamed: a file with its final name is whole.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::partner::{give_name, with_path};
@@ -110,33 +110,73 @@ pub fn default_local_root(global: &Path) -> PathBuf {
 }
 
 /// Copies the file at `from` to `to` (durable, then renamed), in pieces run
-/// through `io`; returns the bytes copied. L4's flush of an L1 image.
+/// through `io`; returns the bytes of data copied. L4's flush of an L1 image.
+/// Holes stay holes: an image holds the address space of every rank's stack,
+/// mostly never touched (65,536 ranks: 64 GiB of holes around 600 MB of data).
 pub fn copy_durably(io: &dyn Io, from: &Path, to: &Path) -> io::Result<u64> {
+    use std::os::unix::fs::FileExt;
     let partial = to.with_extension("partial");
-    let (mut src, mut dst) = blocking(io, || Ok((File::open(from)?, File::create(&partial)?)))
-        .map_err(|e| with_path(e, to))?;
+    let (src, dst, len) = blocking(io, || {
+        let src = File::open(from)?;
+        let dst = File::create(&partial)?;
+        let len = src.metadata()?.len();
+        dst.set_len(len)?;
+        Ok((src, dst, len))
+    })
+    .map_err(|e| with_path(e, to))?;
     let mut buf = vec![0u8; crate::partner::CHUNK];
     let mut total = 0u64;
-    loop {
-        let n = blocking(io, || {
-            let n = src.read(&mut buf)?;
-            dst.write_all(&buf[..n])?;
-            Ok(n)
-        })
-        .map_err(|e| with_path(e, to))?;
-        if n == 0 {
+    let mut at = 0u64;
+    while at < len {
+        let Some((start, end)) = next_data(&src, at, len).map_err(|e| with_path(e, to))? else {
             break;
+        };
+        let mut pos = start;
+        while pos < end {
+            let want = ((end - pos) as usize).min(buf.len());
+            blocking(io, || {
+                src.read_exact_at(&mut buf[..want], pos)?;
+                dst.write_all_at(&buf[..want], pos)
+            })
+            .map_err(|e| with_path(e, to))?;
+            pos += want as u64;
+            total += want as u64;
+            io.pause();
+            if io.stopped() {
+                drop(dst);
+                let _ = std::fs::remove_file(&partial);
+                return Err(stopped_error());
+            }
         }
-        total += n as u64;
-        io.pause();
-        if io.stopped() {
-            drop(dst);
-            let _ = std::fs::remove_file(&partial);
-            return Err(stopped_error());
-        }
+        at = end;
     }
     blocking(io, || give_name(&dst, &partial, to)).map_err(|e| with_path(e, to))?;
     Ok(total)
+}
+
+/// The next range of `file` holding data at or after `at` (below `len`), as
+/// the file system reports it (SEEK_DATA, SEEK_HOLE); `None` past the last.
+fn next_data(file: &File, at: u64, len: u64) -> io::Result<Option<(u64, u64)>> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: lseek on a descriptor we own; it only moves the file offset,
+    // which this module never relies on (reads and writes are positioned).
+    let start = unsafe { libc::lseek(fd, at as libc::off_t, libc::SEEK_DATA) };
+    if start < 0 {
+        let e = io::Error::last_os_error();
+        return match e.raw_os_error() {
+            Some(libc::ENXIO) => Ok(None),
+            // A file system without SEEK_DATA: all of it is data.
+            Some(libc::EINVAL) => Ok(Some((at, len))),
+            _ => Err(e),
+        };
+    }
+    // SAFETY: as above.
+    let end = unsafe { libc::lseek(fd, start, libc::SEEK_HOLE) };
+    if end < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Some((start as u64, (end as u64).min(len))))
 }
 
 #[cfg(test)]
@@ -173,6 +213,40 @@ mod tests {
             default_local_root(Path::new("/a/b")),
             default_local_root(Path::new("/a/c"))
         );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_copy_keeps_the_holes_of_a_sparse_image() {
+        use std::os::unix::fs::{FileExt, MetadataExt};
+        let root = std::env::temp_dir().join(format!("mpcrs-levels-sparse-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let from = root.join("sparse.img");
+        let f = File::create(&from).unwrap();
+        // 1 GiB of address space, data in three places (one at the very end).
+        let len = 1u64 << 30;
+        f.set_len(len).unwrap();
+        for (at, byte) in [(0u64, 1u8), (300 << 20, 2), (len - 4096, 3)] {
+            f.write_all_at(&[byte; 4096], at).unwrap();
+        }
+        f.sync_all().unwrap();
+        let to = root.join("copy.img");
+        let copied = copy_durably(&PlainIo, &from, &to).unwrap();
+        assert!(copied < 4 << 20, "copied {copied} bytes of data");
+        let meta = std::fs::metadata(&to).unwrap();
+        assert_eq!(meta.len(), len);
+        assert!(
+            meta.blocks() * 512 < 16 << 20,
+            "{} bytes allocated",
+            meta.blocks() * 512
+        );
+        let c = File::open(&to).unwrap();
+        for (at, byte) in [(0u64, 1u8), (300 << 20, 2), (len - 4096, 3), (100 << 20, 0)] {
+            let mut page = [9u8; 4096];
+            c.read_exact_at(&mut page, at).unwrap();
+            assert!(page.iter().all(|&b| b == byte), "at {at}");
+        }
         std::fs::remove_dir_all(&root).unwrap();
     }
 }
