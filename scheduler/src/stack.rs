@@ -1,4 +1,5 @@
-//! ULT stacks, carved from large mappings ("chunks") so that a stack does not
+//! ULT stacks, carved from large mappings ("chunks", of 4 slots doubling up
+//! to 256 per worker) so that a stack does not
 //! cost a memory mapping of its own. With one mapping per stack plus one per
 //! guard page, vm.max_map_count (65,530 by default) capped a process near
 //! 32,000 ranks. Chunks are mapped MAP_NORESERVE: a stack costs the pages its
@@ -39,7 +40,11 @@ const PAGE: usize = 4096;
 /// Bytes of a canary, one cache line.
 const CANARY_LEN: usize = 64;
 const CANARY_WORD: u64 = 0x6d70_6372_735f_7374; // "mpcrs_st"
-/// Slots per chunk: 256 one-MiB stacks are 256 MiB of address space.
+/// Slots of a worker's first chunk, and of its largest: each chunk doubles
+/// the one before up to 256 (256 one-MiB stacks are 256 MiB of address space),
+/// so that a job of a few ranks reserves, and a checkpoint of it scans, little
+/// more than its stacks.
+const FIRST_CHUNK_SLOTS: usize = 4;
 const CHUNK_SLOTS: usize = 256;
 /// Free stacks a worker keeps with their pages; those freed beyond give their
 /// pages back to the kernel.
@@ -176,6 +181,8 @@ pub(crate) struct StackPool {
     slot: usize,
     usable: usize,
     free: Vec<PooledStack>,
+    /// Slots of the next chunk to map.
+    chunk_slots: usize,
     /// Next unused slot of the current chunk, and the chunk's start and end.
     next: usize,
     start: usize,
@@ -190,6 +197,7 @@ impl StackPool {
             slot,
             usable,
             free: Vec::new(),
+            chunk_slots: FIRST_CHUNK_SLOTS,
             next: 0,
             start: 0,
             end: 0,
@@ -242,7 +250,7 @@ impl StackPool {
     }
 
     fn map_chunk(&mut self) -> Result<(), MapError> {
-        let len = CHUNK_SLOTS * self.slot;
+        let len = self.chunk_slots * self.slot;
         // SAFETY: a fresh anonymous private mapping; no existing memory is touched.
         let p = unsafe {
             libc::mmap(
@@ -263,6 +271,7 @@ impl StackPool {
         self.start = p as usize;
         self.next = p as usize;
         self.end = p as usize + len;
+        self.chunk_slots = (self.chunk_slots * 2).min(CHUNK_SLOTS);
         Ok(())
     }
 }
@@ -287,7 +296,11 @@ mod tests {
     #[test]
     fn stacks_of_a_chunk_do_not_overlap_and_hold_what_was_asked() {
         let mut pool = StackPool::new(64 * 1024);
-        let stacks: Vec<_> = (0..10).map(|_| pool.take().unwrap()).collect();
+        // Chunks of 4, 8 and 16 slots: stacks of the first three chunks.
+        let mut stacks: Vec<_> = (0..20).map(|_| pool.take().unwrap()).collect();
+        let floors: std::collections::BTreeSet<usize> = stacks.iter().map(|s| s.floor).collect();
+        assert_eq!(floors.len(), 3);
+        stacks.sort_by_key(|s| s.limit);
         for w in stacks.windows(2) {
             assert!(w[0].base + CANARY_LEN <= w[1].limit);
         }
