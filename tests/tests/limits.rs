@@ -22,12 +22,12 @@ fn runtime_lines(err: &str) -> Vec<&str> {
 /// no rank runs on over a corrupted stack: with a guard page (the default at
 /// this size), without one (MPCRS_STACK_GUARDS=0: a runaway recursion runs into
 /// its chunk's floor guard; a bounded one is caught by the canary when the
-/// rank next switches), in threads and over two processes.
+/// rank next switches), in threads and over two and four processes.
 #[test]
 fn a_stack_overflow_is_reported_by_rank() {
     let prog = program("errors");
     for guards in [None, Some("0")] {
-        for procs in ["1", "2"] {
+        for procs in ["1", "2", "4"] {
             for scenario in ["overflow", "overflow-return"] {
                 let mut cmd = Command::new(mpcrs_run());
                 cmd.args([
