@@ -4,7 +4,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use mpcrs_tests::{example, mpcrs_run, program, run_command};
+use mpcrs_tests::{build_c, c_source, example, mpcrs_run, program, run_command};
 
 fn text(o: &std::process::Output) -> (String, String) {
     (
@@ -62,6 +62,45 @@ fn a_stack_overflow_is_reported_by_rank() {
                     "{case}: {err}"
                 );
             }
+        }
+    }
+}
+
+/// The same in a C program: the faulting rank is named, for a bad pointer
+/// and for an overflow, in threads and over two processes.
+#[test]
+fn a_fault_in_a_c_rank_names_the_rank() {
+    let bin = build_c(&c_source("faults.c"), "faults", None, &[]);
+    for procs in ["1", "2"] {
+        for (scenario, want) in [
+            ("segv", "mpcrs: rank 2: segmentation fault at address 0x10"),
+            (
+                "overflow",
+                "mpcrs: rank 2 overflowed its stack (262144 bytes)",
+            ),
+        ] {
+            let o = run_command(
+                Command::new(mpcrs_run()).args([
+                    "-n",
+                    "4",
+                    "-p",
+                    procs,
+                    "--stack-size",
+                    "256K",
+                    bin.to_str().unwrap(),
+                    scenario,
+                ]),
+                Duration::from_secs(60),
+            );
+            let err = text(&o).1;
+            assert_eq!(
+                o.status.code(),
+                Some(128 + 11),
+                "-p {procs} {scenario}: {err}"
+            );
+            let lines = runtime_lines(&err);
+            assert_eq!(lines.len(), 1, "-p {procs} {scenario}: {err}");
+            assert!(lines[0].starts_with(want), "-p {procs} {scenario}: {err}");
         }
     }
 }
