@@ -402,132 +402,29 @@ pub fn read_extents(path: &Path, file: &File, r: &Region) -> Result<Vec<Extent>,
 }
 
 /// CRC-32C of `len` bytes of `file` at `offset`: the file's holes counted as
-/// zeros without being read ([`zeros`]), its data read through a read-only
+/// zeros without being read ([`crate::holes`]), its data read through a read-only
 /// mapping of the file: the page cache's pages are checksummed where they are,
 /// not copied first. Each chunk is brought in with one call
 /// (MADV_POPULATE_READ, not a fault per page), the next ones asked for ahead
 /// so the device stays busy while a chunk is checksummed. Images are replaced
 /// by rename, never cut short in place, so the mapping stays readable.
 fn checksum(file: &File, offset: u64, len: u64) -> io::Result<u32> {
-    // Looking for holes moves the file's offset: it is put back.
-    // SAFETY: lseek on a descriptor we own.
-    let kept = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_CUR) };
-    let crc = checksum_extents(file, offset, len);
-    if kept >= 0 {
-        // SAFETY: as above.
-        unsafe { libc::lseek(file.as_raw_fd(), kept, libc::SEEK_SET) };
-    }
-    crc
-}
-
-fn checksum_extents(file: &File, offset: u64, len: u64) -> io::Result<u32> {
+    let ranges = crate::holes::DataRanges::new(file);
     let end = offset + len;
     let mut crc = 0;
     let mut at = offset;
     while at < end {
-        let (data, hole) = match next_data(file, at)? {
+        let (data, hole) = match ranges.next(at)? {
             Some((d, h)) => (d.min(end), h.min(end)),
             None => (end, end),
         };
-        crc = zeros::append(crc, data - at);
+        crc = crate::holes::append_zeros(crc, data - at);
         if data < hole {
             crc = checksum_mapped(crc, file, data, hole - data)?;
         }
         at = hole.max(data);
     }
     Ok(crc)
-}
-
-/// The next range at or after `at` that holds data, as the file system tells
-/// (SEEK_DATA, SEEK_HOLE); `None` if none does. A file system that cannot
-/// tell holes reports the rest of the file as data.
-fn next_data(file: &File, at: u64) -> io::Result<Option<(u64, u64)>> {
-    let fd = file.as_raw_fd();
-    // SAFETY: lseek on a descriptor we own (see `checksum`).
-    let data = unsafe { libc::lseek(fd, at as libc::off_t, libc::SEEK_DATA) };
-    if data < 0 {
-        let e = io::Error::last_os_error();
-        return match e.raw_os_error() {
-            Some(libc::ENXIO) => Ok(None),
-            Some(libc::EINVAL) => Ok(Some((at, u64::MAX))),
-            _ => Err(e),
-        };
-    }
-    // SAFETY: as above.
-    let hole = unsafe { libc::lseek(fd, data, libc::SEEK_HOLE) };
-    if hole < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(Some((data as u64, hole as u64)))
-}
-
-/// CRC-32C over runs of zeros without reading them: the holes of an image
-/// (a 65,536-rank process's image is 65 GB of stack address space around
-/// 600 MB of data; reading its holes filled the page cache with zeros).
-mod zeros {
-    use std::sync::OnceLock;
-
-    const PAGE: usize = 4096;
-
-    /// A linear map of CRC-32C states over GF(2): column `i` is the image of
-    /// bit `i`. Feeding zeros to the CRC register is such a map.
-    type Map = [u32; 32];
-
-    fn apply(m: &Map, x: u32) -> u32 {
-        (0..32).filter(|i| x >> i & 1 == 1).fold(0, |r, i| r ^ m[i])
-    }
-
-    /// What feeding 2^k pages of zeros does to the register, k = 0..48
-    /// (each the square of the one before; crc32c_combine per hole was
-    /// 90% of a restart's checking).
-    fn table() -> &'static [Map; 48] {
-        static TABLE: OnceLock<[Map; 48]> = OnceLock::new();
-        TABLE.get_or_init(|| {
-            let mut t = [[0u32; 32]; 48];
-            // The register is the complement of the CRC before and after.
-            for (i, column) in t[0].iter_mut().enumerate() {
-                *column = !crc32c::crc32c_append(!(1u32 << i), &[0u8; PAGE]);
-            }
-            for k in 1..48 {
-                let prev = t[k - 1];
-                t[k] = std::array::from_fn(|i| apply(&prev, prev[i]));
-            }
-            t
-        })
-    }
-
-    /// `crc` extended by `len` bytes of zeros.
-    pub(super) fn append(crc: u32, len: u64) -> u32 {
-        let pages = len / PAGE as u64;
-        let mut register = !crc;
-        for (k, map) in table().iter().enumerate() {
-            if pages >> k & 1 == 1 {
-                register = apply(map, register);
-            }
-        }
-        let rest = (len % PAGE as u64) as usize;
-        crc32c::crc32c_append(!register, &[0u8; PAGE][..rest])
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #[test]
-        fn zeros_appended_without_reading_them_match_zeros_read() {
-            for len in [
-                0u64,
-                1,
-                4095,
-                4096,
-                4097,
-                3 * 4096 + 17,
-                1 << 20,
-                (5 << 20) + 100,
-            ] {
-                let read = crc32c::crc32c_append(0xdead_beef, &vec![0u8; len as usize]);
-                assert_eq!(super::append(0xdead_beef, len), read, "{len}");
-            }
-        }
-    }
 }
 
 /// `crc` extended by `len` bytes of data at `offset` of `file`, read through

@@ -21,6 +21,7 @@ pub mod commit;
 pub mod compress;
 pub mod dirty;
 pub mod dump;
+mod holes;
 pub mod image;
 pub mod incremental;
 pub mod kernel_state;

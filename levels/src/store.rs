@@ -156,6 +156,8 @@ pub fn copy_durably(io: &dyn Io, from: &Path, to: &Path) -> io::Result<u64> {
 
 /// The next range of `file` holding data at or after `at` (below `len`), as
 /// the file system reports it (SEEK_DATA, SEEK_HOLE); `None` past the last.
+/// (mpcrs-cr's `holes` answers the same for the readers of an image; this
+/// crate does not depend on the image crate.)
 fn next_data(file: &File, at: u64, len: u64) -> io::Result<Option<(u64, u64)>> {
     use std::os::fd::AsRawFd;
     let fd = file.as_raw_fd();

@@ -498,22 +498,13 @@ impl Communicator {
         let group = &self.shared.group;
         arena.barrier_with(|r| {
             let n = r.size();
-            let mut members: Vec<(i64, i64, usize)> = (0..n)
-                .map(|i| (r.slot(i).a, r.slot(i).b, i))
-                .filter(|&(c, _, _)| c != UNDEFINED as i64)
-                .collect();
-            members.sort_unstable();
+            let members = by_colour((0..n).map(|i| (r.slot(i).a, r.slot(i).b)));
             for i in 0..n {
                 // SAFETY: leader action.
                 unsafe { r.hand_out(i, None) };
             }
             for same_color in members.chunk_by(|x, y| x.0 == y.0) {
-                let g = Group::from_world_ranks(
-                    same_color
-                        .iter()
-                        .map(|&(_, _, i)| group.world_rank(i))
-                        .collect(),
-                );
+                let g = colour_group(group, same_color);
                 let shared = CommShared::new(universe.clone(), universe.new_context(), g);
                 for &(_, _, i) in same_color {
                     // SAFETY: leader action.
@@ -559,13 +550,7 @@ impl Communicator {
                 all[m] = [round.slot(s).a, round.slot(s).b];
             }
             crate::coll::spanning::speakers_allgather(&self.shared, me, &mut all);
-            let mut members: Vec<(i64, i64, usize)> = all
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e[0] != UNDEFINED as i64)
-                .map(|(i, e)| (e[0], e[1], i))
-                .collect();
-            members.sort_unstable();
+            let members = by_colour(all.iter().map(|e| (e[0], e[1])));
             for s in 0..tiers.here.len() {
                 // SAFETY: between the two barriers, the speaker alone writes
                 // hand-outs, and nobody takes one before the second barrier.
@@ -575,21 +560,16 @@ impl Communicator {
                 if !same_color.iter().any(|&(_, _, i)| tiers.lives_here(i)) {
                     continue;
                 }
-                let group = Group::from_world_ranks(
-                    same_color
-                        .iter()
-                        .map(|&(_, _, i)| self.shared.group.world_rank(i))
-                        .collect(),
-                );
+                let group = colour_group(&self.shared.group, same_color);
                 let context =
                     derived_context(&[self.shared.context, creation, same_color[0].0 as u64]);
                 let universe = &self.shared.universe;
-                let shared = match crate::remote::Fabric::get() {
-                    Some(f) => f.registry.get_or_make(context, 1, || {
-                        CommShared::new(universe.clone(), context, group)
-                    }),
-                    None => CommShared::new(universe.clone(), context, group),
-                };
+                // Made once for every member here (a spanning communicator
+                // implies the fabric): one join.
+                let fabric = crate::remote::Fabric::get().expect("the fabric of a spanning job");
+                let shared = fabric.registry.get_or_make(context, 1, || {
+                    CommShared::new(universe.clone(), context, group)
+                });
                 for &(_, _, i) in same_color.iter().filter(|&&(_, _, i)| tiers.lives_here(i)) {
                     // SAFETY: as above.
                     unsafe { round.hand_out(tiers.slot(i), Some(shared.clone())) };
@@ -656,6 +636,29 @@ impl Communicator {
         let shared = meet(&self.shared.universe, context, group);
         Communicator::from_shared(shared, rank, self.world_rank, "")
     }
+}
+
+/// The members of a split, (colour, key, rank) sorted so that each colour's
+/// are together and in (key, rank) order, from the (colour, key) of every
+/// rank; UNDEFINED colours are left out.
+fn by_colour(entries: impl Iterator<Item = (i64, i64)>) -> Vec<(i64, i64, usize)> {
+    let mut members: Vec<(i64, i64, usize)> = entries
+        .enumerate()
+        .filter(|&(_, (c, _))| c != UNDEFINED as i64)
+        .map(|(i, (c, k))| (c, k, i))
+        .collect();
+    members.sort_unstable();
+    members
+}
+
+/// The group of one colour of [`by_colour`]'s list, its ranks those of `of`.
+fn colour_group(of: &Group, same_color: &[(i64, i64, usize)]) -> Group {
+    Group::from_world_ranks(
+        same_color
+            .iter()
+            .map(|&(_, _, i)| of.world_rank(i))
+            .collect(),
+    )
 }
 
 /// The colour a creation from `group` splits by: its lowest world rank, the

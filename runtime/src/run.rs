@@ -55,11 +55,7 @@ fn install_panic_hook() {
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| match current_rank() {
             Some(rank) => {
-                let msg = info
-                    .payload()
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                let msg = mpcrs_scheduler::panic_message(info.payload())
                     .unwrap_or_else(|| "(non-string panic payload)".into());
                 let at = info
                     .location()

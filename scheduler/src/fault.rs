@@ -85,6 +85,14 @@ fn write_label(line: &mut Line, word: usize) {
     }
 }
 
+/// The text a panic was raised with, if it was text.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<String> {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+}
+
 /// Prints `mpcrs: <what>` and exits with status 1 (stdout flushed, as the
 /// runtime's own ending of a job).
 pub(crate) fn fatal(what: fmt::Arguments<'_>) -> ! {

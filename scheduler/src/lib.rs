@@ -35,7 +35,7 @@ pub mod topology;
 mod worker;
 
 pub use blocking::{blocking_threads, run_blocking};
-pub use fault::{set_ult_label, UltLabel};
+pub use fault::{panic_message, set_ult_label, UltLabel};
 pub use park::{
     context_id, current, in_ult, park, park_timeout, set_resume_hook, set_ult_local, ult_local,
     unpark_all, yield_now, Unparker,

@@ -28,12 +28,17 @@ fn rlimit(resource: libc::__rlimit_resource_t) -> Option<u64> {
     Some(r.rlim_cur)
 }
 
-/// The memory limit of this process's cgroup (v2), if one is set.
-fn cgroup_memory_max() -> Option<u64> {
+/// The file `name` of this process's cgroup (v2), trimmed.
+fn cgroup_file(name: &str) -> Option<String> {
     let cgroup = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let path = cgroup.lines().find_map(|l| l.strip_prefix("0::"))?;
-    let max = std::fs::read_to_string(format!("/sys/fs/cgroup{}/memory.max", path.trim())).ok()?;
-    max.trim().parse().ok()
+    let text = std::fs::read_to_string(format!("/sys/fs/cgroup{}/{name}", path.trim())).ok()?;
+    Some(text.trim().to_string())
+}
+
+/// The memory limit of this process's cgroup, if one is set.
+fn cgroup_memory_max() -> Option<u64> {
+    cgroup_file("memory.max")?.parse().ok()
 }
 
 const MIB: u64 = 1 << 20;
@@ -80,15 +85,8 @@ pub(crate) fn explain_thread_failure(error: &std::io::Error) -> String {
              start fewer workers (-c)"
         );
     }
-    let pids = std::fs::read_to_string("/proc/self/cgroup")
-        .ok()
-        .and_then(|c| {
-            c.lines()
-                .find_map(|l| l.strip_prefix("0::"))
-                .map(str::to_string)
-        })
-        .and_then(|p| std::fs::read_to_string(format!("/sys/fs/cgroup{}/pids.max", p.trim())).ok());
-    match pids.as_deref().map(str::trim) {
+    let pids = cgroup_file("pids.max");
+    match pids.as_deref() {
         Some(max) if max != "max" => format!(
             "{error}; this process's cgroup allows {max} tasks (pids.max) and this \
              process has {threads} threads: start fewer workers (-c)"

@@ -58,7 +58,7 @@ fn guards_left() -> &'static AtomicUsize {
 
 /// Stacks guarded by default: a quarter of vm.max_map_count (two mappings
 /// each, so half the mappings for at most this many stacks).
-pub(crate) fn default_guards() -> usize {
+fn default_guards() -> usize {
     max_map_count() / 4
 }
 
@@ -104,11 +104,6 @@ impl PooledStack {
     /// Where this stack's canary lives, if it has one (unguarded stacks).
     pub(crate) fn canary(&self) -> Option<usize> {
         (!self.guarded && self.limit != self.floor).then_some(self.limit - CANARY_LEN)
-    }
-
-    /// The guard page that ends this stack's chunk.
-    pub(crate) fn floor(&self) -> usize {
-        self.floor
     }
 }
 
@@ -164,6 +159,49 @@ unsafe impl Stack for UltStack {
         match self {
             UltStack::Pooled(s) => s.limit(),
             UltStack::Own(s) => s.limit(),
+        }
+    }
+}
+
+/// Where a ULT's stack is, for the overflow checks and the fault handler.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct StackInfo {
+    /// Lowest address: the guard or red zone page.
+    pub(crate) limit: usize,
+    /// The guard page where an overflow of an unguarded stack ends: the
+    /// first page of its chunk (the stack's own guard for a guarded one).
+    pub(crate) floor: usize,
+    /// Bytes the ULT may use.
+    pub(crate) usable: usize,
+    /// The canary to check when the ULT switches out; 0 for a guarded stack.
+    pub(crate) canary: usize,
+}
+
+impl StackInfo {
+    /// Whether a fault at `addr` hit the page below the stack.
+    pub(crate) fn contains_guard(&self, addr: usize) -> bool {
+        let within = |page: usize| page != 0 && addr >= page && addr < page + PAGE;
+        within(self.limit) || within(self.floor)
+    }
+}
+
+impl UltStack {
+    /// Where this stack is, for a ULT of `usable` bytes of stack.
+    pub(crate) fn info(&self, usable: usize) -> StackInfo {
+        let limit = self.limit().get();
+        match self {
+            UltStack::Pooled(s) => StackInfo {
+                limit,
+                floor: s.floor,
+                usable,
+                canary: s.canary().unwrap_or(0),
+            },
+            UltStack::Own(_) => StackInfo {
+                limit,
+                floor: limit,
+                usable,
+                canary: 0,
+            },
         }
     }
 }

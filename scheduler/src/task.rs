@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use corosensei::{Coroutine, Yielder};
 
-use crate::stack::UltStack;
+use crate::stack::{StackInfo, UltStack};
 
 use crate::sync::Event;
 
@@ -27,28 +27,6 @@ pub(crate) type UltYielder = Yielder<(), Suspend>;
 const RUNNING: u8 = 0;
 const NOTIFIED: u8 = 1;
 const PARKED: u8 = 2;
-
-/// Where a ULT's stack is, for the overflow checks and the fault handler.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct StackInfo {
-    /// Lowest address: the guard or red zone page.
-    pub(crate) limit: usize,
-    /// The guard page where an overflow of an unguarded stack ends: the
-    /// first page of its chunk (the stack's own guard for a guarded one).
-    pub(crate) floor: usize,
-    /// Bytes the ULT may use.
-    pub(crate) usable: usize,
-    /// The canary to check when the ULT switches out; 0 for a guarded stack.
-    pub(crate) canary: usize,
-}
-
-impl StackInfo {
-    /// Whether a fault at `addr` hit the page below the stack.
-    pub(crate) fn contains_guard(&self, addr: usize) -> bool {
-        let within = |page: usize| page != 0 && addr >= page && addr < page + 4096;
-        within(self.limit) || within(self.floor)
-    }
-}
 
 pub(crate) enum Body {
     New {

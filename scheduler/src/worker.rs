@@ -10,7 +10,6 @@ use corosensei::stack::DefaultStack;
 use corosensei::CoroutineResult;
 
 use crate::stack::{StackPool, UltStack};
-use crate::task::StackInfo;
 
 use crate::queue::LocalQueue;
 use crate::scheduler::Shared;
@@ -200,11 +199,7 @@ impl WorkerCtx {
         if let Err(panic) =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_loop()))
         {
-            let msg = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let msg = crate::fault::panic_message(panic.as_ref()).unwrap_or_default();
             let during = match current_task_ptr() {
                 // SAFETY: the task being resumed when the panic escaped is still
                 // referenced by the unwound resume's caller chain: it was leaked.
@@ -369,7 +364,7 @@ impl WorkerCtx {
                 crate::limits::explain_map_failure(bytes, &error)
             ))
         });
-        task.stack.set(stack_info(&stack, stack_size));
+        task.stack.set(stack.info(stack_size));
         let task_ptr = Arc::as_ptr(task);
         Ult::with_stack(stack, move |yielder, ()| {
             // SAFETY: the worker holds an `Arc` to the task while resuming it, and
@@ -377,21 +372,5 @@ impl WorkerCtx {
             unsafe { (*task_ptr).yielder.set(yielder as *const _) };
             func();
         })
-    }
-}
-
-fn stack_info(stack: &UltStack, usable: usize) -> StackInfo {
-    use corosensei::stack::Stack;
-    StackInfo {
-        limit: stack.limit().get(),
-        floor: match stack {
-            UltStack::Pooled(s) => s.floor(),
-            UltStack::Own(s) => s.limit().get(),
-        },
-        usable,
-        canary: match stack {
-            UltStack::Pooled(s) => s.canary().unwrap_or(0),
-            UltStack::Own(_) => 0,
-        },
     }
 }

@@ -4,14 +4,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use mpcrs_tests::{build_c, c_source, example, mpcrs_run, program, run_command};
-
-fn text(o: &std::process::Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use mpcrs_tests::{build_c, c_source, example, mpcrs_run, program, run_command, text};
 
 /// Lines of stderr that come from mpcrs (the process) rather than mpcrs-run.
 fn runtime_lines(err: &str) -> Vec<&str> {

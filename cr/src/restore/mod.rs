@@ -538,11 +538,7 @@ fn split_at_holes(piece: chain::Piece, links: &[chain::Link], out: &mut Vec<chai
         out.push(piece);
         return;
     };
-    let fd = links[link].file.as_raw_fd();
-    // The image's File is read sequentially after this: its offset is put
-    // back where it was.
-    // SAFETY: lseek on a descriptor we own.
-    let kept = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) };
+    let ranges = crate::holes::DataRanges::new(&links[link].file);
     let file_end = offset + (piece.end - piece.start);
     let mut push = |from: u64, to: u64, data: bool| {
         if to > from {
@@ -559,30 +555,13 @@ fn split_at_holes(piece: chain::Piece, links: &[chain::Link], out: &mut Vec<chai
     };
     let mut at = offset;
     while at < file_end {
-        // SAFETY: as above.
-        let data = unsafe { libc::lseek(fd, at as libc::off_t, libc::SEEK_DATA) };
-        if data < 0 {
-            let past_end = std::io::Error::last_os_error().raw_os_error() == Some(libc::ENXIO);
-            push(at, file_end, !past_end);
-            break;
-        }
-        let data = (data as u64).min(file_end);
-        push(at, data, false);
-        if data == file_end {
-            break;
-        }
-        // SAFETY: as above.
-        let hole = unsafe { libc::lseek(fd, data as libc::off_t, libc::SEEK_HOLE) };
-        let hole = if hole < 0 {
-            file_end
-        } else {
-            (hole as u64).min(file_end)
+        let (data, hole) = match ranges.next(at) {
+            Ok(Some((d, h))) => (d.min(file_end), h.min(file_end)),
+            Ok(None) => (file_end, file_end),
+            Err(_) => (at, file_end),
         };
+        push(at, data, false);
         push(data, hole, true);
-        at = hole;
-    }
-    if kept >= 0 {
-        // SAFETY: as above.
-        unsafe { libc::lseek(fd, kept, libc::SEEK_SET) };
+        at = hole.max(data);
     }
 }
