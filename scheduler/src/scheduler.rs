@@ -15,10 +15,20 @@ use crate::JoinHandle;
 
 pub(crate) struct Config {
     pub(crate) stack_size: usize,
+    /// How long an idle worker spins before it sleeps, unless it yields when
+    /// idle (then it does not spin).
     pub(crate) idle_spin: Duration,
     /// Waiting threads give their CPU away between polls instead of spinning:
-    /// more threads poll than there are CPUs for them.
-    pub(crate) yield_when_idle: bool,
+    /// more threads poll than there are CPUs for them. Set at start, and again
+    /// once the job knows which processes share the machine
+    /// ([`Handle::set_yield_when_idle`]).
+    pub(crate) yield_when_idle: AtomicBool,
+}
+
+impl Config {
+    pub(crate) fn yields_when_idle(&self) -> bool {
+        self.yield_when_idle.load(Ordering::Relaxed)
+    }
 }
 
 /// What other threads may touch of a worker.
@@ -146,12 +156,8 @@ impl Builder {
                 .collect(),
             config: Config {
                 stack_size: self.stack_size,
-                idle_spin: if yield_when_idle {
-                    Duration::ZERO
-                } else {
-                    self.idle_spin
-                },
-                yield_when_idle,
+                idle_spin: self.idle_spin,
+                yield_when_idle: AtomicBool::new(yield_when_idle),
             },
             shutdown: AtomicBool::new(false),
             live: AtomicUsize::new(0),
@@ -262,6 +268,21 @@ impl Handle {
         self.shared.workers.len()
     }
 
+    /// Whether waiting threads give their CPU away between polls.
+    pub fn yields_when_idle(&self) -> bool {
+        self.shared.config.yields_when_idle()
+    }
+
+    /// Makes waiting threads give their CPU away between polls (or spin): for
+    /// a process that learns after start that other processes' workers share
+    /// its CPUs (hosts that are containers of one machine).
+    pub fn set_yield_when_idle(&self, yes: bool) {
+        self.shared
+            .config
+            .yield_when_idle
+            .store(yes, Ordering::Relaxed);
+    }
+
     /// ULTs spawned and not finished yet.
     pub fn live_ults(&self) -> usize {
         self.shared.live.load(Ordering::Acquire)
@@ -362,16 +383,18 @@ mod tests {
         let cpus = crate::Topology::detect().cpus.len();
         let build = |b: super::Builder| b.pin(false).build().unwrap();
         let over = build(Scheduler::builder().workers(cpus + 1));
-        assert!(over.shared.config.yield_when_idle);
-        assert!(over.shared.config.idle_spin.is_zero());
+        assert!(over.shared.config.yields_when_idle());
         let fit = build(Scheduler::builder().workers(cpus));
-        assert!(!fit.shared.config.yield_when_idle);
+        assert!(!fit.shared.config.yields_when_idle());
         let told = build(
             Scheduler::builder()
                 .workers(cpus + 1)
                 .yield_when_idle(false),
         );
-        assert!(!told.shared.config.yield_when_idle);
+        assert!(!told.shared.config.yields_when_idle());
+        // Learnt later (processes of other hosts on this machine).
+        told.handle().set_yield_when_idle(true);
+        assert!(told.handle().yields_when_idle());
     }
 
     /// CPUs the calling thread may run on.

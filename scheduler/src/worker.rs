@@ -101,7 +101,7 @@ impl ReadyProbe {
     pub(crate) fn yields_when_idle(&self) -> bool {
         // SAFETY: as in `has_ready`.
         let ctx = unsafe { &*self.0 };
-        ctx.shared.config.yield_when_idle
+        ctx.shared.config.yields_when_idle()
     }
 
     /// Whether a poller that shares its CPU with other threads should give it
@@ -219,7 +219,7 @@ impl WorkerCtx {
     fn run_loop(&self) {
         WORKER.with(|w| w.set(self as *const WorkerCtx));
         let me = &self.shared.workers[self.index];
-        let spin = self.shared.config.idle_spin;
+        let config = &self.shared.config;
         let mut runs_since_poll = 0u32;
         let mut idle_since: Option<Instant> = None;
         loop {
@@ -245,7 +245,7 @@ impl WorkerCtx {
             }
             let now = Instant::now();
             let since = *idle_since.get_or_insert(now);
-            if now - since < spin {
+            if !config.yields_when_idle() && now - since < config.idle_spin {
                 std::hint::spin_loop();
                 continue;
             }

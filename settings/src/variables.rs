@@ -61,7 +61,7 @@ variables! {
         "Stack size of each rank, in bytes.";
     STACK_GUARDS = "MPCRS_STACK_GUARDS", set_by "the environment", default "a quarter of vm.max_map_count",
         "Rank stacks per process given a guard page (two memory mappings each); the others get a red zone and a canary checked at every switch.";
-    YIELD_WHEN_IDLE = "MPCRS_YIELD_WHEN_IDLE", set_by "mpcrs-run, when a host has more processes than CPUs", default "1 when a process has more workers than CPUs",
+    YIELD_WHEN_IDLE = "MPCRS_YIELD_WHEN_IDLE", set_by "mpcrs-run, when a host has more processes than CPUs", default "1 when a process has more workers than CPUs, or the job's processes on this machine do together",
         "1: waiting threads yield their CPU between polls; 0: they spin.";
     NET = "MPCRS_NET", set_by "--net", default "default",
         "The network option (a <cli_option> of the rails configuration) the processes use.";

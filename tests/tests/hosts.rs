@@ -47,6 +47,46 @@ fn a_job_spans_two_hosts_over_tcp() {
     assert!(line(0).contains("connected [1, 2, 3]"), "{out}");
 }
 
+/// Hosts that are network namespaces of one machine share its CPUs, which
+/// their launcher cannot see: the processes find out from each other (their
+/// notes in the machine's /dev/shm) and yield when idle, unless told not to.
+#[test]
+fn processes_of_hosts_on_one_machine_yield_when_their_workers_outnumber_its_cpus() {
+    let hosts = Hosts::new(2, 3);
+    let list = format!("{},{}", hosts.host(1), hosts.host(2));
+    let agent = format!("sh {}", hosts.agent.display());
+    let hello = example("hello");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["-x", "MPCRS_LOG=mpcrs::remote=debug"];
+        args.extend_from_slice(extra);
+        args.extend([
+            "-n",
+            "4",
+            "-p",
+            "2",
+            "--host",
+            &list,
+            "--launch-agent",
+            &agent,
+            hello.to_str().unwrap(),
+        ]);
+        let o = run_job(&args, Duration::from_secs(60));
+        expect_success(&o, "hello on two hosts of one machine");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let yielding = |err: &str, p: u32| {
+        err.lines().any(|l| {
+            l.contains(&format!("process={p}:"))
+                && l.contains("other processes' workers share this process's CPUs")
+        })
+    };
+    // Each process has a worker per CPU of the machine: together, twice as many.
+    let err = run(&[]);
+    assert!(yielding(&err, 0) && yielding(&err, 1), "{err}");
+    let err = run(&["-x", "MPCRS_YIELD_WHEN_IDLE=0"]);
+    assert!(!yielding(&err, 0) && !yielding(&err, 1), "{err}");
+}
+
 #[test]
 fn an_mpi_job_spans_two_hosts_shared_memory_within_and_tcp_across() {
     let hosts = Hosts::new(2, 0);

@@ -15,6 +15,7 @@
 mod deliver;
 mod gate;
 mod links;
+mod machine;
 mod pace;
 mod quiesce;
 mod wire;
@@ -78,6 +79,9 @@ pub(crate) struct Net {
     nodes: Vec<u32>,
     job: String,
     kvs: Mutex<Option<pmi2::Client<pmi2::PmiStream>>>,
+    /// Other processes' workers share this process's CPUs with its own and
+    /// outnumber them together (see [`machine`]).
+    cpus_oversubscribed: bool,
 }
 
 /// The network of this process in a multi-process job.
@@ -120,6 +124,8 @@ pub(crate) struct Fabric {
     send_gate: gate::Gate,
     /// Set when this process's ranks have all finalized.
     finishing: AtomicBool,
+    /// The workers the network's progress runs on.
+    sched: mpcrs_scheduler::Handle,
 }
 
 static FABRIC: OnceLock<Fabric> = OnceLock::new();
@@ -150,6 +156,8 @@ impl mpcrs_scheduler::Progress for Hook {
 pub(crate) struct Joining<'a> {
     pub(crate) cfg: &'a JobConfig,
     pub(crate) var: &'a dyn Fn(&str) -> Option<String>,
+    /// Worker threads of this process.
+    pub(crate) workers: usize,
 }
 
 /// Where every rail's frames go.
@@ -163,6 +171,17 @@ fn lent_frame_sink(from: u32, frame: &[u8]) {
 }
 
 impl Net {
+    /// Makes `sched`'s workers yield when idle if other processes' workers
+    /// share their CPUs, unless the job's settings say otherwise.
+    fn yield_if_oversubscribed(&self, cfg: &JobConfig, sched: &mpcrs_scheduler::Handle) {
+        if self.cpus_oversubscribed && cfg.yield_when_idle.is_none() && !sched.yields_when_idle() {
+            tracing::debug!(
+                "other processes' workers share this process's CPUs: yielding when idle"
+            );
+            sched.set_yield_when_idle(true);
+        }
+    }
+
     /// Frames on the signaling links go to the fabric from now on (those that
     /// came during the bootstrap first): once the fabric exists.
     fn open_data_path(&self) {
@@ -211,9 +230,20 @@ impl Net {
             .reachable_address()
             .unwrap_or_else(|| "127.0.0.1".parse().unwrap());
         let job = kvs.job_id().map_err(|e| e.to_string())?;
+        // Noted before the bootstrap's fence, read after it.
+        let machine = machine::Notes::of_job(&job);
+        let mine = machine::Note::of_this_process(me, j.workers);
+        let noted = machine.add(&mine);
         let signaling =
             Signaling::bootstrap(me, count, host, topology, &mut kvs, BOOTSTRAP_TIMEOUT)
                 .map_err(|e| format!("signaling network: {e}"))?;
+        let cpus_oversubscribed = match noted.and_then(|()| machine.read()) {
+            Ok(notes) => machine::cpus_oversubscribed(&mine, &notes),
+            Err(e) => {
+                tracing::debug!("cannot tell which processes share this machine: {e}");
+                false
+            }
+        };
         let sinks = links::FrameSinks {
             owned: Arc::new(frame_sink),
             lent: lent_frame_sink,
@@ -231,6 +261,7 @@ impl Net {
             nodes: cfg.nodes.clone(),
             job,
             kvs: Mutex::new(Some(kvs)),
+            cpus_oversubscribed,
         })
     }
 }
@@ -253,7 +284,12 @@ impl Fabric {
         on_checkpoint_message: fn(u64, u8),
     ) -> Result<&'static Fabric, String> {
         let var = |k: &str| std::env::var(k).ok();
-        let net = Net::join(&Joining { cfg, var: &var })?;
+        let net = Net::join(&Joining {
+            cfg,
+            var: &var,
+            workers: sched.workers(),
+        })?;
+        net.yield_if_oversubscribed(cfg, sched);
         let count = cfg.processes as u32;
         let max_data = net.links.max_frame() / 2;
         let fabric = Fabric {
@@ -279,6 +315,7 @@ impl Fabric {
             progress_gate: gate::Gate::with_workers(sched.workers()),
             send_gate: gate::Gate::with_workers(sched.workers()),
             finishing: AtomicBool::new(false),
+            sched: sched.clone(),
         };
         if FABRIC.set(fabric).is_err() {
             return Err("a process joins one multi-process job only".into());

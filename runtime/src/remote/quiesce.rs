@@ -167,7 +167,12 @@ impl JobNetwork for Fabric {
     /// image's run are gone) and resumes progress. What the image holds of the
     /// old network is left as it is: its descriptors may be reused by now.
     fn rejoin(&self, cfg: &JobConfig, var: &dyn Fn(&str) -> Option<String>) -> Result<(), String> {
-        let net = Net::join(&Joining { cfg, var })?;
+        let net = Net::join(&Joining {
+            cfg,
+            var,
+            workers: self.sched.workers(),
+        })?;
+        net.yield_if_oversubscribed(cfg, &self.sched);
         // Control messages are counted per run (the new signaling network counts
         // from zero); frames go on in sequence across runs.
         self.checkpoint_sent.store(0, Ordering::Release);
