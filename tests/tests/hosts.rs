@@ -215,7 +215,9 @@ fn a_job_checkpointed_on_two_hosts_restarts_on_two_others() {
         heat,
         "256",
         "16000",
-        "1000",
+        // Few epochs: see the README's known bug (a stall after a checkpoint
+        // over hosts with partner copies), which this test is not about.
+        "4000",
     ]);
     job.wait_for("an epoch to commit", limit, |_, _| {
         latest_epoch(&dir).is_some_and(|k| k >= 1)
