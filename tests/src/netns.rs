@@ -96,6 +96,19 @@ impl Hosts {
     pub fn host(&self, k: u32) -> String {
         format!("10.213.{}.{}", self.subnet, k + 1)
     }
+
+    /// `--host`'s list of hosts `ks`.
+    pub fn list(&self, ks: &[u32]) -> String {
+        ks.iter()
+            .map(|&k| self.host(k))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// `--launch-agent`'s command that starts processes on these hosts.
+    pub fn agent_command(&self) -> String {
+        format!("sh {}", self.agent.display())
+    }
 }
 
 impl Drop for Hosts {

@@ -11,8 +11,8 @@ use mpcrs_tests::{
 #[test]
 fn a_job_spans_two_hosts_over_tcp() {
     let hosts = Hosts::new(2, 0);
-    let list = format!("{},{}", hosts.host(1), hosts.host(2));
-    let agent = format!("sh {}", hosts.agent.display());
+    let list = hosts.list(&[1, 2]);
+    let agent = hosts.agent_command();
     let node = program("signal_node");
     let o = run_job(
         &[
@@ -53,8 +53,8 @@ fn a_job_spans_two_hosts_over_tcp() {
 #[test]
 fn processes_of_hosts_on_one_machine_yield_when_their_workers_outnumber_its_cpus() {
     let hosts = Hosts::new(2, 3);
-    let list = format!("{},{}", hosts.host(1), hosts.host(2));
-    let agent = format!("sh {}", hosts.agent.display());
+    let list = hosts.list(&[1, 2]);
+    let agent = hosts.agent_command();
     let hello = example("hello");
     let run = |extra: &[&str]| {
         let mut args = vec!["-x", "MPCRS_LOG=mpcrs::remote=debug"];
@@ -90,8 +90,8 @@ fn processes_of_hosts_on_one_machine_yield_when_their_workers_outnumber_its_cpus
 #[test]
 fn an_mpi_job_spans_two_hosts_shared_memory_within_and_tcp_across() {
     let hosts = Hosts::new(2, 0);
-    let list = format!("{},{}", hosts.host(1), hosts.host(2));
-    let agent = format!("sh {}", hosts.agent.display());
+    let list = hosts.list(&[1, 2]);
+    let agent = hosts.agent_command();
     let prog = program("semantics");
     let o = run_job(
         &[
@@ -131,8 +131,8 @@ fn an_mpi_job_spans_two_hosts_shared_memory_within_and_tcp_across() {
 #[test]
 fn the_shared_memory_split_holds_the_ranks_of_one_host() {
     let hosts = Hosts::new(2, 2);
-    let list = format!("{},{}", hosts.host(1), hosts.host(2));
-    let agent = format!("sh {}", hosts.agent.display());
+    let list = hosts.list(&[1, 2]);
+    let agent = hosts.agent_command();
     let bin = build_c(&c_source("topologies.c"), "topologies", None, &[]);
     let o = run_job(
         &[
@@ -157,7 +157,7 @@ fn the_shared_memory_split_holds_the_ranks_of_one_host() {
 fn an_unreachable_agent_host_ends_the_job_with_its_name() {
     let hosts = Hosts::new(1, 1);
     let list = format!("{},10.213.{}.99", hosts.host(1), hosts.subnet);
-    let agent = format!("sh {}", hosts.agent.display());
+    let agent = hosts.agent_command();
     let o = run_job(
         &[
             "-n",
@@ -189,7 +189,7 @@ fn an_unreachable_agent_host_ends_the_job_with_its_name() {
 #[test]
 fn a_job_checkpointed_on_two_hosts_restarts_on_two_others() {
     let hosts = Hosts::new(4, 2);
-    let agent = format!("sh {}", hosts.agent.display());
+    let agent = hosts.agent_command();
     let dir = std::env::temp_dir().join(format!("mpcrs-hosts-ckpt-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_str().unwrap();
@@ -200,7 +200,7 @@ fn a_job_checkpointed_on_two_hosts_restarts_on_two_others() {
         &run_job(&["-n", "8", "-c", "2", heat, "256", "16000"], limit),
         "uninterrupted heat",
     ));
-    let first = format!("{},{}", hosts.host(1), hosts.host(2));
+    let first = hosts.list(&[1, 2]);
     let job = BackgroundJob::start(&[
         "-n",
         "8",
@@ -228,7 +228,7 @@ fn a_job_checkpointed_on_two_hosts_restarts_on_two_others() {
     assert_eq!(started.lines().count(), 4, "{started}");
     std::fs::remove_file(&hosts.log).unwrap();
 
-    let then = format!("{},{}", hosts.host(3), hosts.host(4));
+    let then = hosts.list(&[3, 4]);
     let o = run_job(
         &["--restart", d, "--host", &then, "--launch-agent", &agent],
         limit,

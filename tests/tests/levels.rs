@@ -77,7 +77,7 @@ fn restart(ckpt: &Path, extra: &[&str]) -> (bool, String, String) {
 #[test]
 fn every_level_recovers_what_it_should_on_two_hosts_and_more_losses_fall_back_or_are_refused() {
     let hosts = Hosts::new(3, 7);
-    let agent = format!("sh {}", hosts.agent.display());
+    let agent = hosts.agent_command();
     let dir = scratch("disrupt");
     let ckpt = dir.join("ckpt");
     let local = dir.join("local");

@@ -79,9 +79,6 @@ pub(crate) struct Net {
     nodes: Vec<u32>,
     job: String,
     kvs: Mutex<Option<pmi2::Client<pmi2::PmiStream>>>,
-    /// Other processes' workers share this process's CPUs with its own and
-    /// outnumber them together (see [`machine`]).
-    cpus_oversubscribed: bool,
 }
 
 /// The network of this process in a multi-process job.
@@ -156,8 +153,9 @@ impl mpcrs_scheduler::Progress for Hook {
 pub(crate) struct Joining<'a> {
     pub(crate) cfg: &'a JobConfig,
     pub(crate) var: &'a dyn Fn(&str) -> Option<String>,
-    /// Worker threads of this process.
-    pub(crate) workers: usize,
+    /// The workers of this process: they yield when idle if other
+    /// processes' workers share their CPUs (see [`machine`]).
+    pub(crate) sched: &'a mpcrs_scheduler::Handle,
 }
 
 /// Where every rail's frames go.
@@ -171,17 +169,6 @@ fn lent_frame_sink(from: u32, frame: &[u8]) {
 }
 
 impl Net {
-    /// Makes `sched`'s workers yield when idle if other processes' workers
-    /// share their CPUs, unless the job's settings say otherwise.
-    fn yield_if_oversubscribed(&self, cfg: &JobConfig, sched: &mpcrs_scheduler::Handle) {
-        if self.cpus_oversubscribed && cfg.yield_when_idle.is_none() && !sched.yields_when_idle() {
-            tracing::debug!(
-                "other processes' workers share this process's CPUs: yielding when idle"
-            );
-            sched.set_yield_when_idle(true);
-        }
-    }
-
     /// Frames on the signaling links go to the fabric from now on (those that
     /// came during the bootstrap first): once the fabric exists.
     fn open_data_path(&self) {
@@ -232,18 +219,26 @@ impl Net {
         let job = kvs.job_id().map_err(|e| e.to_string())?;
         // Noted before the bootstrap's fence, read after it.
         let machine = machine::Notes::of_job(&job);
-        let mine = machine::Note::of_this_process(me, j.workers);
+        let mine = machine::Note::of_this_process(me, j.sched.workers());
         let noted = machine.add(&mine);
         let signaling =
             Signaling::bootstrap(me, count, host, topology, &mut kvs, BOOTSTRAP_TIMEOUT)
                 .map_err(|e| format!("signaling network: {e}"))?;
-        let cpus_oversubscribed = match noted.and_then(|()| machine.read()) {
-            Ok(notes) => machine::cpus_oversubscribed(&mine, &notes),
-            Err(e) => {
-                tracing::debug!("cannot tell which processes share this machine: {e}");
-                false
+        match noted.and_then(|()| machine.read()) {
+            Ok(notes) => {
+                // The job's settings win.
+                if machine::cpus_oversubscribed(&mine, &notes)
+                    && cfg.yield_when_idle.is_none()
+                    && !j.sched.yields_when_idle()
+                {
+                    tracing::debug!(
+                        "other processes' workers share this process's CPUs: yielding when idle"
+                    );
+                    j.sched.set_yield_when_idle(true);
+                }
             }
-        };
+            Err(e) => tracing::debug!("cannot tell which processes share this machine: {e}"),
+        }
         let sinks = links::FrameSinks {
             owned: Arc::new(frame_sink),
             lent: lent_frame_sink,
@@ -261,7 +256,6 @@ impl Net {
             nodes: cfg.nodes.clone(),
             job,
             kvs: Mutex::new(Some(kvs)),
-            cpus_oversubscribed,
         })
     }
 }
@@ -287,9 +281,8 @@ impl Fabric {
         let net = Net::join(&Joining {
             cfg,
             var: &var,
-            workers: sched.workers(),
+            sched,
         })?;
-        net.yield_if_oversubscribed(cfg, sched);
         let count = cfg.processes as u32;
         let max_data = net.links.max_frame() / 2;
         let fabric = Fabric {

@@ -170,9 +170,8 @@ impl JobNetwork for Fabric {
         let net = Net::join(&Joining {
             cfg,
             var,
-            workers: self.sched.workers(),
+            sched: &self.sched,
         })?;
-        net.yield_if_oversubscribed(cfg, &self.sched);
         // Control messages are counted per run (the new signaling network counts
         // from zero); frames go on in sequence across runs.
         self.checkpoint_sent.store(0, Ordering::Release);
