@@ -46,4 +46,8 @@ pub(crate) const DEFAULT_IDLE_SPIN: Duration = Duration::from_micros(50);
 /// yielding its core between rounds, before it sleeps: messages from other
 /// processes wake no one, so a sleeping worker sees them only when its sleep
 /// (at most a millisecond) ends. Yielding keeps oversubscribed nodes moving.
+/// Once past it, the worker naps and polls until work comes, without yielding
+/// again: workers that yielded whenever idle kept both CPUs of a 2-CPU virtual
+/// machine busy, and its kernel threads (writeback, RCU) waited up to minutes
+/// for them, so an fsync of the checkpoint's helpers did too.
 pub(crate) const PROGRESS_POLL: Duration = Duration::from_millis(50);

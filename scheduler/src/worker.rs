@@ -260,7 +260,8 @@ impl WorkerCtx {
                     // A hook added since the timeout was chosen (see add_progress_hook).
                     || (timeout.is_none() && self.shared.has_progress_hooks())
             });
-            idle_since = None;
+            // Still idle unless the next round finds work: the worker naps
+            // again instead of going back to yielding its CPU (see PROGRESS_POLL).
         }
         WORKER.with(|w| w.set(std::ptr::null()));
     }

@@ -51,3 +51,60 @@ fn idle_workers_sleep_in_the_kernel() {
         "wake-up took {wake_time:?}"
     );
 }
+
+/// A network with nothing to deliver until told, counting its polls.
+struct QuietNetwork {
+    pending: std::sync::atomic::AtomicBool,
+    delivered: Event,
+}
+
+impl mpcrs_scheduler::Progress for QuietNetwork {
+    fn poll(&self, _worker: usize) -> bool {
+        if self.pending.swap(false, std::sync::atomic::Ordering::AcqRel) {
+            self.delivered.set();
+            return true;
+        }
+        false
+    }
+}
+
+/// Workers polling a network give their CPUs back once idle for a while, in
+/// both idle policies: yielding them for good kept the kernel's own threads of
+/// a 2-CPU machine (writeback, RCU) waiting for minutes.
+#[test]
+fn idle_workers_polling_a_network_nap_instead_of_yielding_for_good() {
+    for yields in [true, false] {
+        let s = Scheduler::builder()
+            .workers(2)
+            .yield_when_idle(yields)
+            .build()
+            .unwrap();
+        let h = s.handle();
+        let net = Arc::new(QuietNetwork {
+            pending: false.into(),
+            delivered: Event::new(),
+        });
+        h.add_progress_hook(net.clone());
+        let n = net.clone();
+        let waiter = h.spawn_on(0, move || n.delivered.wait());
+        // Past the first idle stretch, during which workers poll and yield.
+        std::thread::sleep(Duration::from_millis(200));
+        let cpu0 = process_cpu_seconds();
+        let t0 = Instant::now();
+        std::thread::sleep(Duration::from_secs(1));
+        let used = (process_cpu_seconds() - cpu0) / t0.elapsed().as_secs_f64();
+        let sent = Instant::now();
+        net.pending.store(true, std::sync::atomic::Ordering::Release);
+        waiter.join().unwrap();
+        let seen = sent.elapsed();
+        assert!(
+            used < 0.25,
+            "yield_when_idle({yields}): two idle workers polling a network used {:.0}% of a core",
+            used * 100.0
+        );
+        assert!(
+            seen < Duration::from_millis(100),
+            "yield_when_idle({yields}): a message to an idle worker took {seen:?}"
+        );
+    }
+}

@@ -215,9 +215,9 @@ fn a_job_checkpointed_on_two_hosts_restarts_on_two_others() {
         heat,
         "256",
         "16000",
-        // Few epochs: see the README's known bug (a stall after a checkpoint
-        // over hosts with partner copies), which this test is not about.
-        "4000",
+        // An epoch every 1000 iterations, each copied to a partner on the other
+        // host while the ranks wait on the network.
+        "1000",
     ]);
     job.wait_for("an epoch to commit", limit, |_, _| {
         latest_epoch(&dir).is_some_and(|k| k >= 1)
