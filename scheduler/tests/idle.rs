@@ -60,7 +60,10 @@ struct QuietNetwork {
 
 impl mpcrs_scheduler::Progress for QuietNetwork {
     fn poll(&self, _worker: usize) -> bool {
-        if self.pending.swap(false, std::sync::atomic::Ordering::AcqRel) {
+        if self
+            .pending
+            .swap(false, std::sync::atomic::Ordering::AcqRel)
+        {
             self.delivered.set();
             return true;
         }
@@ -94,7 +97,8 @@ fn idle_workers_polling_a_network_nap_instead_of_yielding_for_good() {
         std::thread::sleep(Duration::from_secs(1));
         let used = (process_cpu_seconds() - cpu0) / t0.elapsed().as_secs_f64();
         let sent = Instant::now();
-        net.pending.store(true, std::sync::atomic::Ordering::Release);
+        net.pending
+            .store(true, std::sync::atomic::Ordering::Release);
         waiter.join().unwrap();
         let seen = sent.elapsed();
         assert!(
