@@ -21,8 +21,9 @@ use std::path::Path;
 
 use reed_solomon_simd::{ReedSolomonDecoder, ReedSolomonEncoder};
 
+use crate::direct::{AlignedBuf, DirectFile};
 use crate::partner::{give_name, sync_dir, with_path};
-use crate::transport::{blocking, open_sized, tag, Transport};
+use crate::transport::{blocking, tag, Transport};
 
 /// Bytes of each image per encoding step (even, as the coder requires).
 pub const CHUNK: usize = 1 << 20;
@@ -153,14 +154,25 @@ fn chunks(sizes: &[u64], chunk: usize) -> usize {
     max.div_ceil(chunk as u64) as usize
 }
 
-/// Chunk `c` of an image of `size` bytes read from `file`, zero-padded.
-fn read_chunk(file: &File, size: u64, c: usize, chunk: usize, buf: &mut [u8]) -> io::Result<()> {
-    buf.fill(0);
+/// Chunk `c` of an image of `size` bytes read from `file` into `buf[..chunk]`,
+/// zero-padded.
+fn read_chunk(
+    file: &DirectFile,
+    size: u64,
+    c: usize,
+    chunk: usize,
+    buf: &mut [u8],
+) -> io::Result<()> {
     let start = (c * chunk) as u64;
-    if start < size {
-        let n = ((size - start) as usize).min(chunk);
-        file.read_exact_at(&mut buf[..n], start)?;
+    let n = if start < size {
+        ((size - start) as usize).min(chunk)
+    } else {
+        0
+    };
+    if n > 0 {
+        file.read_exact_at(buf, n, start)?;
     }
+    buf[n..chunk].fill(0);
     Ok(())
 }
 
@@ -188,7 +200,11 @@ pub fn encode(
     })?;
     let tag = tag(WORK, epoch);
     // Every member's size, from every member.
-    let (size, file) = blocking(t, || open_sized(image)).map_err(|e| with_path(e, image))?;
+    let (size, file) = blocking(t, || {
+        let f = DirectFile::open(image)?;
+        Ok((f.file().metadata()?.len(), f))
+    })
+    .map_err(|e| with_path(e, image))?;
     for (i, &p) in group.iter().enumerate() {
         if i != index {
             t.send(p, tag, &size.to_le_bytes())?;
@@ -217,48 +233,59 @@ pub fn encode(
     let partial = parity.with_extension("partial");
     let out = blocking(t, || File::create(&partial)).map_err(|e| with_path(e, &partial))?;
     let data_at = header.encoded_len() as u64;
-    let mut mine = vec![0u8; CHUNK];
+    // Buffers reused for every chunk: this member's chunk, the other members'
+    // chunks it encodes, and its parity chunk.
+    let mut mine = AlignedBuf::new(CHUNK);
+    let mut others: Vec<AlignedBuf> = (1..g).map(|_| AlignedBuf::new(CHUNK)).collect();
+    let mut own = AlignedBuf::new(CHUNK);
     let mut encoder = ReedSolomonEncoder::new(g, g, CHUNK).map_err(coder_error)?;
     for c in 0..n {
         let e = c % g;
         blocking(t, || read_chunk(&file, size, c, CHUNK, &mut mine))
             .map_err(|e| with_path(e, image))?;
-        let shard: Vec<u8> = if e == index {
+        if e == index {
             // Gather chunk c of every member, in shard order, and encode.
-            let mut others: Vec<Option<Vec<u8>>> = vec![None; g];
+            let mut received = others.iter_mut();
+            let mut from: Vec<(usize, &[u8])> = Vec::with_capacity(g);
             for (i, &p) in group.iter().enumerate() {
-                if i != index {
-                    let d = t.receive(p, tag)?;
-                    if d.len() != CHUNK {
-                        return Err(io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            format!("chunk {c} of process {p}: {} bytes", d.len()),
-                        ));
-                    }
-                    others[i] = Some(d);
+                if i == index {
+                    from.push((p, &mine[..CHUNK]));
+                    continue;
                 }
+                let buf = received.next().expect("a buffer per other member");
+                let len = t.receive_into(p, tag, buf)?;
+                if len != CHUNK {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("chunk {c} of process {p}: {len} bytes"),
+                    ));
+                }
+                from.push((p, &buf[..CHUNK]));
             }
-            for o in &others {
-                // `None` only at this member's own index.
-                let shard = o.as_deref().unwrap_or(&mine);
+            for (_, shard) in &from {
                 encoder.add_original_shard(shard).map_err(coder_error)?;
             }
             let result = encoder.encode().map_err(coder_error)?;
-            let mut own = Vec::new();
             for (j, shard) in result.recovery_iter().enumerate() {
                 if j == index {
-                    own = shard.to_vec();
+                    own[..CHUNK].copy_from_slice(shard);
                 } else {
                     t.send(group[j], tag, shard)?;
                 }
             }
-            own
         } else {
-            t.send(group[e], tag, &mine)?;
-            t.receive(group[e], tag)?
-        };
-        header.crcs[c] = crc32c::crc32c(&shard);
-        blocking(t, || out.write_all_at(&shard, data_at + (c * CHUNK) as u64))
+            t.send(group[e], tag, &mine[..CHUNK])?;
+            let len = t.receive_into(group[e], tag, &mut own)?;
+            if len != CHUNK {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("parity chunk {c} from process {}: {len} bytes", group[e]),
+                ));
+            }
+        }
+        let shard = &own[..CHUNK];
+        header.crcs[c] = crc32c::crc32c(shard);
+        blocking(t, || out.write_all_at(shard, data_at + (c * CHUNK) as u64))
             .map_err(|e| with_path(e, &partial))?;
         t.pause();
     }
@@ -304,8 +331,8 @@ pub fn rebuild(
             format!("{} members given for a group of {g}", shards.len()),
         ));
     }
-    let open = |p: Option<&Path>| p.and_then(|p| File::open(p).ok());
-    let images: Vec<Option<File>> = shards
+    let open = |p: Option<&Path>| p.and_then(|p| DirectFile::open(p).ok());
+    let images: Vec<Option<DirectFile>> = shards
         .iter()
         .enumerate()
         .map(|(i, s)| {
@@ -335,13 +362,16 @@ pub fn rebuild(
     }
     let chunk = header.chunk;
     let mut decoder = ReedSolomonDecoder::new(g, g, chunk).map_err(coder_error)?;
-    let mut buf = vec![0u8; chunk];
+    let mut buf = AlignedBuf::new(chunk);
+    let buf = &mut buf[..];
     for c in 0..header.chunks() {
         let mut have = 0;
         for (i, f) in images.iter().enumerate() {
             if let Some(f) = f {
-                read_chunk(f, header.sizes[i], c, chunk, &mut buf)?;
-                decoder.add_original_shard(i, &buf).map_err(coder_error)?;
+                read_chunk(f, header.sizes[i], c, chunk, buf)?;
+                decoder
+                    .add_original_shard(i, &buf[..chunk])
+                    .map_err(coder_error)?;
                 have += 1;
             }
         }
@@ -351,8 +381,9 @@ pub fn rebuild(
             }
             let Some((f, h)) = p else { continue };
             let at = h.encoded_len() as u64 + (c * chunk) as u64;
-            if f.read_exact_at(&mut buf, at).is_ok() && crc32c::crc32c(&buf) == h.crcs[c] {
-                decoder.add_recovery_shard(j, &buf).map_err(coder_error)?;
+            let piece = &mut buf[..chunk];
+            if f.read_exact_at(piece, at).is_ok() && crc32c::crc32c(piece) == h.crcs[c] {
+                decoder.add_recovery_shard(j, piece).map_err(coder_error)?;
                 have += 1;
             }
         }

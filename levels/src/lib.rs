@@ -13,6 +13,7 @@
 //! [`Transport`]), or the image format and its commit (mpcrs-cr).
 
 pub mod completion;
+pub mod direct;
 pub mod erasure;
 pub mod level;
 pub mod memory;

@@ -6,10 +6,11 @@
 //! may wait for its receiver, and partners form cycles.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io;
 use std::path::Path;
 
-use crate::transport::{blocking, open_sized, stopped_error, tag, Transport};
+use crate::direct::{AlignedBuf, DirectFile};
+use crate::transport::{blocking, stopped_error, tag, Transport};
 
 /// Bytes per message: large enough to stream at the rails' speed, small
 /// enough that a helper yields often.
@@ -27,18 +28,19 @@ pub fn kept_by(partners: &[Option<usize>], me: usize) -> Vec<usize> {
 /// Sends the image at `image` to process `partner` for epoch `epoch`; returns
 /// its size.
 pub fn send_copy(t: &dyn Transport, partner: usize, epoch: u64, image: &Path) -> io::Result<u64> {
-    let (len, mut file) = blocking(t, || open_sized(image)).map_err(|e| with_path(e, image))?;
+    let file = blocking(t, || DirectFile::open(image)).map_err(|e| with_path(e, image))?;
+    let len = blocking(t, || Ok(file.file().metadata()?.len())).map_err(|e| with_path(e, image))?;
     let tag = tag(WORK, epoch);
     t.send(partner, tag, &len.to_le_bytes())?;
-    let mut buf = vec![0u8; CHUNK];
-    let mut left = len;
-    while left > 0 {
-        let n = left.min(CHUNK as u64) as usize;
-        blocking(t, || file.read_exact(&mut buf[..n])).map_err(|e| with_path(e, image))?;
+    let mut buf = AlignedBuf::new(CHUNK);
+    let mut at = 0u64;
+    while at < len {
+        let n = (len - at).min(CHUNK as u64) as usize;
+        blocking(t, || file.read_exact_at(&mut buf, n, at)).map_err(|e| with_path(e, image))?;
         t.send(partner, tag, &buf[..n])?;
-        left -= n as u64;
+        at += n as u64;
         t.pause();
-        if t.stopped() && left > 0 {
+        if t.stopped() && at < len {
             // An empty chunk tells the partner the copy ends here.
             t.send(partner, tag, &[])?;
             return Err(stopped_error());
@@ -57,34 +59,30 @@ pub fn receive_copy(t: &dyn Transport, from: usize, epoch: u64, dest: &Path) -> 
             io::Error::new(io::ErrorKind::InvalidData, "copy header of a wrong size")
         })?);
     let partial = dest.with_extension("partial");
-    let mut file = blocking(t, || File::create(&partial)).map_err(|e| with_path(e, &partial))?;
+    let file = blocking(t, || DirectFile::create(&partial)).map_err(|e| with_path(e, &partial))?;
+    let mut buf = AlignedBuf::new(CHUNK);
     let mut got = 0u64;
     while got < len {
         // Only the sender decides to stop (it then sends an empty chunk): a
         // receiver that left first would leave the sender waiting for ever.
-        let chunk = t.receive(from, tag)?;
-        if chunk.is_empty() {
+        let n = t.receive_into(from, tag, &mut buf)?;
+        if n == 0 {
             // The sender stopped (the next checkpoint began).
             drop(file);
             let _ = std::fs::remove_file(&partial);
             return Err(stopped_error());
         }
-        if got + chunk.len() as u64 > len {
+        if got + n as u64 > len {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!(
-                    "copy of process {from}: {} bytes past {got} of {len}",
-                    chunk.len()
-                ),
+                format!("copy of process {from}: {n} bytes past {got} of {len}"),
             ));
         }
-        blocking(t, || file.write_all(&chunk)).map_err(|e| with_path(e, &partial))?;
-        got += chunk.len() as u64;
-        // Only the sender decides to stop (it then sends an empty chunk): a
-        // receiver that left first would leave the sender waiting for ever.
+        blocking(t, || file.write_all_at(&buf[..n], got)).map_err(|e| with_path(e, &partial))?;
+        got += n as u64;
         t.pause();
     }
-    blocking(t, || give_name(&file, &partial, dest)).map_err(|e| with_path(e, dest))?;
+    blocking(t, || give_name(file.file(), &partial, dest)).map_err(|e| with_path(e, dest))?;
     Ok(len)
 }
 

@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::direct::{AlignedBuf, DirectFile};
 use crate::partner::{give_name, with_path};
 use crate::transport::{blocking, stopped_error, Io};
 
@@ -114,28 +115,28 @@ pub fn default_local_root(global: &Path) -> PathBuf {
 /// Holes stay holes: an image holds the address space of every rank's stack,
 /// mostly never touched (65,536 ranks: 64 GiB of holes around 600 MB of data).
 pub fn copy_durably(io: &dyn Io, from: &Path, to: &Path) -> io::Result<u64> {
-    use std::os::unix::fs::FileExt;
     let partial = to.with_extension("partial");
     let (src, dst, len) = blocking(io, || {
-        let src = File::open(from)?;
-        let dst = File::create(&partial)?;
-        let len = src.metadata()?.len();
-        dst.set_len(len)?;
+        let src = DirectFile::open(from)?;
+        let dst = DirectFile::create(&partial)?;
+        let len = src.file().metadata()?.len();
+        dst.file().set_len(len)?;
         Ok((src, dst, len))
     })
     .map_err(|e| with_path(e, to))?;
-    let mut buf = vec![0u8; crate::partner::CHUNK];
+    let mut buf = AlignedBuf::new(crate::partner::CHUNK);
     let mut total = 0u64;
     let mut at = 0u64;
     while at < len {
-        let Some((start, end)) = next_data(&src, at, len).map_err(|e| with_path(e, to))? else {
+        let Some((start, end)) = next_data(src.file(), at, len).map_err(|e| with_path(e, to))?
+        else {
             break;
         };
         let mut pos = start;
         while pos < end {
-            let want = ((end - pos) as usize).min(buf.len());
+            let want = ((end - pos) as usize).min(crate::partner::CHUNK);
             blocking(io, || {
-                src.read_exact_at(&mut buf[..want], pos)?;
+                src.read_exact_at(&mut buf, want, pos)?;
                 dst.write_all_at(&buf[..want], pos)
             })
             .map_err(|e| with_path(e, to))?;
@@ -150,7 +151,7 @@ pub fn copy_durably(io: &dyn Io, from: &Path, to: &Path) -> io::Result<u64> {
         }
         at = end;
     }
-    blocking(io, || give_name(&dst, &partial, to)).map_err(|e| with_path(e, to))?;
+    blocking(io, || give_name(dst.file(), &partial, to)).map_err(|e| with_path(e, to))?;
     Ok(total)
 }
 

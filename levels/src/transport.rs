@@ -49,6 +49,24 @@ pub trait Transport: Io + Send + Sync {
     /// Receives the next message with `tag` from process `from`, whatever its
     /// length.
     fn receive(&self, from: usize, tag: u32) -> io::Result<Vec<u8>>;
+    /// Receives the next message with `tag` from process `from` into `buf`;
+    /// returns its length. A message longer than `buf` is an error. Bulk
+    /// transfers use it to receive into one reused buffer.
+    fn receive_into(&self, from: usize, tag: u32, buf: &mut [u8]) -> io::Result<usize> {
+        let m = self.receive(from, tag)?;
+        let Some(to) = buf.get_mut(..m.len()) else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "a message of {} bytes from process {from} for a buffer of {}",
+                    m.len(),
+                    buf.len()
+                ),
+            ));
+        };
+        to.copy_from_slice(&m);
+        Ok(m.len())
+    }
 }
 
 /// Tag of the messages of one level's work on one epoch: the work in the top
@@ -64,10 +82,4 @@ pub fn blocking<T>(io: &(impl Io + ?Sized), f: impl FnOnce() -> io::Result<T>) -
     let mut out = None;
     io.blocking(&mut || out = f.take().map(|f| f()));
     out.unwrap_or_else(|| Err(io::Error::other("a blocking call did not run")))
-}
-
-/// Opens the file at `path` and reads its size.
-pub(crate) fn open_sized(path: &std::path::Path) -> io::Result<(u64, std::fs::File)> {
-    let f = std::fs::File::open(path)?;
-    Ok((f.metadata()?.len(), f))
 }

@@ -94,6 +94,13 @@ impl Transport for ProcessTransport {
             .map(|(v, _)| v)
             .map_err(io_error)
     }
+
+    fn receive_into(&self, from: usize, tag: u32, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.comm
+            .recv(buf, from as i32, tag_of(tag)?)
+            .map(|st| st.bytes)
+            .map_err(io_error)
+    }
 }
 
 impl Communicator {

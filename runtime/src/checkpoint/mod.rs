@@ -292,8 +292,15 @@ pub fn finish() {
 /// Before a checkpoint: waits for the commit of the last one, and stops its
 /// post-processing (that epoch stays usable from node-local storage).
 fn finish_before_checkpoint() {
+    let started = Instant::now();
     wait_for_commit();
+    let committed = started.elapsed();
     helpers::stop();
+    tracing::debug!(
+        commit_ms = committed.as_secs_f64() * 1e3,
+        helpers_ms = (started.elapsed() - committed).as_secs_f64() * 1e3,
+        "waited for the last checkpoint"
+    );
 }
 
 fn wait_for_commit() {
