@@ -90,6 +90,12 @@ impl DirectFile {
         })
     }
 
+    /// Opens `path` for reading; returns its size too.
+    pub fn open_sized(path: &Path) -> io::Result<(u64, DirectFile)> {
+        let f = Self::open(path)?;
+        Ok((f.file.metadata()?.len(), f))
+    }
+
     /// Creates `path` for writing (truncated if it exists).
     pub fn create(path: &Path) -> io::Result<DirectFile> {
         Self::with(path, |o| {

@@ -200,11 +200,8 @@ pub fn encode(
     })?;
     let tag = tag(WORK, epoch);
     // Every member's size, from every member.
-    let (size, file) = blocking(t, || {
-        let f = DirectFile::open(image)?;
-        Ok((f.file().metadata()?.len(), f))
-    })
-    .map_err(|e| with_path(e, image))?;
+    let (size, file) =
+        blocking(t, || DirectFile::open_sized(image)).map_err(|e| with_path(e, image))?;
     for (i, &p) in group.iter().enumerate() {
         if i != index {
             t.send(p, tag, &size.to_le_bytes())?;
@@ -246,10 +243,10 @@ pub fn encode(
         if e == index {
             // Gather chunk c of every member, in shard order, and encode.
             let mut received = others.iter_mut();
-            let mut from: Vec<(usize, &[u8])> = Vec::with_capacity(g);
+            let mut shards: Vec<&[u8]> = Vec::with_capacity(g);
             for (i, &p) in group.iter().enumerate() {
                 if i == index {
-                    from.push((p, &mine[..CHUNK]));
+                    shards.push(&mine[..CHUNK]);
                     continue;
                 }
                 let buf = received.next().expect("a buffer per other member");
@@ -260,9 +257,9 @@ pub fn encode(
                         format!("chunk {c} of process {p}: {len} bytes"),
                     ));
                 }
-                from.push((p, &buf[..CHUNK]));
+                shards.push(&buf[..CHUNK]);
             }
-            for (_, shard) in &from {
+            for shard in shards {
                 encoder.add_original_shard(shard).map_err(coder_error)?;
             }
             let result = encoder.encode().map_err(coder_error)?;

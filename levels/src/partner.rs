@@ -28,8 +28,8 @@ pub fn kept_by(partners: &[Option<usize>], me: usize) -> Vec<usize> {
 /// Sends the image at `image` to process `partner` for epoch `epoch`; returns
 /// its size.
 pub fn send_copy(t: &dyn Transport, partner: usize, epoch: u64, image: &Path) -> io::Result<u64> {
-    let file = blocking(t, || DirectFile::open(image)).map_err(|e| with_path(e, image))?;
-    let len = blocking(t, || Ok(file.file().metadata()?.len())).map_err(|e| with_path(e, image))?;
+    let (len, file) =
+        blocking(t, || DirectFile::open_sized(image)).map_err(|e| with_path(e, image))?;
     let tag = tag(WORK, epoch);
     t.send(partner, tag, &len.to_le_bytes())?;
     let mut buf = AlignedBuf::new(CHUNK);

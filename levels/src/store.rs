@@ -117,9 +117,8 @@ pub fn default_local_root(global: &Path) -> PathBuf {
 pub fn copy_durably(io: &dyn Io, from: &Path, to: &Path) -> io::Result<u64> {
     let partial = to.with_extension("partial");
     let (src, dst, len) = blocking(io, || {
-        let src = DirectFile::open(from)?;
+        let (len, src) = DirectFile::open_sized(from)?;
         let dst = DirectFile::create(&partial)?;
-        let len = src.file().metadata()?.len();
         dst.file().set_len(len)?;
         Ok((src, dst, len))
     })

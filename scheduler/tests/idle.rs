@@ -19,6 +19,14 @@ fn process_cpu_seconds() -> f64 {
     (f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap()) / ticks
 }
 
+/// The process's CPU time over the next second, in cores.
+fn cores_used_for_a_second() -> f64 {
+    let cpu0 = process_cpu_seconds();
+    let t0 = Instant::now();
+    std::thread::sleep(Duration::from_secs(1));
+    (process_cpu_seconds() - cpu0) / t0.elapsed().as_secs_f64()
+}
+
 #[test]
 fn idle_workers_sleep_in_the_kernel() {
     let s = sched(2);
@@ -31,10 +39,7 @@ fn idle_workers_sleep_in_the_kernel() {
         })
         .collect();
     std::thread::sleep(Duration::from_millis(50));
-    let cpu0 = process_cpu_seconds();
-    let t0 = Instant::now();
-    std::thread::sleep(Duration::from_secs(1));
-    let used = (process_cpu_seconds() - cpu0) / t0.elapsed().as_secs_f64();
+    let used = cores_used_for_a_second();
     let wake = Instant::now();
     ev.set();
     for j in hs {
@@ -92,10 +97,7 @@ fn idle_workers_polling_a_network_nap_instead_of_yielding_for_good() {
         let waiter = h.spawn_on(0, move || n.delivered.wait());
         // Past the first idle stretch, during which workers poll and yield.
         std::thread::sleep(Duration::from_millis(200));
-        let cpu0 = process_cpu_seconds();
-        let t0 = Instant::now();
-        std::thread::sleep(Duration::from_secs(1));
-        let used = (process_cpu_seconds() - cpu0) / t0.elapsed().as_secs_f64();
+        let used = cores_used_for_a_second();
         let sent = Instant::now();
         net.pending
             .store(true, std::sync::atomic::Ordering::Release);
