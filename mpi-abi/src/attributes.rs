@@ -21,6 +21,7 @@ use crate::handles::*;
 pub(crate) enum Kind {
     Comm,
     Type,
+    Win,
 }
 
 impl Kind {
@@ -28,6 +29,7 @@ impl Kind {
         match self {
             Kind::Comm => "communicator",
             Kind::Type => "datatype",
+            Kind::Win => "window",
         }
     }
 }

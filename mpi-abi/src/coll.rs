@@ -14,7 +14,7 @@ use crate::handles::*;
 use crate::p2p::{resolve, resolve_fast, Resolved};
 
 /// The runtime op of a handle for elements of type `t`.
-fn op_of(h: MPI_Op, t: MPI_Datatype, el: Elements) -> Option<Op> {
+pub(crate) fn op_of(h: MPI_Op, t: MPI_Datatype, el: Elements) -> Option<Op> {
     Some(match h {
         0x5800_0001 => Op::Max,
         0x5800_0002 => Op::Min,

@@ -101,7 +101,7 @@ pub(crate) fn ret_on(c: &Communicator, r: mpcrs::Result<()>) -> c_int {
     }
 }
 
-fn create(
+pub(crate) fn create(
     call: &'static str,
     f: Option<CommErrhandlerFn>,
     errhandler: *mut MPI_Errhandler,

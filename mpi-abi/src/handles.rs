@@ -163,6 +163,8 @@ pub(crate) struct RankState {
     pub(crate) sessions: crate::sessions::Table,
     /// Names given to datatypes (MPI_Type_set_name).
     pub(crate) type_names: std::collections::HashMap<MPI_Datatype, String>,
+    /// Windows (MPI_Win) by handle.
+    pub(crate) windows: crate::windows::Table,
 }
 
 /// One rank's tables behind a lock that parks a ULT rather than blocking its

@@ -39,6 +39,7 @@ mod p2p;
 mod pcoll;
 mod program_tls;
 mod requests;
+mod rma;
 mod sessions;
 mod status;
 mod stdout;
@@ -49,6 +50,7 @@ mod type_attrs;
 mod type_queries;
 mod types;
 mod unsupported;
+mod windows;
 pub mod wrapper;
 
 pub use handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Status};
@@ -81,6 +83,7 @@ pub mod abi {
     pub use crate::p2p::*;
     pub use crate::pcoll::*;
     pub use crate::requests::*;
+    pub use crate::rma::*;
     pub use crate::sessions::*;
     pub use crate::status::*;
     pub use crate::tool::*;
@@ -89,5 +92,6 @@ pub mod abi {
     pub use crate::type_queries::*;
     pub use crate::types::*;
     pub use crate::unsupported::*;
+    pub use crate::windows::*;
 }
 pub use loader::mpcrs_abi_main;

@@ -1,5 +1,5 @@
-//! The MPI-3.1 functions mpcrs does not provide yet (one-sided communication,
-//! dynamic processes, parallel I/O). They exist so that
+//! The MPI-3.1 functions mpcrs does not provide yet (dynamic processes,
+//! parallel I/O). They exist so that
 //! every program links, and each call fails with MPI_ERR_UNSUPPORTED_OPERATION
 //! through the error handler of its communicator (MPI_COMM_WORLD's for the
 //! others), naming the function: a program is never told a call succeeded when
@@ -40,56 +40,6 @@ macro_rules! unsupported {
 }
 
 unsupported! {
-    // One-sided communication (windows, RMA operations).
-    "one-sided communication is not built yet" => {
-        fn Accumulate(_origin_addr: *const c_void, _origin_count: c_int, _origin_datatype: MPI_Datatype, _target_rank: c_int, _target_disp: MPI_Aint, _target_count: c_int, _target_datatype: MPI_Datatype, _op: MPI_Op, _win: MPI_Win) -> c_int;
-        fn Compare_and_swap(_origin_addr: *const c_void, _compare_addr: *const c_void, _result_addr: *mut c_void, _datatype: MPI_Datatype, _target_rank: c_int, _target_disp: MPI_Aint, _win: MPI_Win) -> c_int;
-        fn Fetch_and_op(_origin_addr: *const c_void, _result_addr: *mut c_void, _datatype: MPI_Datatype, _target_rank: c_int, _target_disp: MPI_Aint, _op: MPI_Op, _win: MPI_Win) -> c_int;
-        fn Get(_origin_addr: *mut c_void, _origin_count: c_int, _origin_datatype: MPI_Datatype, _target_rank: c_int, _target_disp: MPI_Aint, _target_count: c_int, _target_datatype: MPI_Datatype, _win: MPI_Win) -> c_int;
-        fn Get_accumulate(_origin_addr: *const c_void, _origin_count: c_int, _origin_datatype: MPI_Datatype, _result_addr: *mut c_void, _result_count: c_int, _result_datatype: MPI_Datatype, _target_rank: c_int, _target_disp: MPI_Aint, _target_count: c_int, _target_datatype: MPI_Datatype, _op: MPI_Op, _win: MPI_Win) -> c_int;
-        fn Put(_origin_addr: *const c_void, _origin_count: c_int, _origin_datatype: MPI_Datatype, _target_rank: c_int, _target_disp: MPI_Aint, _target_count: c_int, _target_datatype: MPI_Datatype, _win: MPI_Win) -> c_int;
-        fn Raccumulate(_origin_addr: *const c_void, _origin_count: c_int, _origin_datatype: MPI_Datatype, _target_rank: c_int, _target_disp: MPI_Aint, _target_count: c_int, _target_datatype: MPI_Datatype, _op: MPI_Op, _win: MPI_Win, _request: *mut MPI_Request) -> c_int;
-        fn Rget(_origin_addr: *mut c_void, _origin_count: c_int, _origin_datatype: MPI_Datatype, _target_rank: c_int, _target_disp: MPI_Aint, _target_count: c_int, _target_datatype: MPI_Datatype, _win: MPI_Win, _request: *mut MPI_Request) -> c_int;
-        fn Rget_accumulate(_origin_addr: *const c_void, _origin_count: c_int, _origin_datatype: MPI_Datatype, _result_addr: *mut c_void, _result_count: c_int, _result_datatype: MPI_Datatype, _target_rank: c_int, _target_disp: MPI_Aint, _target_count: c_int, _target_datatype: MPI_Datatype, _op: MPI_Op, _win: MPI_Win, _request: *mut MPI_Request) -> c_int;
-        fn Rput(_origin_addr: *const c_void, _origin_count: c_int, _origin_datatype: MPI_Datatype, _target_rank: c_int, _target_disp: MPI_Aint, _target_count: c_int, _target_datatype: MPI_Datatype, _win: MPI_Win, _request: *mut MPI_Request) -> c_int;
-        fn Win_allocate(_size: MPI_Aint, _disp_unit: c_int, _info: MPI_Info, comm: MPI_Comm, _baseptr: *mut c_void, _win: *mut MPI_Win) -> c_int @comm;
-        fn Win_allocate_shared(_size: MPI_Aint, _disp_unit: c_int, _info: MPI_Info, comm: MPI_Comm, _baseptr: *mut c_void, _win: *mut MPI_Win) -> c_int @comm;
-        fn Win_attach(_win: MPI_Win, _base: *mut c_void, _size: MPI_Aint) -> c_int;
-        fn Win_call_errhandler(_win: MPI_Win, _errorcode: c_int) -> c_int;
-        fn Win_complete(_win: MPI_Win) -> c_int;
-        fn Win_create(_base: *mut c_void, _size: MPI_Aint, _disp_unit: c_int, _info: MPI_Info, comm: MPI_Comm, _win: *mut MPI_Win) -> c_int @comm;
-        fn Win_create_dynamic(_info: MPI_Info, comm: MPI_Comm, _win: *mut MPI_Win) -> c_int @comm;
-        fn Win_create_errhandler(_win_errhandler_fn: Option<WinErrhandlerFn>, _errhandler: *mut MPI_Errhandler) -> c_int;
-        fn Win_create_keyval(_win_copy_attr_fn: Option<WinCopyAttrFn>, _win_delete_attr_fn: Option<WinDeleteAttrFn>, _win_keyval: *mut c_int, _extra_state: *mut c_void) -> c_int;
-        fn Win_delete_attr(_win: MPI_Win, _win_keyval: c_int) -> c_int;
-        fn Win_detach(_win: MPI_Win, _base: *const c_void) -> c_int;
-        fn Win_fence(_assert: c_int, _win: MPI_Win) -> c_int;
-        fn Win_flush(_rank: c_int, _win: MPI_Win) -> c_int;
-        fn Win_flush_all(_win: MPI_Win) -> c_int;
-        fn Win_flush_local(_rank: c_int, _win: MPI_Win) -> c_int;
-        fn Win_flush_local_all(_win: MPI_Win) -> c_int;
-        fn Win_free(_win: *mut MPI_Win) -> c_int;
-        fn Win_free_keyval(_win_keyval: *mut c_int) -> c_int;
-        fn Win_get_attr(_win: MPI_Win, _win_keyval: c_int, _attribute_val: *mut c_void, _flag: *mut c_int) -> c_int;
-        fn Win_get_errhandler(_win: MPI_Win, _errhandler: *mut MPI_Errhandler) -> c_int;
-        fn Win_get_group(_win: MPI_Win, _group: *mut MPI_Group) -> c_int;
-        fn Win_get_info(_win: MPI_Win, _info_used: *mut MPI_Info) -> c_int;
-        fn Win_get_name(_win: MPI_Win, _win_name: *mut c_char, _resultlen: *mut c_int) -> c_int;
-        fn Win_lock(_lock_type: c_int, _rank: c_int, _assert: c_int, _win: MPI_Win) -> c_int;
-        fn Win_lock_all(_assert: c_int, _win: MPI_Win) -> c_int;
-        fn Win_post(_group: MPI_Group, _assert: c_int, _win: MPI_Win) -> c_int;
-        fn Win_set_attr(_win: MPI_Win, _win_keyval: c_int, _attribute_val: *mut c_void) -> c_int;
-        fn Win_set_errhandler(_win: MPI_Win, _errhandler: MPI_Errhandler) -> c_int;
-        fn Win_set_info(_win: MPI_Win, _info: MPI_Info) -> c_int;
-        fn Win_set_name(_win: MPI_Win, _win_name: *const c_char) -> c_int;
-        fn Win_shared_query(_win: MPI_Win, _rank: c_int, _size: *mut MPI_Aint, _disp_unit: *mut c_int, _baseptr: *mut c_void) -> c_int;
-        fn Win_start(_group: MPI_Group, _assert: c_int, _win: MPI_Win) -> c_int;
-        fn Win_sync(_win: MPI_Win) -> c_int;
-        fn Win_test(_win: MPI_Win, _flag: *mut c_int) -> c_int;
-        fn Win_unlock(_rank: c_int, _win: MPI_Win) -> c_int;
-        fn Win_unlock_all(_win: MPI_Win) -> c_int;
-        fn Win_wait(_win: MPI_Win) -> c_int;
-    }
     // Dynamic processes: spawning, ports, name publishing.
     "dynamic process management is not built yet" => {
         fn Close_port(_port_name: *const c_char) -> c_int;

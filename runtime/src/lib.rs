@@ -50,6 +50,7 @@ mod process_transport;
 pub mod raw;
 mod remote;
 mod request;
+mod rma;
 pub mod run;
 mod scope;
 mod universe;

@@ -12,6 +12,7 @@ use crate::p2p::{self, SendMode};
 use crate::request::{self, Pending, Status};
 
 pub use crate::coll::{Layout, Pattern};
+pub use crate::rma::{Flavor, Memory, Window, MODE_NOCHECK, MODE_NOPRECEDE, MODE_NOSUCCEED};
 
 /// An operation in flight, without a borrow: the caller keeps its buffer alive
 /// and untouched until the request completed (MPI's rules for MPI_Request).
@@ -33,6 +34,16 @@ impl RawRequest {
     /// An already completed request (operations with MPI_PROC_NULL).
     pub fn completed(status: Status) -> RawRequest {
         RawRequest::new(Pending::Done(status))
+    }
+
+    /// A second handle on the same operation: both see it complete (an
+    /// operation a window completes at its next synchronization, and the
+    /// program through its request).
+    pub fn share(&self) -> RawRequest {
+        RawRequest::new(match &self.pending {
+            Pending::Done(s) => Pending::Done(*s),
+            Pending::Waiting(c) => Pending::Waiting(c.clone()),
+        })
     }
 
     pub fn wait(&self) -> Status {

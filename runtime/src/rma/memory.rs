@@ -1,0 +1,273 @@
+//! A window's memory as the ranks of one process see it: where each member of
+//! this process exposes memory (found by every rank of the process, so that
+//! operations between them are plain loads and stores), checked against the
+//! window's bounds, and the lock that makes accumulates atomic.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use crate::datatype::Kind;
+use crate::op::Op;
+
+/// The members of one window in this process, by rank in the window's
+/// communicator. Found by the context of the window's request communicator.
+pub(crate) struct Shared {
+    targets: Box<[OnceLock<Target>]>,
+}
+
+/// Windows alive in this process, by context.
+static WINDOWS: Mutex<Option<HashMap<u64, Weak<Shared>>>> = Mutex::new(None);
+
+impl Shared {
+    /// The process's view of window `context` of `size` members, made by the
+    /// first of its ranks to ask.
+    pub(crate) fn join(context: u64, size: usize) -> Arc<Shared> {
+        let mut all = WINDOWS.lock().unwrap();
+        let all = all.get_or_insert_with(HashMap::new);
+        all.retain(|_, w| w.strong_count() > 0);
+        if let Some(s) = all.get(&context).and_then(Weak::upgrade) {
+            return s;
+        }
+        let s = Arc::new(Shared {
+            targets: (0..size).map(|_| OnceLock::new()).collect(),
+        });
+        all.insert(context, Arc::downgrade(&s));
+        s
+    }
+
+    /// Publishes member `rank`'s memory (once, at creation).
+    pub(crate) fn expose(&self, rank: usize, target: Target) {
+        if self.targets[rank].set(target).is_err() {
+            unreachable!("member {rank} exposed its memory twice");
+        }
+    }
+
+    /// Member `rank`'s memory if that member lives in this process.
+    pub(crate) fn target(&self, rank: usize) -> Option<&Target> {
+        self.targets.get(rank)?.get()
+    }
+}
+
+/// One member's exposed memory.
+pub(crate) struct Target {
+    pub(crate) base: usize,
+    pub(crate) size: usize,
+    /// A dynamic window: displacements are addresses inside attached regions.
+    pub(crate) dynamic: bool,
+    /// Regions attached to a dynamic window: (address, bytes).
+    regions: Mutex<Vec<(usize, usize)>>,
+    /// Held while an accumulate reads and writes: MPI makes accumulates to the
+    /// same location atomic with respect to each other.
+    accumulating: Mutex<()>,
+}
+
+impl Target {
+    pub(crate) fn new(base: usize, size: usize, dynamic: bool) -> Target {
+        Target {
+            base,
+            size,
+            dynamic,
+            regions: Mutex::new(Vec::new()),
+            accumulating: Mutex::new(()),
+        }
+    }
+
+    pub(crate) fn attach(&self, addr: usize, len: usize) -> Result<(), String> {
+        let mut r = self.regions.lock().unwrap();
+        if r.iter().any(|&(a, l)| addr < a + l && a < addr + len) {
+            return Err(format!(
+                "memory at {addr:#x} ({len} bytes) overlaps a region already attached"
+            ));
+        }
+        r.push((addr, len));
+        Ok(())
+    }
+
+    pub(crate) fn detach(&self, addr: usize) -> Result<(), String> {
+        let mut r = self.regions.lock().unwrap();
+        match r.iter().position(|&(a, _)| a == addr) {
+            Some(i) => {
+                r.swap_remove(i);
+                Ok(())
+            }
+            None => Err(format!("no region attached at {addr:#x}")),
+        }
+    }
+
+    /// Checks that every block of a layout starting at `at` lies in the
+    /// window (or in an attached region of a dynamic window).
+    pub(crate) fn check(&self, at: i64, blocks: &[(i64, u64)]) -> Result<(), String> {
+        let regions = self.dynamic.then(|| self.regions.lock().unwrap());
+        for &(o, l) in blocks {
+            if l == 0 {
+                continue;
+            }
+            let start = at as i128 + o as i128;
+            let end = start + l as i128;
+            let inside = match &regions {
+                None => start >= 0 && end <= self.size as i128,
+                Some(r) => r
+                    .iter()
+                    .any(|&(a, n)| start >= a as i128 && end <= a as i128 + n as i128),
+            };
+            if !inside {
+                return Err(if self.dynamic {
+                    format!(
+                        "bytes [{start:#x}, {end:#x}) are in no region attached to the dynamic window"
+                    )
+                } else {
+                    format!(
+                        "bytes [{start}, {end}) are outside the target's window of {} bytes",
+                        self.size
+                    )
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Address of byte `o` of a layout starting at `at` (checked before).
+    pub(crate) fn addr(&self, at: i64, o: i64) -> *mut u8 {
+        if self.dynamic {
+            (at + o) as usize as *mut u8
+        } else {
+            (self.base as i64 + at + o) as usize as *mut u8
+        }
+    }
+
+    /// Copies `data` into the blocks, in order.
+    ///
+    /// # Safety
+    /// The layout was checked; `data` holds the blocks' bytes.
+    pub(crate) unsafe fn scatter(&self, at: i64, blocks: &[(i64, u64)], data: &[u8]) {
+        let mut from = 0;
+        for &(o, l) in blocks {
+            let l = l as usize;
+            // SAFETY: checked layout inside exposed memory; `data` long enough.
+            unsafe {
+                std::ptr::copy(data[from..from + l].as_ptr(), self.addr(at, o), l);
+            }
+            from += l;
+        }
+    }
+
+    /// Copies the blocks, in order, into `out`.
+    ///
+    /// # Safety
+    /// As [`Target::scatter`].
+    pub(crate) unsafe fn gather(&self, at: i64, blocks: &[(i64, u64)], out: &mut [u8]) {
+        let mut to = 0;
+        for &(o, l) in blocks {
+            let l = l as usize;
+            // SAFETY: as in scatter.
+            unsafe {
+                std::ptr::copy(self.addr(at, o), out[to..to + l].as_mut_ptr(), l);
+            }
+            to += l;
+        }
+    }
+
+    /// `target = data op target` element-wise over the blocks, atomically with
+    /// respect to other accumulates; the values from before into `old`.
+    ///
+    /// # Safety
+    /// As [`Target::scatter`]; `data` (and `old`) hold the blocks' bytes, whole
+    /// elements of `kind`.
+    pub(crate) unsafe fn accumulate(
+        &self,
+        at: i64,
+        blocks: &[(i64, u64)],
+        data: &[u8],
+        kind: Kind,
+        op: &Op,
+        old: Option<&mut [u8]>,
+    ) {
+        let _atomic = self.accumulating.lock().unwrap();
+        let mut values = vec![0u8; data.len()];
+        // SAFETY: forwarded.
+        unsafe { self.gather(at, blocks, &mut values) };
+        if let Some(old) = old {
+            old.copy_from_slice(&values);
+        }
+        if matches!(op, Op::NoOp) {
+            return;
+        }
+        op.apply(kind, data, &mut values);
+        // SAFETY: forwarded.
+        unsafe { self.scatter(at, blocks, &values) };
+    }
+
+    /// Replaces the element at `at` with `new` if it equals `compare`; the
+    /// element from before into `old`.
+    ///
+    /// # Safety
+    /// The element was checked; the three slices have its size.
+    pub(crate) unsafe fn compare_and_swap(
+        &self,
+        at: i64,
+        new: &[u8],
+        compare: &[u8],
+        old: &mut [u8],
+    ) {
+        let _atomic = self.accumulating.lock().unwrap();
+        let block = [(0, new.len() as u64)];
+        // SAFETY: forwarded.
+        unsafe { self.gather(at, &block, old) };
+        if old == compare {
+            // SAFETY: forwarded.
+            unsafe { self.scatter(at, &block, new) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_outside_the_window_are_refused_and_inside_ones_move_data() {
+        let mut mem = [0i32; 8];
+        let t = Target::new(mem.as_mut_ptr() as usize, 32, false);
+        assert!(t.check(28, &[(0, 4)]).is_ok());
+        assert!(t.check(28, &[(0, 8)]).unwrap_err().contains("outside"));
+        assert!(t.check(-4, &[(0, 4)]).is_err());
+        let blocks = [(0, 4), (8, 4)];
+        let data: Vec<u8> = [5i32, 6].iter().flat_map(|x| x.to_ne_bytes()).collect();
+        // SAFETY: layout checked against the 32 bytes of `mem`.
+        unsafe { t.scatter(4, &blocks, &data) };
+        assert_eq!(mem[..5], [0, 5, 0, 6, 0]);
+        let mut old = vec![0u8; 8];
+        // SAFETY: as above.
+        unsafe { t.accumulate(4, &blocks, &data, Kind::I32, &Op::Sum, Some(&mut old)) };
+        assert_eq!(old, data);
+        assert_eq!(mem[..5], [0, 10, 0, 12, 0]);
+    }
+
+    #[test]
+    fn dynamic_windows_reach_only_attached_regions() {
+        let mut a = [0u8; 16];
+        let t = Target::new(0, 0, true);
+        let addr = a.as_mut_ptr() as usize;
+        assert!(t.check(addr as i64, &[(0, 1)]).is_err());
+        t.attach(addr, 16).unwrap();
+        assert!(t.attach(addr + 8, 4).is_err());
+        assert!(t.check(addr as i64, &[(15, 1)]).is_ok());
+        assert!(t.check(addr as i64, &[(15, 2)]).is_err());
+        t.detach(addr).unwrap();
+        assert!(t.detach(addr).is_err());
+        assert!(t.check(addr as i64, &[(0, 1)]).is_err());
+    }
+
+    #[test]
+    fn compare_and_swap_swaps_only_on_equal() {
+        let mut x = 7u64;
+        let t = Target::new(&mut x as *mut u64 as usize, 8, false);
+        let mut old = [0u8; 8];
+        // SAFETY: one element inside the window.
+        unsafe { t.compare_and_swap(0, &9u64.to_ne_bytes(), &3u64.to_ne_bytes(), &mut old) };
+        assert_eq!((x, u64::from_ne_bytes(old)), (7, 7));
+        // SAFETY: as above.
+        unsafe { t.compare_and_swap(0, &9u64.to_ne_bytes(), &7u64.to_ne_bytes(), &mut old) };
+        assert_eq!((x, u64::from_ne_bytes(old)), (9, 7));
+    }
+}
