@@ -54,10 +54,10 @@ static void accumulate(void) {
     sums[0] = sums[1] = 0;
     sums[2] = -1;
     MPI_Win_fence(0, win);
+    /* Origin buffers stay untouched until the fence completes the operations. */
+    long v[2] = {rank + 1, 1}, r = rank;
     for (int t = 0; t < size; t++) {
-        long v[2] = {rank + 1, 1};
         MPI_Accumulate(v, 2, MPI_LONG, t, 0, 2, MPI_LONG, MPI_SUM, win);
-        long r = rank;
         MPI_Accumulate(&r, 1, MPI_LONG, t, 2, 1, MPI_LONG, MPI_MAX, win);
     }
     MPI_Win_fence(0, win);

@@ -445,6 +445,16 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
             "cartesian ok",
         ],
         "nbc" => &["ibarrier ok", "ireduce ok", "inonblocking ok"],
+        "rma" => &[
+            "fence ok",
+            "accumulate ok",
+            "datatypes ok",
+            "pscw ok",
+            "locks ok",
+            "requests dynamic ok",
+            "attributes shared ok",
+            "errors ok",
+        ],
         "nbc_order" => &[
             "order ok",
             "freed handles ok",

@@ -67,6 +67,7 @@ fn c_suites() -> Vec<(PathBuf, &'static [&'static str])> {
         "request_edges",
         "nbc_order",
         "mpi4_coll",
+        "rma",
     ]
     .into_iter()
     .map(|name| {

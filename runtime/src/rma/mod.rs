@@ -17,6 +17,7 @@
 //! same matching and ordering, the same checkpoint protocol).
 
 mod agent;
+mod allocation;
 mod locks;
 mod memory;
 mod window;

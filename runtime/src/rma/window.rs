@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::agent::{self, Agent};
+use super::allocation::{self, Allocation};
 use super::memory::{Shared, Target};
 use super::wire::{self, Request, Verb};
 use crate::comm::Communicator;
@@ -67,40 +68,6 @@ struct Member {
     /// In this process: reached directly.
     local: bool,
 }
-
-/// Memory allocated for a window, freed with it.
-struct Allocation {
-    ptr: *mut u8,
-    layout: std::alloc::Layout,
-}
-
-// SAFETY: the allocation is plain memory, owned by one window (or one
-// process's shared window) and freed once, on drop.
-unsafe impl Send for Allocation {}
-// SAFETY: as above; the pointer itself is never written.
-unsafe impl Sync for Allocation {}
-
-impl Allocation {
-    fn new(size: usize) -> Allocation {
-        let layout = std::alloc::Layout::from_size_align(size.max(1), 64).expect("window size");
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        Allocation { ptr, layout }
-    }
-}
-
-impl Drop for Allocation {
-    fn drop(&mut self) {
-        // SAFETY: allocated with this layout in `new`, freed once.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) };
-    }
-}
-
-/// A shared window's allocation for this process, made by its first member.
-static SHARED_ALLOCATIONS: Mutex<Vec<(u64, std::sync::Weak<Allocation>)>> = Mutex::new(Vec::new());
 
 /// An operation sent to another process and not known complete yet, with what
 /// it needs kept alive and what to do once it is.
@@ -189,48 +156,64 @@ impl Window {
             Memory::Shared { size } => (Flavor::Shared, 0, size),
             Memory::Dynamic => (Flavor::Dynamic, 0, 0),
         };
-        if flavor == Flavor::Shared && win_comm.shared.spanning() {
-            return win_comm.fail(
-                call,
-                ErrorClass::RmaShared,
-                "MPI_Win_allocate_shared over ranks of several processes is not built yet: \
-                 use a communicator of one process's ranks",
-            );
-        }
         let mut allocation = None;
         if flavor == Flavor::Allocate {
-            let a = Arc::new(Allocation::new(size));
-            base = a.ptr as usize;
+            let a = Arc::new(Allocation::heap(size));
+            base = a.ptr() as usize;
             allocation = Some(a);
         }
-        // Every member's size and displacement unit (and base: a shared
-        // window's members find each other's parts from them).
-        let mine = [base as u64, size as u64, disp_unit as u64];
-        let mut all = vec![0u64; 3 * n];
-        // SAFETY: 24 bytes from each member into 24 * n.
+        // Every member's base, size and displacement unit, and its process
+        // and node (a shared window's members find each other's parts).
+        const FIELDS: usize = 5;
+        let mine: [u64; FIELDS] = [
+            base as u64,
+            size as u64,
+            disp_unit as u64,
+            std::process::id() as u64,
+            crate::this_node() as u64,
+        ];
+        let mut all = vec![0u64; FIELDS * n];
+        // SAFETY: FIELDS words from each member into FIELDS * n.
         unsafe {
             raw::exchange(
                 &win_comm,
                 call,
                 raw::Pattern::AllGather,
                 mine.as_ptr().cast(),
-                raw::Layout::Uniform(24),
+                raw::Layout::Uniform(8 * FIELDS),
                 all.as_mut_ptr().cast(),
-                raw::Layout::Uniform(24),
+                raw::Layout::Uniform(8 * FIELDS),
             )?
         };
+        let field = |r: usize, i: usize| all[FIELDS * r + i];
         let mut members: Box<[Member]> = (0..n)
             .map(|r| Member {
-                base: all[3 * r],
-                size: all[3 * r + 1],
-                disp_unit: all[3 * r + 2],
+                base: field(r, 0),
+                size: field(r, 1),
+                disp_unit: field(r, 2),
                 local: win_comm.shared.remote_process(r).is_none(),
             })
             .collect();
         if flavor == Flavor::Shared {
+            if let Some(r) = (0..n).find(|&r| field(r, 4) != field(0, 4)) {
+                return win_comm.fail(
+                    call,
+                    ErrorClass::RmaShared,
+                    format!(
+                        "ranks 0 and {r} of the communicator are on different nodes: \
+                         shared memory needs one node's ranks (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED)"
+                    ),
+                );
+            }
             let total: u64 = members.iter().map(|m| m.size).sum();
-            let a = shared_allocation(requests.context_id(), total as usize);
-            let mut at = a.ptr as u64;
+            let a = Self::node_area(
+                &win_comm,
+                call,
+                requests.context_id(),
+                total as usize,
+                field(0, 3),
+            )?;
+            let mut at = a.ptr() as u64;
             for m in members.iter_mut() {
                 m.base = at;
                 at += m.size;
@@ -265,6 +248,38 @@ impl Window {
         // Every member exposed its memory before anyone reaches it.
         raw::barrier(&w.comm);
         Ok(w)
+    }
+
+    /// The area of a shared window in this process: heap when its members all
+    /// live here, else the node's segment, created by the process of member 0
+    /// (process `leader`), mapped by the others after it, and unlinked once
+    /// every process mapped it.
+    fn node_area(
+        comm: &Communicator,
+        call: &'static str,
+        context: u64,
+        total: usize,
+        leader: u64,
+    ) -> Result<Arc<Allocation>> {
+        if !comm.shared.spanning() {
+            return allocation::shared(context, total, None)
+                .or_else(|why| comm.fail(call, ErrorClass::NoMem, why));
+        }
+        let name = format!("/mpcrs-win-{leader}-{context:x}");
+        let in_leader = comm.shared.remote_process(0).is_none();
+        let mut made = in_leader.then(|| allocation::shared(context, total, Some((&name, true))));
+        raw::barrier(comm);
+        if !in_leader {
+            made = Some(allocation::shared(context, total, Some((&name, false))));
+        }
+        raw::barrier(comm);
+        if comm.rank() == 0 {
+            allocation::unlink(&name);
+        }
+        match made.expect("set on both sides") {
+            Ok(a) => Ok(a),
+            Err(why) => comm.fail(call, ErrorClass::NoMem, why),
+        }
     }
 
     /// The window's own communicator (its group, error handler and name).
@@ -1177,21 +1192,4 @@ impl Window {
     pub fn sync(&self) {
         std::sync::atomic::fence(Ordering::SeqCst);
     }
-}
-
-/// The allocation of shared window `context` in this process, made by the
-/// first member to ask.
-fn shared_allocation(context: u64, total: usize) -> Arc<Allocation> {
-    let mut all = SHARED_ALLOCATIONS.lock().unwrap();
-    all.retain(|(_, w)| w.strong_count() > 0);
-    if let Some(a) = all
-        .iter()
-        .find(|(c, _)| *c == context)
-        .and_then(|(_, w)| w.upgrade())
-    {
-        return a;
-    }
-    let a = Arc::new(Allocation::new(total));
-    all.push((context, Arc::downgrade(&a)));
-    a
 }
