@@ -31,6 +31,10 @@ fn describe(
 /// The byte blocks of `count` elements of `ti` from a target displacement:
 /// (offset, bytes), adjacent blocks merged.
 fn layout(count: usize, ti: &TypeInfo) -> Vec<(i64, u64)> {
+    if ti.is_contiguous() {
+        let len = (count * ti.size) as u64;
+        return if len > 0 { vec![(0, len)] } else { Vec::new() };
+    }
     let mut out: Vec<(i64, u64)> = Vec::with_capacity(count * ti.blocks.len());
     for i in 0..count {
         let base = i as i64 * ti.extent as i64;
@@ -245,7 +249,7 @@ unsafe fn accumulate(
     } else {
         let (olen, oti) = tri!(describe(&w, call, origin_count, origin_datatype));
         tri!(same_bytes(&w, call, olen, tlen));
-        if let (Some(o), Some(t)) = (oti.elem, tti.elem) {
+        if let (Some(o), Some(t), true) = (oti.elem, tti.elem, tlen > 0) {
             if o.kind != t.kind {
                 return win_fail(
                     &w,

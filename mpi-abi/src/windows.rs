@@ -184,12 +184,28 @@ unsafe fn create(
             model: MPI_WIN_UNIFIED,
         }),
         win: Arc::new(w),
-        info: hints,
+        info: window_hints(&hints),
     };
     let h = rank_state().expect("inside a rank").windows.add(entry);
     // SAFETY: writable by contract.
     unsafe { *win = h };
     MPI_SUCCESS
+}
+
+/// The hints MPI-3.1 section 11.2.1 defines for windows, with their defaults
+/// (MPI_Win_get_info shows each, as set or by default). Others are ignored,
+/// as the standard allows.
+const HINTS: [(&str, &str); 6] = [
+    ("no_locks", "false"),
+    ("accumulate_ordering", "rar,raw,war,waw"),
+    ("accumulate_ops", "same_op_no_op"),
+    ("same_size", "false"),
+    ("same_disp_unit", "false"),
+    ("alloc_shared_noncontig", "false"),
+];
+
+fn window_hints(given: &Entries) -> Entries {
+    given.filtered(|k| HINTS.iter().any(|(h, _)| *h == k))
 }
 
 fn lock_type(t: c_int) -> Option<bool> {
@@ -408,14 +424,18 @@ mpi_fn! {
             return win_fail(&w, call, ErrorClass::Info, format!("invalid info handle {info:#x}"));
         };
         if let Some(e) = rank_state().expect("inside a rank").windows.get_mut(win) {
-            e.info.extend(map);
+            e.info.extend(window_hints(&map));
         }
         MPI_SUCCESS
     }
 
     fn Win_get_info(win: MPI_Win, info_used: *mut c_int) -> c_int {
         let _w = tri!(win_for("MPI_Win_get_info", win));
-        let map = rank_state().and_then(|st| st.windows.get(win).map(|e| e.info.clone())).unwrap_or_default();
+        let mut map = Entries::default();
+        for (k, v) in HINTS {
+            map.set(k.into(), v.into());
+        }
+        map.extend(rank_state().and_then(|st| st.windows.get(win).map(|e| e.info.clone())).unwrap_or_default());
         let Some(h) = crate::info::new_info(map) else { return ErrorClass::Other as c_int };
         // SAFETY: writable by contract.
         unsafe { *info_used = h };

@@ -8,8 +8,8 @@ use std::process::{Command, ExitStatus};
 use std::time::Duration;
 
 use mpcrs_tests::{
-    build_c, child_processes, example, expect_success, heat_checksum, latest_epoch, program,
-    restarted_after, run_job, shared_bench, BackgroundJob,
+    build_c, c_source, child_processes, example, expect_success, heat_checksum, latest_epoch,
+    program, restarted_after, run_job, shared_bench, BackgroundJob,
 };
 
 const LIMIT: Duration = Duration::from_secs(120);
@@ -148,6 +148,40 @@ fn c_heat_across_4_processes_killed_twice_restarts_with_the_uninterrupted_checks
         every: 400,
     };
     killed_twice_and_restarted(&c_heat_with_mpix(), "c-heat-p4", &run);
+}
+
+/// Heat whose halos travel by MPI_Put between fences, with a passive-target
+/// accumulate every 10 iterations (tests/c/heat_rma.c): checkpointed with its
+/// windows open between epochs.
+fn c_heat_with_windows() -> PathBuf {
+    build_c(&c_source("heat_rma.c"), "heat-rma", None, &[])
+}
+
+#[test]
+fn c_heat_with_windows_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    killed_twice_and_restarted(&c_heat_with_windows(), "c-heat-rma", &ONE_PROCESS);
+}
+
+#[test]
+fn c_heat_with_windows_across_4_processes_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = HeatRun {
+        layout: &["-n", "8", "-p", "4"],
+        kib: "128",
+        iterations: "3000",
+        every: 300,
+    };
+    killed_twice_and_restarted(&c_heat_with_windows(), "c-heat-rma-p4", &run);
+}
+
+#[test]
+fn c_heat_with_windows_across_2_processes_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = HeatRun {
+        layout: &["-n", "8", "-p", "2"],
+        kib: "128",
+        iterations: "3000",
+        every: 300,
+    };
+    killed_twice_and_restarted(&c_heat_with_windows(), "c-heat-rma-p2", &run);
 }
 
 #[test]

@@ -31,7 +31,7 @@ use std::time::Duration;
 use mpcrs_cr::{start_dump, DumpReport, PendingDump, PendingEpoch, Snapshot};
 
 use super::network::{self, fail, wait_message, JobNetwork, Traffic};
-use super::{finish_before_checkpoint, refused_for_foreign_threads, CrState, Settings, TAKING};
+use super::{finish_before_checkpoint, refused_here, CrState, Settings, TAKING};
 use crate::config::JobConfig;
 
 /// Sequence numbers of checkpoints asked from outside (process 0 names them)
@@ -70,8 +70,9 @@ const COORDINATOR: u32 = 0;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Refusal {
     None = 0,
-    /// The program runs threads of its own.
-    OwnThreads = 1,
+    /// The process holds state an image cannot (threads of the program's
+    /// own, memory shared with other processes): it said why.
+    Here = 1,
     /// Its ranks are done, or it is taking another checkpoint: it will not
     /// count again, the checkpoint ends at once.
     Unavailable = 2,
@@ -91,7 +92,7 @@ fn decode(c: &[(u32, u64)]) -> (Traffic, Refusal) {
     let get = |k: u32| value(c, k);
     let refusal = match get(5) {
         0 => Refusal::None,
-        1 => Refusal::OwnThreads,
+        1 => Refusal::Here,
         _ => Refusal::Unavailable,
     };
     (
@@ -199,9 +200,11 @@ fn refusals(refused: &[(u32, Refusal)]) -> String {
             .join(", ")
     };
     let mut why = Vec::new();
-    let own = which(Refusal::OwnThreads);
+    let own = which(Refusal::Here);
     if !own.is_empty() {
-        why.push(format!("process(es) {own} run threads of their own"));
+        why.push(format!(
+            "process(es) {own} hold state an image cannot (see their messages)"
+        ));
     }
     let gone = which(Refusal::Unavailable);
     if !gone.is_empty() {
@@ -268,8 +271,8 @@ fn checkpoint(settings: &'static Settings, ranks: usize, sequence: u64) -> CrSta
     let fabric = network::expect();
     let me = fabric.me();
     forget_checkpoints_before(fabric, sequence);
-    let here = if refused_for_foreign_threads(&format!("process {me}: ")) {
-        Refusal::OwnThreads
+    let here = if refused_here(&format!("process {me}: ")) {
+        Refusal::Here
     } else {
         Refusal::None
     };

@@ -347,7 +347,7 @@ fn settled_foreign_threads() -> Vec<String> {
 
 /// Whether the program's own threads forbid a checkpoint (saying why, after
 /// `who`).
-fn refused_for_foreign_threads(who: &str) -> bool {
+fn refused_here(who: &str) -> bool {
     let foreign = settled_foreign_threads();
     if !foreign.is_empty() {
         mpcrs_settings::report!(
@@ -357,8 +357,32 @@ fn refused_for_foreign_threads(who: &str) -> bool {
              and the previous epoch stays the restart point.",
             foreign.join(", ")
         );
+        return true;
     }
-    !foreign.is_empty()
+    let vetoes: Vec<fn() -> Option<String>> = VETOES.lock().unwrap().clone();
+    for veto in vetoes {
+        if let Some(why) = veto() {
+            mpcrs_settings::report!(
+                warn,
+                "mpcrs: {who}checkpoint refused: {why}. The job goes on and the previous epoch \
+                 stays the restart point."
+            );
+            return true;
+        }
+    }
+    false
+}
+
+/// What other parts of the runtime say against a checkpoint now, if anything
+/// (state an image cannot hold).
+static VETOES: Mutex<Vec<fn() -> Option<String>>> = Mutex::new(Vec::new());
+
+/// Adds `veto` to what is asked before every checkpoint of this process.
+pub(crate) fn register_veto(veto: fn() -> Option<String>) {
+    let mut v = VETOES.lock().unwrap();
+    if !v.contains(&veto) {
+        v.push(veto);
+    }
 }
 
 /// Output buffered in the program must not be written again by a restored
@@ -374,7 +398,7 @@ fn flush_output() {
 fn take(settings: &'static Settings, ranks: usize) -> CrState {
     let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
     finish_before_checkpoint();
-    if refused_for_foreign_threads("") {
+    if refused_here("") {
         return CrState::Error;
     }
     let dir = &settings.dir;

@@ -5,7 +5,23 @@
 //! the node maps (made by the process of the window's first member, unlinked
 //! as soon as every process mapped it, so nothing is left behind).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+
+/// Node segments mapped in this process now.
+static SEGMENTS: AtomicUsize = AtomicUsize::new(0);
+
+/// Refuses checkpoints while a node segment is mapped: an image restores
+/// memory private to its process, and the processes would no longer share it.
+fn veto() -> Option<String> {
+    let n = SEGMENTS.load(Ordering::Acquire);
+    (n > 0).then(|| {
+        format!(
+            "{n} window(s) of MPI_Win_allocate_shared span processes of this node, and their \
+             shared memory cannot be restored shared: free them before the checkpoint"
+        )
+    })
+}
 
 /// An area freed with the last window that uses it.
 pub(crate) struct Allocation {
@@ -84,10 +100,14 @@ impl Allocation {
         // SAFETY: `fd` is ours and no longer needed (the mapping stays).
         unsafe { libc::close(fd) };
         match r {
-            Ok(p) => Ok(Allocation {
-                ptr: p.cast(),
-                kind: Kind::Mapped(len),
-            }),
+            Ok(p) => {
+                SEGMENTS.fetch_add(1, Ordering::AcqRel);
+                crate::checkpoint::register_veto(veto);
+                Ok(Allocation {
+                    ptr: p.cast(),
+                    kind: Kind::Mapped(len),
+                })
+            }
             Err(e) => {
                 if create {
                     // SAFETY: a valid C string.
@@ -104,10 +124,11 @@ impl Drop for Allocation {
         match self.kind {
             // SAFETY: allocated with this layout in `heap`, freed once.
             Kind::Heap(layout) => unsafe { std::alloc::dealloc(self.ptr, layout) },
-            // SAFETY: mapped with this length in `segment`, unmapped once.
-            Kind::Mapped(len) => unsafe {
-                libc::munmap(self.ptr.cast(), len);
-            },
+            Kind::Mapped(len) => {
+                // SAFETY: mapped with this length in `segment`, unmapped once.
+                unsafe { libc::munmap(self.ptr.cast(), len) };
+                SEGMENTS.fetch_sub(1, Ordering::AcqRel);
+            }
         }
     }
 }

@@ -106,9 +106,7 @@ impl Target {
             let end = start + l as i128;
             let inside = match &regions {
                 None => start >= 0 && end <= self.size as i128,
-                Some(r) => r
-                    .iter()
-                    .any(|&(a, n)| start >= a as i128 && end <= a as i128 + n as i128),
+                Some(r) => covered(r, start, end),
             };
             if !inside {
                 return Err(if self.dynamic {
@@ -220,6 +218,22 @@ impl Target {
     }
 }
 
+/// Whether attached regions cover [start, end) together (an access may run
+/// from one region into the next one attached right after it).
+fn covered(regions: &[(usize, usize)], start: i128, end: i128) -> bool {
+    let mut at = start;
+    while at < end {
+        match regions
+            .iter()
+            .find(|&&(a, n)| a as i128 <= at && at < a as i128 + n as i128)
+        {
+            Some(&(a, n)) => at = a as i128 + n as i128,
+            None => return false,
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +267,13 @@ mod tests {
         assert!(t.attach(addr + 8, 4).is_err());
         assert!(t.check(addr as i64, &[(15, 1)]).is_ok());
         assert!(t.check(addr as i64, &[(15, 2)]).is_err());
+        // Two regions attached end to end are reached by one access.
+        let mut b = [0u8; 32];
+        let base = b.as_mut_ptr() as usize;
+        t.attach(base, 16).unwrap();
+        t.attach(base + 16, 16).unwrap();
+        assert!(t.check(base as i64, &[(8, 16)]).is_ok());
+        assert!(t.check(base as i64, &[(8, 25)]).is_err());
         t.detach(addr).unwrap();
         assert!(t.detach(addr).is_err());
         assert!(t.check(addr as i64, &[(0, 1)]).is_err());

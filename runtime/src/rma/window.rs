@@ -215,7 +215,8 @@ impl Window {
             )?;
             let mut at = a.ptr() as u64;
             for m in members.iter_mut() {
-                m.base = at;
+                // A member without memory has none to point to (NULL).
+                m.base = if m.size > 0 { at } else { 0 };
                 at += m.size;
             }
             base = members[rank].base as usize;
@@ -866,6 +867,9 @@ impl Window {
 
     /// MPI_Win_flush / MPI_Win_flush_local (`remote` false).
     pub fn flush(&self, call: &'static str, target: i32, remote: bool) -> Result<()> {
+        // Programs poll for a change of the window with flushes and syncs:
+        // a poll lets the worker's other ranks run, or their writes never come.
+        crate::yield_now();
         let t = self.check_locked(call, target)?;
         match t {
             Some(t) => self.complete(call, &[t], remote),
@@ -875,6 +879,7 @@ impl Window {
 
     /// MPI_Win_flush_all / MPI_Win_flush_local_all.
     pub fn flush_all(&self, call: &'static str, remote: bool) -> Result<()> {
+        crate::yield_now();
         let locked = {
             let st = self.state.lock().unwrap();
             st.epochs.lock_all.is_some() || !st.epochs.locks.is_empty()
@@ -966,9 +971,9 @@ impl Window {
                     &format!("target {target} is already locked by this rank"),
                 );
             }
-            if e.fence || e.access.is_some() {
+            if e.access.is_some() {
                 drop(st);
-                return self.sync_error(call, "a fence or start epoch is open on the window");
+                return self.sync_error(call, "a start epoch is open on the window");
             }
         }
         let nocheck = assert & MODE_NOCHECK != 0;
@@ -981,7 +986,10 @@ impl Window {
             let tag = self.control(call, t, verb);
             self.await_ack(call, t, tag)?;
         }
-        self.state.lock().unwrap().epochs.locks.insert(t, nocheck);
+        let mut st = self.state.lock().unwrap();
+        st.epochs.locks.insert(t, nocheck);
+        // A fence opens an epoch only for RMA calls that follow it directly.
+        st.epochs.fence = false;
         Ok(())
     }
 
@@ -1024,7 +1032,7 @@ impl Window {
         {
             let st = self.state.lock().unwrap();
             let e = &st.epochs;
-            if e.lock_all.is_some() || !e.locks.is_empty() || e.fence || e.access.is_some() {
+            if e.lock_all.is_some() || !e.locks.is_empty() || e.access.is_some() {
                 drop(st);
                 return self.sync_error(call, "another access epoch is open on the window");
             }
@@ -1040,7 +1048,9 @@ impl Window {
                 self.await_ack(call, t, tag)?;
             }
         }
-        self.state.lock().unwrap().epochs.lock_all = Some(nocheck);
+        let mut st = self.state.lock().unwrap();
+        st.epochs.lock_all = Some(nocheck);
+        st.epochs.fence = false;
         Ok(())
     }
 
@@ -1093,7 +1103,7 @@ impl Window {
         let origins = self.ranks_of(call, group)?;
         {
             let mut st = self.state.lock().unwrap();
-            if st.epochs.exposure.is_some() || st.epochs.fence {
+            if st.epochs.exposure.is_some() {
                 drop(st);
                 return self.sync_error(call, "an exposure epoch is already open on the window");
             }
@@ -1114,7 +1124,7 @@ impl Window {
         {
             let st = self.state.lock().unwrap();
             let e = &st.epochs;
-            if e.access.is_some() || e.fence || e.lock_all.is_some() || !e.locks.is_empty() {
+            if e.access.is_some() || e.lock_all.is_some() || !e.locks.is_empty() {
                 drop(st);
                 return self.sync_error(call, "an access epoch is already open on the window");
             }
@@ -1134,7 +1144,9 @@ impl Window {
                 };
             }
         }
-        self.state.lock().unwrap().epochs.access = Some(targets);
+        let mut st = self.state.lock().unwrap();
+        st.epochs.access = Some(targets);
+        st.epochs.fence = false;
         Ok(())
     }
 
@@ -1190,6 +1202,7 @@ impl Window {
     /// MPI_Win_sync: the window's memory as this member sees it agrees with
     /// what others wrote (one address space: a memory fence).
     pub fn sync(&self) {
+        crate::yield_now();
         std::sync::atomic::fence(Ordering::SeqCst);
     }
 }
