@@ -107,6 +107,27 @@ static PREDEFINED: &[(u32, &str, Kind, usize)] = &[
 ];
 
 fn lookup(t: MPI_Datatype) -> Option<&'static (u32, &'static str, Kind, usize)> {
+    // Every call looks its datatype up: first by the handle's low byte, which
+    // tells most predefined handles apart, then by binary search.
+    static BY_LOW_BYTE: std::sync::OnceLock<[u8; 256]> = std::sync::OnceLock::new();
+    let table = BY_LOW_BYTE.get_or_init(|| {
+        let mut t = [u8::MAX; 256];
+        for (i, e) in PREDEFINED.iter().enumerate() {
+            let slot = &mut t[(e.0 & 0xff) as usize];
+            // Low bytes shared by two handles go to the search.
+            *slot = if *slot == u8::MAX {
+                i as u8
+            } else {
+                u8::MAX - 1
+            };
+        }
+        t
+    });
+    if let Some(e) = PREDEFINED.get(table[(t as u32 & 0xff) as usize] as usize) {
+        if e.0 == t as u32 {
+            return Some(e);
+        }
+    }
     let i = PREDEFINED.binary_search_by_key(&(t as u32), |e| e.0).ok()?;
     Some(&PREDEFINED[i])
 }
@@ -898,6 +919,11 @@ mod tests {
     #[test]
     fn predefined_table_is_sorted_and_sized() {
         assert!(PREDEFINED.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(PREDEFINED.len() < 250, "indices fit the low-byte table");
+        for e in PREDEFINED {
+            assert_eq!(lookup(e.0 as MPI_Datatype).map(|f| f.0), Some(e.0));
+        }
+        assert!(lookup(0x4c00_0499).is_none());
         for &(h, name, kind, size) in PREDEFINED {
             if !matches!(kind, Kind::Opaque | Kind::Pair { .. }) {
                 assert_eq!(mpcrs::kind_size(kind), size, "{name}");

@@ -52,6 +52,13 @@ fn layout(count: usize, ti: &TypeInfo) -> Vec<(i64, u64)> {
     out
 }
 
+/// Bytes of `count` elements of a predefined contiguous type, without a
+/// description (the common case, on every call).
+fn quick(count: c_int, t: MPI_Datatype) -> Option<usize> {
+    let el = datatype::predefined_contiguous(t)?;
+    (count >= 0).then(|| count as usize * el.size)
+}
+
 /// The origin's bytes: its buffer when contiguous, else a packed copy.
 ///
 /// # Safety
@@ -153,6 +160,30 @@ unsafe fn put(
     request: Option<*mut MPI_Request>,
 ) -> c_int {
     let w = tri!(win_for(call, win));
+    if let (Some(olen), Some(tlen)) = (
+        quick(origin_count, origin_datatype),
+        quick(target_count, target_datatype),
+    ) {
+        // Predefined types at both ends: no description, one block.
+        tri!(same_bytes(&w, call, olen, tlen));
+        let one = [(0, tlen as u64)];
+        let blocks = if tlen > 0 { &one[..] } else { &[] };
+        // SAFETY: MPI keeps the origin buffer unmodified until the operation completes.
+        let r = unsafe {
+            w.put(
+                call,
+                origin_addr.cast(),
+                None,
+                target_rank,
+                target_disp as isize,
+                blocks,
+            )
+        };
+        return match request {
+            Some(out) => request_handle(&w, call, r, None, out),
+            None => crate::windows::win_ret(&w, r.map(|_| ())),
+        };
+    }
     let (olen, oti) = tri!(describe(&w, call, origin_count, origin_datatype));
     let (tlen, tti) = tri!(describe(&w, call, target_count, target_datatype));
     tri!(same_bytes(&w, call, olen, tlen));
@@ -185,6 +216,28 @@ unsafe fn get(
     request: Option<*mut MPI_Request>,
 ) -> c_int {
     let w = tri!(win_for(call, win));
+    if let (Some(olen), Some(tlen), None) = (
+        quick(origin_count, origin_datatype),
+        quick(target_count, target_datatype),
+        request,
+    ) {
+        // Predefined types at both ends: into the buffer itself, one block.
+        tri!(same_bytes(&w, call, olen, tlen));
+        let one = [(0, tlen as u64)];
+        let blocks = if tlen > 0 { &one[..] } else { &[] };
+        // SAFETY: the origin buffer is lent until the epoch completes.
+        let r = unsafe {
+            w.get(
+                call,
+                origin_addr.cast(),
+                target_rank,
+                target_disp as isize,
+                blocks,
+                None,
+            )
+        };
+        return crate::windows::win_ret(&w, r.map(|_| ()));
+    }
     let (olen, oti) = tri!(describe(&w, call, origin_count, origin_datatype));
     let (tlen, tti) = tri!(describe(&w, call, target_count, target_datatype));
     tri!(same_bytes(&w, call, olen, tlen));
@@ -380,7 +433,8 @@ mod tests {
         let int = datatype::info(0x4c00_0405).unwrap();
         assert_eq!(layout(3, &int), vec![(0, 12)]);
         let v = datatype::hvector(2, 1, 12, &int);
-        assert_eq!(layout(2, &v), vec![(0, 4), (12, 4), (16, 4), (28, 4)]);
+        // Element 1 starts at the extent (16), right after element 0's last block.
+        assert_eq!(layout(2, &v), vec![(0, 4), (12, 8), (28, 4)]);
         assert_eq!(layout(0, &v), vec![]);
     }
 }

@@ -121,9 +121,13 @@ impl Agent {
             _ => 0,
         };
         let mut result = vec![0u8; op_result];
+        let answers = matches!(
+            req.verb,
+            Verb::Get | Verb::GetAccumulate | Verb::CompareAndSwap
+        );
         if let Err(why) = fits {
             // The origin waits for a result all the same: send zeros.
-            if op_result > 0 {
+            if answers {
                 self.send_result(origin, &result);
             }
             return Err(why);
@@ -156,7 +160,7 @@ impl Agent {
             }
             _ => unreachable!("control requests are served in serve()"),
         }
-        if op_result > 0 {
+        if answers {
             self.send_result(origin, &result);
         }
         Ok(())

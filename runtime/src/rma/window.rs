@@ -12,7 +12,7 @@
 //! origin is.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::agent::{self, Agent};
@@ -77,13 +77,37 @@ struct InFlight {
     finish: Option<Box<dyn FnOnce() + Send>>,
 }
 
+/// Targets locked one by one, with whether each lock skipped the agent
+/// (NOCHECK): a few at a time, looked up on every flush.
+#[derive(Default)]
+struct Locked(Vec<(usize, bool)>);
+
+impl Locked {
+    fn get(&self, t: &usize) -> Option<&bool> {
+        self.0.iter().find(|(x, _)| x == t).map(|(_, n)| n)
+    }
+    fn contains_key(&self, t: &usize) -> bool {
+        self.get(t).is_some()
+    }
+    fn insert(&mut self, t: usize, nocheck: bool) {
+        self.remove(&t);
+        self.0.push((t, nocheck));
+    }
+    fn remove(&mut self, t: &usize) {
+        self.0.retain(|(x, _)| x != t);
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// The epochs this rank has open on the window.
 #[derive(Default)]
 struct Epochs {
     /// Between two fences (the later not asserting NOSUCCEED).
     fence: bool,
     /// Targets locked, with whether the lock skipped the agent (NOCHECK).
-    locks: HashMap<usize, bool>,
+    locks: Locked,
     lock_all: Option<bool>,
     /// Targets of MPI_Win_start.
     access: Option<Vec<usize>>,
@@ -114,6 +138,15 @@ pub struct Window {
     rank: usize,
     _allocation: Option<Arc<Allocation>>,
     state: Mutex<OriginState>,
+    /// An epoch open to every target (a fence's, or lock_all's): the check
+    /// of every operation, without the lock of `state`.
+    open_to_all: AtomicBool,
+    /// Operations to other processes may be in flight: without, completing
+    /// takes no lock.
+    remote_pending: AtomicBool,
+    /// Targets below 64 locked one by one (bit t): the check of a flush,
+    /// without the lock of `state`.
+    locked_low: AtomicU64,
     next_tag: AtomicU32,
     agent_stopped: OnceLock<RawRequest>,
 }
@@ -242,6 +275,9 @@ impl Window {
             rank,
             _allocation: allocation,
             state: Mutex::new(OriginState::default()),
+            open_to_all: AtomicBool::new(false),
+            remote_pending: AtomicBool::new(false),
+            locked_low: AtomicU64::new(0),
             next_tag: AtomicU32::new(0),
             agent_stopped: OnceLock::new(),
         };
@@ -421,7 +457,7 @@ impl Window {
             );
         }
         let t = target as usize;
-        let open = {
+        let open = self.open_to_all.load(Ordering::Acquire) || {
             let st = self.state.lock().unwrap();
             let e = &st.epochs;
             e.fence
@@ -546,6 +582,7 @@ impl Window {
             });
         }
         st.touched.insert(t);
+        self.remote_pending.store(true, Ordering::Release);
         Ok(handle.unwrap_or_else(|| RawRequest::completed(Status::empty())))
     }
 
@@ -571,6 +608,9 @@ impl Window {
         };
         let at = self.locate(call, t, disp, blocks)?;
         let len: u64 = blocks.iter().map(|b| b.1).sum();
+        if len == 0 {
+            return done();
+        }
         if let Some(tg) = self.local(t) {
             self.check_local(call, tg, at, blocks)?;
             // SAFETY: checked layout; `data` holds `len` bytes (contract).
@@ -609,6 +649,12 @@ impl Window {
         };
         let at = self.locate(call, t, disp, blocks)?;
         let len: u64 = blocks.iter().map(|b| b.1).sum();
+        if len == 0 {
+            if let Some(f) = finish {
+                f();
+            }
+            return Ok(RawRequest::completed(Status::empty()));
+        }
         if let Some(tg) = self.local(t) {
             self.check_local(call, tg, at, blocks)?;
             // SAFETY: checked layout; `into` holds `len` bytes (contract).
@@ -672,6 +718,12 @@ impl Window {
         };
         let at = self.locate(call, t, disp, blocks)?;
         let len: u64 = blocks.iter().map(|b| b.1).sum();
+        if len == 0 {
+            if let Some((_, Some(f))) = result {
+                f();
+            }
+            return Ok(RawRequest::completed(Status::empty()));
+        }
         if let Some(tg) = self.local(t) {
             self.check_local(call, tg, at, blocks)?;
             // SAFETY: checked layout; the buffers hold `len` bytes (contract).
@@ -827,6 +879,9 @@ impl Window {
     /// Completes every operation to `targets` at their targets (`remote`) or
     /// at this origin only.
     fn complete(&self, call: &'static str, targets: &[usize], remote: bool) -> Result<()> {
+        if !self.remote_pending.load(Ordering::Acquire) {
+            return Ok(());
+        }
         let (flushing, waiting) = {
             let mut st = self.state.lock().unwrap();
             let mut flushing = Vec::new();
@@ -839,6 +894,8 @@ impl Window {
                     waiting.extend(l);
                 }
             }
+            let pending = !(st.in_flight.is_empty() && st.touched.is_empty());
+            self.remote_pending.store(pending, Ordering::Release);
             (flushing, waiting)
         };
         let tags: Vec<(usize, i32)> = flushing
@@ -861,6 +918,20 @@ impl Window {
         result
     }
 
+    /// Publishes whether an epoch is open to every target, and which of the
+    /// first 64 targets are locked.
+    fn publish(&self, e: &Epochs) {
+        self.open_to_all
+            .store(e.fence || e.lock_all.is_some(), Ordering::Release);
+        let low = e
+            .locks
+            .0
+            .iter()
+            .filter(|(t, _)| *t < 64)
+            .fold(0u64, |b, (t, _)| b | 1 << t);
+        self.locked_low.store(low, Ordering::Release);
+    }
+
     fn all_targets(&self) -> Vec<usize> {
         (0..self.members.len()).collect()
     }
@@ -869,7 +940,7 @@ impl Window {
     pub fn flush(&self, call: &'static str, target: i32, remote: bool) -> Result<()> {
         // Programs poll for a change of the window with flushes and syncs:
         // a poll lets the worker's other ranks run, or their writes never come.
-        crate::yield_now();
+        mpcrs_scheduler::yield_now();
         let t = self.check_locked(call, target)?;
         match t {
             Some(t) => self.complete(call, &[t], remote),
@@ -879,7 +950,7 @@ impl Window {
 
     /// MPI_Win_flush_all / MPI_Win_flush_local_all.
     pub fn flush_all(&self, call: &'static str, remote: bool) -> Result<()> {
-        crate::yield_now();
+        mpcrs_scheduler::yield_now();
         let locked = {
             let st = self.state.lock().unwrap();
             st.epochs.lock_all.is_some() || !st.epochs.locks.is_empty()
@@ -911,7 +982,8 @@ impl Window {
             );
         }
         let t = target as usize;
-        let locked = {
+        let fast = t < 64 && self.locked_low.load(Ordering::Acquire) & (1 << t) != 0;
+        let locked = fast || {
             let st = self.state.lock().unwrap();
             st.epochs.lock_all.is_some() || st.epochs.locks.contains_key(&t)
         };
@@ -937,7 +1009,10 @@ impl Window {
         }
         let r = self.complete(call, &self.all_targets(), true);
         raw::barrier(&self.comm);
-        self.state.lock().unwrap().epochs.fence = assert & MODE_NOSUCCEED == 0;
+        let mut st = self.state.lock().unwrap();
+        st.epochs.fence = assert & MODE_NOSUCCEED == 0;
+        self.publish(&st.epochs);
+        drop(st);
         r
     }
 
@@ -990,11 +1065,15 @@ impl Window {
         st.epochs.locks.insert(t, nocheck);
         // A fence opens an epoch only for RMA calls that follow it directly.
         st.epochs.fence = false;
+        self.publish(&st.epochs);
         Ok(())
     }
 
     /// MPI_Win_unlock.
     pub fn unlock(&self, call: &'static str, target: i32) -> Result<()> {
+        // Lock, operate, unlock is how programs poll a window: let the
+        // worker's other ranks (and agents) run.
+        mpcrs_scheduler::yield_now();
         if target == PROC_NULL {
             return Ok(());
         }
@@ -1023,7 +1102,10 @@ impl Window {
             let w = self.complete(call, &[t], false);
             r.and(w)
         };
-        self.state.lock().unwrap().epochs.locks.remove(&t);
+        let mut st = self.state.lock().unwrap();
+        st.epochs.locks.remove(&t);
+        self.publish(&st.epochs);
+        drop(st);
         r
     }
 
@@ -1051,11 +1133,13 @@ impl Window {
         let mut st = self.state.lock().unwrap();
         st.epochs.lock_all = Some(nocheck);
         st.epochs.fence = false;
+        self.publish(&st.epochs);
         Ok(())
     }
 
     /// MPI_Win_unlock_all.
     pub fn unlock_all(&self, call: &'static str) -> Result<()> {
+        mpcrs_scheduler::yield_now();
         let nocheck = match self.state.lock().unwrap().epochs.lock_all {
             Some(n) => n,
             None => return self.sync_error(call, "no MPI_Win_lock_all epoch is open"),
@@ -1079,7 +1163,10 @@ impl Window {
             let w = self.complete(call, &self.all_targets(), false);
             r.and(w)
         };
-        self.state.lock().unwrap().epochs.lock_all = None;
+        let mut st = self.state.lock().unwrap();
+        st.epochs.lock_all = None;
+        self.publish(&st.epochs);
+        drop(st);
         r
     }
 
@@ -1147,6 +1234,7 @@ impl Window {
         let mut st = self.state.lock().unwrap();
         st.epochs.access = Some(targets);
         st.epochs.fence = false;
+        self.publish(&st.epochs);
         Ok(())
     }
 
@@ -1195,14 +1283,14 @@ impl Window {
         }
         self.state.lock().unwrap().epochs.exposure = Some((origins, done));
         // A test loop is a wait: let the worker's other ranks run.
-        crate::yield_now();
+        mpcrs_scheduler::yield_now();
         Ok(false)
     }
 
     /// MPI_Win_sync: the window's memory as this member sees it agrees with
     /// what others wrote (one address space: a memory fence).
     pub fn sync(&self) {
-        crate::yield_now();
+        mpcrs_scheduler::yield_now();
         std::sync::atomic::fence(Ordering::SeqCst);
     }
 }
