@@ -184,6 +184,61 @@ fn c_heat_with_windows_across_2_processes_killed_twice_restarts_with_the_uninter
     killed_twice_and_restarted(&c_heat_with_windows(), "c-heat-rma-p2", &run);
 }
 
+/// Ranks reading each other's memory through MPI_Win_allocate_shared
+/// (tests/c/shared_rma.c).
+fn c_shared_window() -> PathBuf {
+    build_c(&c_source("shared_rma.c"), "shared-rma", None, &[])
+}
+
+#[test]
+fn a_shared_window_in_one_process_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    killed_twice_and_restarted(&c_shared_window(), "shared-rma", &ONE_PROCESS);
+}
+
+/// Across processes a shared window's memory is a segment the processes map;
+/// an image would restore a private copy in each. The checkpoint is refused,
+/// saying why, and the job goes on to the uninterrupted result.
+#[test]
+fn checkpoints_are_refused_while_a_shared_window_spans_processes() {
+    let bin = c_shared_window();
+    let dir = scratch("shared-rma-p2");
+    let d = dir.to_str().unwrap();
+    let run = &ONE_PROCESS;
+    let b = bin.to_str().unwrap();
+    let o = run_job(
+        &[
+            "-n",
+            "8",
+            "-p",
+            "2",
+            "--checkpoint",
+            d,
+            b,
+            run.kib,
+            "4000",
+            "1000",
+        ],
+        LIMIT,
+    );
+    let out = expect_success(&o, "shared window across processes");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("checkpoint refused: 1 window(s) of MPI_Win_allocate_shared span processes"),
+        "{err}"
+    );
+    assert!(
+        out.contains("checkpoint state -1 after iteration 1000"),
+        "{out}"
+    );
+    assert_eq!(latest_epoch(&dir), None, "no epoch may commit");
+    let short = heat_checksum(&expect_success(
+        &run_job(&["-n", "8", "-c", "2", b, run.kib, "4000"], LIMIT),
+        "uninterrupted",
+    ));
+    assert_eq!(heat_checksum(&out), short);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn c_heat_64_ranks_across_2_processes_killed_twice_restarts_with_the_uninterrupted_checksum() {
     let run = HeatRun {

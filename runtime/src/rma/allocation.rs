@@ -17,8 +17,9 @@ fn veto() -> Option<String> {
     let n = SEGMENTS.load(Ordering::Acquire);
     (n > 0).then(|| {
         format!(
-            "{n} window(s) of MPI_Win_allocate_shared span processes of this node, and their \
-             shared memory cannot be restored shared: free them before the checkpoint"
+            "{n} window(s) of MPI_Win_allocate_shared span processes of this node, and a \
+             restart would give each process a private copy of their memory: free them before \
+             the checkpoint"
         )
     })
 }
