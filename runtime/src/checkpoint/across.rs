@@ -31,7 +31,7 @@ use std::time::Duration;
 use mpcrs_cr::{start_dump, DumpReport, PendingDump, PendingEpoch, Snapshot};
 
 use super::network::{self, fail, wait_message, JobNetwork, Traffic};
-use super::{finish_before_checkpoint, refused_here, CrState, Settings, TAKING};
+use super::{finish_before_checkpoint, refused_here, CrState, Rebuild, Settings, TAKING};
 use crate::config::JobConfig;
 
 /// Sequence numbers of checkpoints asked from outside (process 0 names them)
@@ -57,6 +57,10 @@ pub(super) mod step {
     /// Process 0 to all: the epoch is committed (1) or not (0); post-processing
     /// may begin.
     pub(in crate::checkpoint) const COMMITTED: u8 = 8;
+    /// A restored process to process 0: it finished a step of the rebuild of
+    /// shared state; process 0 to all: every process did.
+    pub(in crate::checkpoint) const REBUILT: u8 = 9;
+    pub(in crate::checkpoint) const REBUILD_GO: u8 = 10;
 }
 
 /// Checkpoints taken by this job so far (the same in every process: the call
@@ -271,7 +275,7 @@ fn checkpoint(settings: &'static Settings, ranks: usize, sequence: u64) -> CrSta
     let fabric = network::expect();
     let me = fabric.me();
     forget_checkpoints_before(fabric, sequence);
-    let here = if refused_here(&format!("process {me}: ")) {
+    let here = if refused_here(&format!("process {me}: "), sequence & REQUESTED != 0) {
         Refusal::Here
     } else {
         Refusal::None
@@ -348,7 +352,7 @@ fn checkpoint(settings: &'static Settings, ranks: usize, sequence: u64) -> CrSta
         })
         .and_then(|image| start_dump(&image, settings.dump_options(k)).map_err(|e| e.to_string()));
     let dump = match started {
-        Ok(Snapshot::Restored) => return rejoin(),
+        Ok(Snapshot::Restored) => return rejoin(sequence),
         Ok(Snapshot::Writing(d)) => Some(d),
         Err(e) => {
             mpcrs_settings::report!(
@@ -426,7 +430,7 @@ fn reopen(fabric: &dyn JobNetwork) {
 
 /// In a process just restored: join the new run's network. The environment is
 /// the one of the process that restored this one (the image's is the old run's).
-fn rejoin() -> CrState {
+fn rejoin(sequence: u64) -> CrState {
     let fabric = network::expect();
     let handed = mpcrs_cr::restore::handed_over_environment().unwrap_or_default();
     let var = |k: &str| {
@@ -444,8 +448,37 @@ fn rejoin() -> CrState {
         );
         crate::process::abort_job(1)
     }
+    // State shared between processes, made again step by step, every
+    // process through each step before any goes on to the next.
+    for (i, step) in [Rebuild::Make, Rebuild::Open, Rebuild::Settle]
+        .into_iter()
+        .enumerate()
+    {
+        super::rebuild(step);
+        barrier(fabric, sequence, i as u64);
+    }
     reopen(fabric);
     CrState::Restart
+}
+
+/// Every process of the job got here (round `round` of a restore).
+fn barrier(fabric: &dyn JobNetwork, sequence: u64, round: u64) {
+    let n = fabric.processes();
+    if fabric.me() == COORDINATOR {
+        for _ in 1..n {
+            wait_message(fabric, sequence, &[step::REBUILT], None, &pause);
+        }
+        tell_all(fabric, sequence, step::REBUILD_GO, vec![(0, round)]);
+    } else {
+        tell_coordinator(fabric, sequence, step::REBUILT, vec![(0, round)]);
+        wait_message(
+            fabric,
+            sequence,
+            &[step::REBUILD_GO],
+            Some(COORDINATOR),
+            &pause,
+        );
+    }
 }
 
 /// The commit thread of one process.

@@ -347,7 +347,7 @@ fn settled_foreign_threads() -> Vec<String> {
 
 /// Whether the program's own threads forbid a checkpoint (saying why, after
 /// `who`).
-fn refused_here(who: &str) -> bool {
+fn refused_here(who: &str, requested: bool) -> bool {
     let foreign = settled_foreign_threads();
     if !foreign.is_empty() {
         mpcrs_settings::report!(
@@ -359,9 +359,9 @@ fn refused_here(who: &str) -> bool {
         );
         return true;
     }
-    let vetoes: Vec<fn() -> Option<String>> = VETOES.lock().unwrap().clone();
+    let vetoes: Vec<Veto> = VETOES.lock().unwrap().clone();
     for veto in vetoes {
-        if let Some(why) = veto() {
+        if let Some(why) = veto(requested) {
             mpcrs_settings::report!(
                 warn,
                 "mpcrs: {who}checkpoint refused: {why}. The job goes on and the previous epoch \
@@ -373,15 +373,51 @@ fn refused_here(who: &str) -> bool {
     false
 }
 
-/// What other parts of the runtime say against a checkpoint now, if anything
-/// (state an image cannot hold).
-static VETOES: Mutex<Vec<fn() -> Option<String>>> = Mutex::new(Vec::new());
+/// What another part of the runtime says against a checkpoint now, if
+/// anything (state an image cannot hold); told whether the checkpoint was
+/// asked from outside (the ranks run on meanwhile) or by MPIX_Checkpoint.
+pub(crate) type Veto = fn(requested: bool) -> Option<String>;
+
+static VETOES: Mutex<Vec<Veto>> = Mutex::new(Vec::new());
 
 /// Adds `veto` to what is asked before every checkpoint of this process.
-pub(crate) fn register_veto(veto: fn() -> Option<String>) {
+pub(crate) fn register_veto(veto: Veto) {
     let mut v = VETOES.lock().unwrap();
     if !v.contains(&veto) {
         v.push(veto);
+    }
+}
+
+/// The steps of a restored process's return that other parts of the runtime
+/// take part in, in order, each between two barriers of the job: state
+/// shared between processes (memory of a node) made again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rebuild {
+    /// Make what others will open.
+    Make,
+    /// Open what others made.
+    Open,
+    /// Every process opened it: names may go.
+    Settle,
+}
+
+/// What a restored process runs in each [`Rebuild`] step.
+pub(crate) type RebuildHook = fn(Rebuild);
+
+static REBUILD_HOOKS: Mutex<Vec<RebuildHook>> = Mutex::new(Vec::new());
+
+/// Adds `hook` to the steps of every later restore of this process.
+pub(crate) fn register_rebuild(hook: RebuildHook) {
+    let mut v = REBUILD_HOOKS.lock().unwrap();
+    if !v.contains(&hook) {
+        v.push(hook);
+    }
+}
+
+fn rebuild(step: Rebuild) {
+    let hooks: Vec<RebuildHook> = REBUILD_HOOKS.lock().unwrap().clone();
+    for h in hooks {
+        h(step);
     }
 }
 
@@ -398,7 +434,7 @@ fn flush_output() {
 fn take(settings: &'static Settings, ranks: usize) -> CrState {
     let _one = TAKING.lock().unwrap_or_else(|e| e.into_inner());
     finish_before_checkpoint();
-    if refused_here("") {
+    if refused_here("", false) {
         return CrState::Error;
     }
     let dir = &settings.dir;

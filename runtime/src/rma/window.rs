@@ -302,7 +302,8 @@ impl Window {
             return allocation::shared(context, total, None)
                 .or_else(|why| comm.fail(call, ErrorClass::NoMem, why));
         }
-        let name = format!("/mpcrs-win-{leader}-{context:x}");
+        // Not under the shm rail's prefix: images keep a window's memory.
+        let name = format!("/mpcrsw-{leader}-{context:x}");
         let in_leader = comm.shared.remote_process(0).is_none();
         let mut made = in_leader.then(|| allocation::shared(context, total, Some((&name, true))));
         raw::barrier(comm);
