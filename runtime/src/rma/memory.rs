@@ -1,9 +1,11 @@
 //! A window's memory as the ranks of one process see it: where each member of
 //! this process exposes memory (found by every rank of the process, so that
 //! operations between them are plain loads and stores), checked against the
-//! window's bounds, and the lock that makes accumulates atomic.
+//! window's bounds, and the lock that makes accumulates atomic (a word of the
+//! node segment when other processes reach the memory too).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::datatype::Kind;
@@ -59,6 +61,23 @@ pub(crate) struct Target {
     /// Held while an accumulate reads and writes: MPI makes accumulates to the
     /// same location atomic with respect to each other.
     accumulating: Mutex<()>,
+    /// Memory in a segment of the node, reached from several processes: the
+    /// lock is this word of the segment instead (0 free, 1 held).
+    word: Option<&'static AtomicU32>,
+}
+
+/// Holds a target's accumulate lock until dropped.
+enum Held<'a> {
+    Process(#[allow(dead_code)] std::sync::MutexGuard<'a, ()>),
+    Word(&'a AtomicU32),
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        if let Held::Word(w) = self {
+            w.store(0, Ordering::Release);
+        }
+    }
 }
 
 impl Target {
@@ -69,6 +88,38 @@ impl Target {
             dynamic,
             regions: Mutex::new(Vec::new()),
             accumulating: Mutex::new(()),
+            word: None,
+        }
+    }
+
+    /// The same target, its accumulates locked by `word` (a word of a node
+    /// segment every process that reaches this memory uses).
+    ///
+    /// # Safety
+    /// `word` is a 4-byte aligned word that stays mapped as long as the target.
+    pub(crate) unsafe fn with_lock_word(self, word: *mut u8) -> Target {
+        // SAFETY: by contract; AtomicU32 has u32's layout.
+        let w = unsafe { &*(word as *const AtomicU32) };
+        Target {
+            word: Some(w),
+            ..self
+        }
+    }
+
+    /// Takes the accumulate lock: a ULT that waits for a word held by
+    /// another process lets the worker's other ULTs run meanwhile.
+    fn hold(&self) -> Held<'_> {
+        match self.word {
+            None => Held::Process(self.accumulating.lock().unwrap()),
+            Some(w) => {
+                while w
+                    .compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed)
+                    .is_err()
+                {
+                    mpcrs_scheduler::yield_now();
+                }
+                Held::Word(w)
+            }
         }
     }
 
@@ -180,7 +231,7 @@ impl Target {
         op: &Op,
         old: Option<&mut [u8]>,
     ) {
-        let _atomic = self.accumulating.lock().unwrap();
+        let _atomic = self.hold();
         if let [(o, l)] = blocks {
             // One block: combined where it lies.
             // SAFETY: the block was checked to lie in the exposed memory.
@@ -217,7 +268,7 @@ impl Target {
         compare: &[u8],
         old: &mut [u8],
     ) {
-        let _atomic = self.accumulating.lock().unwrap();
+        let _atomic = self.hold();
         let block = [(0, new.len() as u64)];
         // SAFETY: forwarded.
         unsafe { self.gather(at, &block, old) };

@@ -28,6 +28,9 @@ use crate::raw::{self, RawRequest};
 use crate::request::Status;
 use crate::PROC_NULL;
 
+/// Bytes of a member's lock word in a node segment (a cache line).
+const LOCK_STRIDE: usize = 64;
+
 /// MPI_MODE_* assertions the runtime acts on.
 pub const MODE_NOCHECK: i32 = 1024;
 pub const MODE_NOPRECEDE: i32 = 8192;
@@ -136,6 +139,9 @@ pub struct Window {
     members: Box<[Member]>,
     flavor: Flavor,
     rank: usize,
+    /// Members in other processes of this node whose memory is in the
+    /// window's node segment: reached by loads and stores.
+    node_targets: Box<[Option<Target>]>,
     _allocation: Option<Arc<Allocation>>,
     state: Mutex<OriginState>,
     /// An epoch open to every target (a fence's, or lock_all's): the check
@@ -238,24 +244,68 @@ impl Window {
                     ),
                 );
             }
-            let total: u64 = members.iter().map(|m| m.size).sum();
+        }
+        // The node's members in one area: a shared window's, and the memory
+        // of MPI_Win_allocate across processes of a job that takes no
+        // checkpoints (one asked from outside could not stop the ranks that
+        // write it); then processes of a node reach each other by loads and
+        // stores too.
+        let in_segment = flavor == Flavor::Shared
+            || (flavor == Flavor::Allocate
+                && win_comm.shared.spanning()
+                && !crate::checkpoint::enabled());
+        let mut lock_words = vec![0usize; n];
+        let mut node_targets: Box<[Option<Target>]> = (0..n).map(|_| None).collect();
+        if in_segment {
+            let node: Vec<usize> = (0..n).filter(|&r| field(r, 4) == field(rank, 4)).collect();
+            // A lock word per member (a cache line each), then the parts:
+            // one after the other for a shared window (MPI's contiguous
+            // layout), each on a cache line of its own otherwise.
+            let header = LOCK_STRIDE * node.len();
+            let pad = |len: u64| {
+                if flavor == Flavor::Shared {
+                    len
+                } else {
+                    len.next_multiple_of(LOCK_STRIDE as u64)
+                }
+            };
+            let total = header as u64 + node.iter().map(|&r| pad(members[r].size)).sum::<u64>();
+            let leader = node[0];
             let a = Self::node_area(
                 &win_comm,
                 call,
                 requests.context_id(),
                 total as usize,
-                field(0, 3),
+                leader,
+                field(leader, 3),
             )?;
-            let mut at = a.ptr() as u64;
-            for m in members.iter_mut() {
+            let mut at = a.ptr() as u64 + header as u64;
+            for (i, &r) in node.iter().enumerate() {
+                let m = &mut members[r];
                 // A member without memory has none to point to (NULL).
                 m.base = if m.size > 0 { at } else { 0 };
-                at += m.size;
+                at += pad(m.size);
+                lock_words[r] = a.ptr() as usize + i * LOCK_STRIDE;
+                if !m.local {
+                    // SAFETY: the word lies in the header of the area, which
+                    // lives as long as the window (`allocation`).
+                    node_targets[r] = Some(unsafe {
+                        Target::new(m.base as usize, m.size as usize, false)
+                            .with_lock_word(lock_words[r] as *mut u8)
+                    });
+                }
             }
             base = members[rank].base as usize;
             allocation = Some(a);
         }
-        shared.expose(rank, Target::new(base, size, flavor == Flavor::Dynamic));
+        let mine = Target::new(base, size, flavor == Flavor::Dynamic);
+        let mine = if in_segment {
+            // SAFETY: as for the node targets above.
+            unsafe { mine.with_lock_word(lock_words[rank] as *mut u8) }
+        } else {
+            mine
+        };
+        shared.expose(rank, mine);
         let (stopped, completer) = raw::manual_request();
         let a = Agent {
             requests: requests.clone(),
@@ -273,6 +323,7 @@ impl Window {
             members,
             flavor,
             rank,
+            node_targets,
             _allocation: allocation,
             state: Mutex::new(OriginState::default()),
             open_to_all: AtomicBool::new(false),
@@ -287,31 +338,32 @@ impl Window {
         Ok(w)
     }
 
-    /// The area of a shared window in this process: heap when its members all
-    /// live here, else the node's segment, created by the process of member 0
-    /// (process `leader`), mapped by the others after it, and unlinked once
-    /// every process mapped it.
+    /// The area of the node's members in this process: heap when they all
+    /// live here, else the node's segment, created by the process of its
+    /// first member `leader` (of pid `leader_pid`), mapped by the others after
+    /// it, and unlinked once every process mapped it.
     fn node_area(
         comm: &Communicator,
         call: &'static str,
         context: u64,
         total: usize,
-        leader: u64,
+        leader: usize,
+        leader_pid: u64,
     ) -> Result<Arc<Allocation>> {
         if !comm.shared.spanning() {
             return allocation::shared(context, total, None)
                 .or_else(|why| comm.fail(call, ErrorClass::NoMem, why));
         }
         // Not under the shm rail's prefix: images keep a window's memory.
-        let name = format!("/mpcrsw-{leader}-{context:x}");
-        let in_leader = comm.shared.remote_process(0).is_none();
+        let name = format!("/mpcrsw-{leader_pid}-{context:x}");
+        let in_leader = comm.shared.remote_process(leader).is_none();
         let mut made = in_leader.then(|| allocation::shared(context, total, Some((&name, true))));
         raw::barrier(comm);
         if !in_leader {
             made = Some(allocation::shared(context, total, Some((&name, false))));
         }
         raw::barrier(comm);
-        if comm.rank() == 0 {
+        if comm.rank() as usize == leader {
             allocation::unlink(&name);
         }
         match made.expect("set on both sides") {
@@ -507,11 +559,13 @@ impl Window {
         Ok(at)
     }
 
+    /// Target `t`'s memory if this process reaches it directly: its own
+    /// ranks', and the node segment's.
     fn local(&self, t: usize) -> Option<&Target> {
         if self.members[t].local {
             self.shared.target(t)
         } else {
-            None
+            self.node_targets[t].as_ref()
         }
     }
 
