@@ -6,7 +6,7 @@
 
 use std::os::raw::{c_int, c_void};
 
-use mpcrs::raw::{Elements, RawRequest, Window};
+use mpcrs::raw::{Elements, Finish, RawRequest, Window};
 use mpcrs::{ErrorClass, Kind};
 
 use crate::ctypes::MPI_Win;
@@ -88,11 +88,7 @@ unsafe impl Send for SendPtr {}
 ///
 /// # Safety
 /// `buf` holds `count` elements of `ti` until the operation completes.
-unsafe fn result_area(
-    buf: *mut c_void,
-    count: usize,
-    ti: &TypeInfo,
-) -> (*mut u8, Option<Box<dyn FnOnce() + Send>>) {
+unsafe fn result_area(buf: *mut c_void, count: usize, ti: &TypeInfo) -> (*mut u8, Option<Finish>) {
     if ti.is_contiguous() {
         return (buf.cast(), None);
     }

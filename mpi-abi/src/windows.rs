@@ -127,6 +127,7 @@ pub(crate) fn win_ret(w: &Window, r: mpcrs::Result<()>) -> c_int {
 ///
 /// # Safety
 /// `win` writable; `baseptr` (when given) writable as a `void *`.
+#[allow(clippy::too_many_arguments)]
 unsafe fn create(
     call: &'static str,
     comm: MPI_Comm,
@@ -279,7 +280,8 @@ mpi_fn! {
                 unsafe { *win = MPI_WIN_NULL };
                 MPI_SUCCESS
             }
-            Err((w, e)) => {
+            Err(failed) => {
+                let (w, e) = *failed;
                 if errhandler.is_some() {
                     crate::errhandler::set(w.communicator(), h, errhandler);
                 }

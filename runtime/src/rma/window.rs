@@ -72,12 +72,16 @@ struct Member {
     local: bool,
 }
 
+/// What completes an operation at the origin once its bytes are there (a
+/// staged result unpacked into the program's buffer).
+pub type Finish = Box<dyn FnOnce() + Send>;
+
 /// An operation sent to another process and not known complete yet, with what
 /// it needs kept alive and what to do once it is.
 struct InFlight {
     request: RawRequest,
     _keep: Option<Vec<u8>>,
-    finish: Option<Box<dyn FnOnce() + Send>>,
+    finish: Option<Finish>,
 }
 
 /// Targets locked one by one, with whether each lock skipped the agent
@@ -459,7 +463,7 @@ impl Window {
     }
 
     /// MPI_Win_free (collective): every epoch must be closed.
-    pub fn free(self, call: &'static str) -> std::result::Result<(), (Window, crate::Error)> {
+    pub fn free(self, call: &'static str) -> std::result::Result<(), Box<(Window, crate::Error)>> {
         let open = {
             let st = self.state.lock().unwrap();
             let e = &st.epochs;
@@ -477,7 +481,7 @@ impl Window {
             let r: Result<()> = self.comm.check(Err(err.clone()));
             return match r {
                 Ok(()) => Ok(()),
-                Err(e) => Err((self, e)),
+                Err(e) => Err(Box::new((self, e))),
             };
         }
         // Every origin finished its operations (their epochs are closed):
@@ -495,9 +499,9 @@ impl Window {
         Ok(())
     }
 
-    /// Checks a target rank and that an access epoch is open to it; returns
-    /// `None` for PROC_NULL.
-    fn check_target(&self, call: &'static str, target: i32) -> Result<Option<usize>> {
+    /// The member a target rank names: `None` for MPI_PROC_NULL, an error for
+    /// a rank outside the window.
+    fn member(&self, call: &'static str, target: i32) -> Result<Option<usize>> {
         if target == PROC_NULL {
             return Ok(None);
         }
@@ -509,7 +513,15 @@ impl Window {
                 format!("target rank {target} is not in 0..{n} (or MPI_PROC_NULL)"),
             );
         }
-        let t = target as usize;
+        Ok(Some(target as usize))
+    }
+
+    /// Checks a target rank and that an access epoch is open to it; returns
+    /// `None` for PROC_NULL.
+    fn check_target(&self, call: &'static str, target: i32) -> Result<Option<usize>> {
+        let Some(t) = self.member(call, target)? else {
+            return Ok(None);
+        };
         let open = self.open_to_all.load(Ordering::Acquire) || {
             let st = self.state.lock().unwrap();
             let e = &st.epochs;
@@ -589,7 +601,7 @@ impl Window {
         req: Request,
         data: Option<(*const u8, usize, Option<Vec<u8>>)>,
         result: Option<(*mut u8, usize)>,
-        finish: Option<Box<dyn FnOnce() + Send>>,
+        finish: Option<Finish>,
     ) -> Result<RawRequest> {
         let header = req.encode();
         let mut st = self.state.lock().unwrap();
@@ -694,7 +706,7 @@ impl Window {
         target: i32,
         disp: isize,
         blocks: &[(i64, u64)],
-        finish: Option<Box<dyn FnOnce() + Send>>,
+        finish: Option<Finish>,
     ) -> Result<RawRequest> {
         let Some(t) = self.check_target(call, target)? else {
             if let Some(f) = finish {
@@ -753,7 +765,7 @@ impl Window {
         target: i32,
         disp: isize,
         blocks: &[(i64, u64)],
-        result: Option<(*mut u8, Option<Box<dyn FnOnce() + Send>>)>,
+        result: Option<(*mut u8, Option<Finish>)>,
     ) -> Result<RawRequest> {
         let Some(code) = wire::op_code(op) else {
             return self.comm.fail(
@@ -823,6 +835,7 @@ impl Window {
     ///
     /// # Safety
     /// The three buffers valid for `elem` bytes until return.
+    #[allow(clippy::too_many_arguments)]
     pub unsafe fn compare_and_swap(
         &self,
         call: &'static str,
@@ -1025,18 +1038,9 @@ impl Window {
 
     /// A target of flush: locked (or under lock_all); `None` for PROC_NULL.
     fn check_locked(&self, call: &'static str, target: i32) -> Result<Option<usize>> {
-        if target == PROC_NULL {
+        let Some(t) = self.member(call, target)? else {
             return Ok(None);
-        }
-        let n = self.members.len();
-        if target < 0 || target as usize >= n {
-            return self.comm.fail(
-                call,
-                ErrorClass::Rank,
-                format!("target rank {target} is not in 0..{n}"),
-            );
-        }
-        let t = target as usize;
+        };
         let fast = t < 64 && self.locked_low.load(Ordering::Acquire) & (1 << t) != 0;
         let locked = fast || {
             let st = self.state.lock().unwrap();
@@ -1079,18 +1083,9 @@ impl Window {
         target: i32,
         assert: i32,
     ) -> Result<()> {
-        if target == PROC_NULL {
+        let Some(t) = self.member(call, target)? else {
             return Ok(());
-        }
-        let n = self.members.len();
-        if target < 0 || target as usize >= n {
-            return self.comm.fail(
-                call,
-                ErrorClass::Rank,
-                format!("target rank {target} is not in 0..{n}"),
-            );
-        }
-        let t = target as usize;
+        };
         {
             let st = self.state.lock().unwrap();
             let e = &st.epochs;
