@@ -3,7 +3,8 @@
 //! directly between their buffers.
 //!
 //! Owns: MPI semantics (ranks, communicators, groups, matching, point-to-point,
-//! collectives, datatypes, reduction ops, error classes and handlers), the
+//! collectives, one-sided communication, datatypes, reduction ops, error
+//! classes and handlers), the
 //! inter-process fabric (remote/), the checkpoint protocol (checkpoint/), and the
 //! safe Rust API (`mpcrs::run`).
 //!
