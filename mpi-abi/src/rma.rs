@@ -18,62 +18,101 @@ use crate::windows::{win_fail, win_for};
 /// MPI_NO_OP: the origin's buffer is not read.
 const MPI_NO_OP: MPI_Op = 0x5800_000e;
 
-/// A (count, datatype) argument of a window call, described.
-fn describe(
-    w: &Window,
-    call: &'static str,
-    count: c_int,
-    t: MPI_Datatype,
-) -> Result<(usize, TypeInfo), c_int> {
-    datatype::describe(count, t).map_err(|(class, detail)| win_fail(w, call, class, detail))
+/// A (count, datatype) argument of a window call: its packed bytes, its
+/// element kind when it has one, and its description, which a predefined
+/// contiguous type (the common case, on every call) goes without.
+struct Arg {
+    count: usize,
+    len: usize,
+    elem: Option<Elements>,
+    ti: Option<TypeInfo>,
 }
 
-/// The byte blocks of `count` elements of `ti` from a target displacement:
-/// (offset, bytes), adjacent blocks merged.
-fn layout(count: usize, ti: &TypeInfo) -> Vec<(i64, u64)> {
-    if ti.is_contiguous() {
-        let len = (count * ti.size) as u64;
-        return if len > 0 { vec![(0, len)] } else { Vec::new() };
+/// Looks a (count, datatype) argument up; errors go to the window's handler.
+fn arg(w: &Window, call: &'static str, count: c_int, t: MPI_Datatype) -> Result<Arg, c_int> {
+    if let (Some(el), true) = (datatype::predefined_contiguous(t), count >= 0) {
+        return Ok(Arg {
+            count: count as usize,
+            len: count as usize * el.size,
+            elem: Some(el),
+            ti: None,
+        });
     }
-    let mut out: Vec<(i64, u64)> = Vec::with_capacity(count * ti.blocks.len());
-    for i in 0..count {
-        let base = i as i64 * ti.extent as i64;
-        for &(o, l) in ti.blocks.iter() {
-            if l == 0 {
-                continue;
-            }
-            let at = base + o as i64;
-            match out.last_mut() {
-                Some(last) if last.0 + last.1 as i64 == at => last.1 += l as u64,
-                _ => out.push((at, l as u64)),
+    match datatype::describe(count, t) {
+        Ok((len, ti)) => Ok(Arg {
+            count: count as usize,
+            len,
+            elem: ti.elem,
+            ti: Some(ti),
+        }),
+        Err((class, detail)) => Err(win_fail(w, call, class, detail)),
+    }
+}
+
+impl Arg {
+    /// The description of a type with gaps; `None` when the bytes are the
+    /// buffer as it lies.
+    fn gaps(&self) -> Option<&TypeInfo> {
+        self.ti.as_ref().filter(|ti| !ti.is_contiguous())
+    }
+
+    /// The byte blocks of the argument from a target displacement:
+    /// (offset, bytes), adjacent blocks merged.
+    fn blocks(&self) -> Blocks {
+        let Some(ti) = self.gaps() else {
+            return Blocks::one(self.len as u64);
+        };
+        let mut out: Vec<(i64, u64)> = Vec::with_capacity(self.count * ti.blocks.len());
+        for i in 0..self.count {
+            let base = i as i64 * ti.extent as i64;
+            for &(o, l) in ti.blocks.iter() {
+                if l == 0 {
+                    continue;
+                }
+                let at = base + o as i64;
+                match out.last_mut() {
+                    Some(last) if last.0 + last.1 as i64 == at => last.1 += l as u64,
+                    _ => out.push((at, l as u64)),
+                }
             }
         }
+        Blocks::Many(out)
     }
-    out
 }
 
-/// Bytes of `count` elements of a predefined contiguous type, without a
-/// description (the common case, on every call).
-fn quick(count: c_int, t: MPI_Datatype) -> Option<usize> {
-    let el = datatype::predefined_contiguous(t)?;
-    (count >= 0).then(|| count as usize * el.size)
+/// A target layout: one block (or none) without an allocation, or many.
+enum Blocks {
+    One([(i64, u64); 1], usize),
+    Many(Vec<(i64, u64)>),
+}
+
+impl Blocks {
+    fn one(len: u64) -> Blocks {
+        Blocks::One([(0, len)], (len > 0) as usize)
+    }
+}
+
+impl std::ops::Deref for Blocks {
+    type Target = [(i64, u64)];
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Blocks::One(b, n) => &b[..*n],
+            Blocks::Many(v) => v,
+        }
+    }
 }
 
 /// The origin's bytes: its buffer when contiguous, else a packed copy.
 ///
 /// # Safety
-/// `buf` holds `count` elements of `ti`.
-unsafe fn origin_bytes(
-    buf: *const c_void,
-    count: usize,
-    ti: &TypeInfo,
-) -> (*const u8, Option<Vec<u8>>) {
-    if ti.is_contiguous() {
+/// `buf` holds the argument's elements.
+unsafe fn origin_bytes(buf: *const c_void, a: &Arg) -> (*const u8, Option<Vec<u8>>) {
+    let Some(ti) = a.gaps() else {
         return (buf.cast(), None);
-    }
+    };
     let mut v = Vec::new();
     // SAFETY: forwarded.
-    unsafe { datatype::pack(buf.cast(), count, ti, &mut v) };
+    unsafe { datatype::pack(buf.cast(), a.count, ti, &mut v) };
     (v.as_ptr(), Some(v))
 }
 
@@ -83,15 +122,16 @@ struct SendPtr(*mut u8);
 // operation it lent it to (MPI's buffer rules keep it valid until then).
 unsafe impl Send for SendPtr {}
 
-/// Where a result lands: the program's buffer, or a scratch area and the
-/// closure that unpacks it there.
+/// Where a result lands when the window's synchronization completes it: the
+/// program's buffer, or a scratch area and the closure that unpacks it there.
 ///
 /// # Safety
-/// `buf` holds `count` elements of `ti` until the operation completes.
-unsafe fn result_area(buf: *mut c_void, count: usize, ti: &TypeInfo) -> (*mut u8, Option<Finish>) {
-    if ti.is_contiguous() {
+/// `buf` holds the argument's elements until the operation completes.
+unsafe fn result_area(buf: *mut c_void, a: &Arg) -> (*mut u8, Option<Finish>) {
+    let Some(ti) = a.gaps() else {
         return (buf.cast(), None);
-    }
+    };
+    let count = a.count;
     let mut scratch = vec![0u8; count * ti.size].into_boxed_slice();
     let at = scratch.as_mut_ptr();
     let user = SendPtr(buf.cast());
@@ -105,10 +145,23 @@ unsafe fn result_area(buf: *mut c_void, count: usize, ti: &TypeInfo) -> (*mut u8
     (at, Some(Box::new(finish)))
 }
 
-/// Element kind of an accumulate on `ti` (a derived type of one basic kind
-/// takes that kind's arithmetic; others only MPI_REPLACE and MPI_NO_OP).
-fn elements(ti: &TypeInfo) -> Elements {
-    ti.elem.unwrap_or(Elements {
+/// Where a result lands when the program's wait on a request completes it:
+/// the program's buffer, or a staging area the request entry unpacks.
+///
+/// # Safety
+/// `buf` holds the argument's elements until the request completes.
+unsafe fn request_area(buf: *mut c_void, a: &Arg) -> (*mut u8, Option<Staging>) {
+    match a.gaps() {
+        None => (buf.cast(), None),
+        // SAFETY: forwarded.
+        Some(ti) => unsafe { Staging::recv(buf.cast(), a.count, ti, false) },
+    }
+}
+
+/// Element kind of an accumulate (a derived type of one basic kind takes
+/// that kind's arithmetic; others only MPI_REPLACE and MPI_NO_OP).
+fn elements(a: &Arg) -> Elements {
+    a.elem.unwrap_or(Elements {
         kind: Kind::Opaque,
         size: 1,
     })
@@ -156,38 +209,22 @@ unsafe fn put(
     request: Option<*mut MPI_Request>,
 ) -> c_int {
     let w = tri!(win_for(call, win));
-    if let (Some(olen), Some(tlen)) = (
-        quick(origin_count, origin_datatype),
-        quick(target_count, target_datatype),
-    ) {
-        // Predefined types at both ends: no description, one block.
-        tri!(same_bytes(&w, call, olen, tlen));
-        let one = [(0, tlen as u64)];
-        let blocks = if tlen > 0 { &one[..] } else { &[] };
-        // SAFETY: MPI keeps the origin buffer unmodified until the operation completes.
-        let r = unsafe {
-            w.put(
-                call,
-                origin_addr.cast(),
-                None,
-                target_rank,
-                target_disp as isize,
-                blocks,
-            )
-        };
-        return match request {
-            Some(out) => request_handle(&w, call, r, None, out),
-            None => crate::windows::win_ret(&w, r.map(|_| ())),
-        };
-    }
-    let (olen, oti) = tri!(describe(&w, call, origin_count, origin_datatype));
-    let (tlen, tti) = tri!(describe(&w, call, target_count, target_datatype));
-    tri!(same_bytes(&w, call, olen, tlen));
-    let blocks = layout(target_count as usize, &tti);
+    let o = tri!(arg(&w, call, origin_count, origin_datatype));
+    let t = tri!(arg(&w, call, target_count, target_datatype));
+    tri!(same_bytes(&w, call, o.len, t.len));
     // SAFETY: the origin buffer holds its elements (C contract).
-    let (data, keep) = unsafe { origin_bytes(origin_addr, origin_count as usize, &oti) };
+    let (data, keep) = unsafe { origin_bytes(origin_addr, &o) };
     // SAFETY: MPI keeps the origin buffer unmodified until the operation completes.
-    let r = unsafe { w.put(call, data, keep, target_rank, target_disp as isize, &blocks) };
+    let r = unsafe {
+        w.put(
+            call,
+            data,
+            keep,
+            target_rank,
+            target_disp as isize,
+            &t.blocks(),
+        )
+    };
     match request {
         Some(out) => request_handle(&w, call, r, None, out),
         None => crate::windows::win_ret(&w, r.map(|_| ())),
@@ -212,56 +249,24 @@ unsafe fn get(
     request: Option<*mut MPI_Request>,
 ) -> c_int {
     let w = tri!(win_for(call, win));
-    if let (Some(olen), Some(tlen), None) = (
-        quick(origin_count, origin_datatype),
-        quick(target_count, target_datatype),
-        request,
-    ) {
-        // Predefined types at both ends: into the buffer itself, one block.
-        tri!(same_bytes(&w, call, olen, tlen));
-        let one = [(0, tlen as u64)];
-        let blocks = if tlen > 0 { &one[..] } else { &[] };
-        // SAFETY: the origin buffer is lent until the epoch completes.
-        let r = unsafe {
-            w.get(
-                call,
-                origin_addr.cast(),
-                target_rank,
-                target_disp as isize,
-                blocks,
-                None,
-            )
-        };
-        return crate::windows::win_ret(&w, r.map(|_| ()));
-    }
-    let (olen, oti) = tri!(describe(&w, call, origin_count, origin_datatype));
-    let (tlen, tti) = tri!(describe(&w, call, target_count, target_datatype));
-    tri!(same_bytes(&w, call, olen, tlen));
-    let blocks = layout(target_count as usize, &tti);
+    let o = tri!(arg(&w, call, origin_count, origin_datatype));
+    let t = tri!(arg(&w, call, target_count, target_datatype));
+    tri!(same_bytes(&w, call, o.len, t.len));
+    let disp = target_disp as isize;
     match request {
         Some(out) => {
-            // The request's wait unpacks a staged result.
-            // SAFETY: the origin buffer is lent until the request completes.
-            let (into, staging) =
-                unsafe { Staging::recv(origin_addr.cast(), origin_count as usize, &oti, false) };
-            // SAFETY: as above; the staging moves into the request entry.
-            let r = unsafe { w.get(call, into, target_rank, target_disp as isize, &blocks, None) };
+            // SAFETY: the origin buffer is lent until the request completes;
+            // a staging moves into the request entry, whose wait unpacks it.
+            let (into, staging) = unsafe { request_area(origin_addr, &o) };
+            // SAFETY: as above.
+            let r = unsafe { w.get(call, into, target_rank, disp, &t.blocks(), None) };
             request_handle(&w, call, r, staging, out)
         }
         None => {
             // SAFETY: the origin buffer is lent until the epoch completes.
-            let (into, finish) = unsafe { result_area(origin_addr, origin_count as usize, &oti) };
+            let (into, finish) = unsafe { result_area(origin_addr, &o) };
             // SAFETY: as above.
-            let r = unsafe {
-                w.get(
-                    call,
-                    into,
-                    target_rank,
-                    target_disp as isize,
-                    &blocks,
-                    finish,
-                )
-            };
+            let r = unsafe { w.get(call, into, target_rank, disp, &t.blocks(), finish) };
             crate::windows::win_ret(&w, r.map(|_| ()))
         }
     }
@@ -288,18 +293,17 @@ unsafe fn accumulate(
     request: Option<*mut MPI_Request>,
 ) -> c_int {
     let w = tri!(win_for(call, win));
-    let (tlen, tti) = tri!(describe(&w, call, target_count, target_datatype));
-    let el = elements(&tti);
-    let blocks = layout(target_count as usize, &tti);
+    let t = tri!(arg(&w, call, target_count, target_datatype));
+    let el = elements(&t);
     // MPI_NO_OP reads no origin: its buffer may be anything.
     let (data, keep) = if op == MPI_NO_OP && result.is_some() {
-        let zeros = vec![0u8; tlen];
+        let zeros = vec![0u8; t.len];
         (zeros.as_ptr(), Some(zeros))
     } else {
-        let (olen, oti) = tri!(describe(&w, call, origin_count, origin_datatype));
-        tri!(same_bytes(&w, call, olen, tlen));
-        if let (Some(o), Some(t), true) = (oti.elem, tti.elem, tlen > 0) {
-            if o.kind != t.kind {
+        let o = tri!(arg(&w, call, origin_count, origin_datatype));
+        tri!(same_bytes(&w, call, o.len, t.len));
+        if let (Some(oe), Some(te), true) = (o.elem, t.elem, t.len > 0) {
+            if oe.kind != te.kind {
                 return win_fail(
                     &w,
                     call,
@@ -309,7 +313,7 @@ unsafe fn accumulate(
             }
         }
         // SAFETY: the origin buffer holds its elements (C contract).
-        unsafe { origin_bytes(origin_addr, origin_count as usize, &oti) }
+        unsafe { origin_bytes(origin_addr, &o) }
     };
     let Some(rop) = crate::coll::op_of(op, target_datatype, el) else {
         return win_fail(
@@ -322,20 +326,21 @@ unsafe fn accumulate(
     let mut staging = None;
     let res = match result {
         None => None,
-        Some((buf, count, t)) => {
-            let (rlen, rti) = tri!(describe(&w, call, count, t));
-            tri!(same_bytes(&w, call, rlen, tlen));
+        Some((buf, count, rt)) => {
+            let r = tri!(arg(&w, call, count, rt));
+            tri!(same_bytes(&w, call, r.len, t.len));
             if request.is_some() {
                 // SAFETY: the result buffer is lent until the request completes.
-                let (into, st) = unsafe { Staging::recv(buf.cast(), count as usize, &rti, false) };
+                let (into, st) = unsafe { request_area(buf, &r) };
                 staging = st;
                 Some((into, None))
             } else {
                 // SAFETY: the result buffer is lent until the epoch completes.
-                Some(unsafe { result_area(buf, count as usize, &rti) })
+                Some(unsafe { result_area(buf, &r) })
             }
         }
     };
+    let blocks = t.blocks();
     // SAFETY: the buffers stay lent until the operation completes.
     let r = unsafe {
         w.accumulate(
@@ -426,11 +431,20 @@ mod tests {
 
     #[test]
     fn target_layouts_merge_adjacent_blocks() {
+        let described = |count: usize, ti: TypeInfo| Arg {
+            count,
+            len: count * ti.size,
+            elem: ti.elem,
+            ti: Some(ti),
+        };
         let int = datatype::info(0x4c00_0405).unwrap();
-        assert_eq!(layout(3, &int), vec![(0, 12)]);
+        assert_eq!(&*described(3, int.clone()).blocks(), &[(0, 12)]);
         let v = datatype::hvector(2, 1, 12, &int);
         // Element 1 starts at the extent (16), right after element 0's last block.
-        assert_eq!(layout(2, &v), vec![(0, 4), (12, 8), (28, 4)]);
-        assert_eq!(layout(0, &v), vec![]);
+        assert_eq!(
+            &*described(2, v.clone()).blocks(),
+            &[(0, 4), (12, 8), (28, 4)]
+        );
+        assert!(described(0, v).blocks().is_empty());
     }
 }

@@ -12,9 +12,7 @@ use crate::p2p::{self, SendMode};
 use crate::request::{self, Pending, Status};
 
 pub use crate::coll::{Layout, Pattern};
-pub use crate::rma::{
-    Finish, Flavor, Memory, Window, MODE_NOCHECK, MODE_NOPRECEDE, MODE_NOSUCCEED,
-};
+pub use crate::rma::{Finish, Flavor, Memory, Window};
 
 /// An operation in flight, without a borrow: the caller keeps its buffer alive
 /// and untouched until the request completed (MPI's rules for MPI_Request).

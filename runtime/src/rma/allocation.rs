@@ -9,7 +9,7 @@
 //! its contents, and a restored job makes it again and maps it where it was
 //! in every process ([`rebuild`]).
 
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::Mutex;
 
 use crate::checkpoint::Rebuild;
 
@@ -237,45 +237,26 @@ fn map_segment(name: &str, len: usize, create: bool) -> Result<*mut u8, String> 
     })
 }
 
-/// Shared windows' areas in this process, by window context.
-static SHARED: Mutex<Vec<(u64, Weak<Allocation>)>> = Mutex::new(Vec::new());
-
-/// The area of shared window `context` in this process, made by the first
-/// member to ask: heap (`segment` None), or the node's segment (`Some((name,
-/// create))`, created by the process of the window's first member).
-pub(crate) fn shared(
-    context: u64,
-    size: usize,
-    segment: Option<(&str, bool)>,
-) -> Result<Arc<Allocation>, String> {
-    let mut all = SHARED.lock().unwrap();
-    all.retain(|(_, w)| w.strong_count() > 0);
-    if let Some(a) = all
-        .iter()
-        .find(|(c, _)| *c == context)
-        .and_then(|(_, w)| w.upgrade())
-    {
-        return Ok(a);
+/// A new area for the members of a node in this process: heap (`segment`
+/// None), or the node's segment (`Some((name, create))`, created by the
+/// process of the node's first member, opened by the others). Made once per
+/// window and process ([`super::memory::Shared::area`]).
+pub(crate) fn node_area(size: usize, segment: Option<(&str, bool)>) -> Result<Allocation, String> {
+    let Some((name, create)) = segment else {
+        return Ok(Allocation::heap(size));
+    };
+    let a = Allocation::segment(name, size, create)?;
+    if let Kind::Mapped(len) = a.kind {
+        SEGMENTS.lock().unwrap().push(Segment {
+            addr: a.ptr as usize,
+            len,
+            leader: create,
+            name: name.to_string(),
+            stem: name.to_string(),
+        });
+        crate::checkpoint::register_veto(veto);
+        crate::checkpoint::register_rebuild(rebuild);
     }
-    let a = Arc::new(match segment {
-        None => Allocation::heap(size),
-        Some((name, create)) => {
-            let a = Allocation::segment(name, size, create)?;
-            if let Kind::Mapped(len) = a.kind {
-                SEGMENTS.lock().unwrap().push(Segment {
-                    addr: a.ptr as usize,
-                    len,
-                    leader: create,
-                    name: name.to_string(),
-                    stem: name.to_string(),
-                });
-                crate::checkpoint::register_veto(veto);
-                crate::checkpoint::register_rebuild(rebuild);
-            }
-            a
-        }
-    });
-    all.push((context, Arc::downgrade(&a)));
     Ok(a)
 }
 

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+use super::allocation::Allocation;
 use crate::datatype::Kind;
 use crate::op::Op;
 
@@ -15,6 +16,9 @@ use crate::op::Op;
 /// communicator. Found by the context of the window's request communicator.
 pub(crate) struct Shared {
     targets: Box<[OnceLock<Target>]>,
+    /// The area the members of the node in this process share, if the
+    /// window has one (made by the first of them to ask).
+    area: Mutex<Option<Arc<Allocation>>>,
 }
 
 /// Windows alive in this process, by context.
@@ -32,6 +36,7 @@ impl Shared {
         }
         let s = Arc::new(Shared {
             targets: (0..size).map(|_| OnceLock::new()).collect(),
+            area: Mutex::new(None),
         });
         all.insert(context, Arc::downgrade(&s));
         s
@@ -42,6 +47,21 @@ impl Shared {
         if self.targets[rank].set(target).is_err() {
             unreachable!("member {rank} exposed its memory twice");
         }
+    }
+
+    /// The area of the node's members in this process: the one made, or a
+    /// new one from `make`.
+    pub(crate) fn area(
+        &self,
+        make: impl FnOnce() -> Result<Allocation, String>,
+    ) -> Result<Arc<Allocation>, String> {
+        let mut area = self.area.lock().unwrap();
+        if let Some(a) = &*area {
+            return Ok(a.clone());
+        }
+        let a = Arc::new(make()?);
+        *area = Some(a.clone());
+        Ok(a)
     }
 
     /// Member `rank`'s memory if that member lives in this process.

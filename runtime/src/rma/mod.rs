@@ -23,4 +23,4 @@ mod memory;
 mod window;
 mod wire;
 
-pub use window::{Finish, Flavor, Memory, Window, MODE_NOCHECK, MODE_NOPRECEDE, MODE_NOSUCCEED};
+pub use window::{Finish, Flavor, Memory, Window};

@@ -13,7 +13,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
+
+use mpcrs_scheduler::sync::Mutex;
 
 use super::agent::{self, Agent};
 use super::allocation::{self, Allocation};
@@ -31,10 +33,10 @@ use crate::PROC_NULL;
 /// Bytes of a member's lock word in a node segment (a cache line).
 const LOCK_STRIDE: usize = 64;
 
-/// MPI_MODE_* assertions the runtime acts on.
-pub const MODE_NOCHECK: i32 = 1024;
-pub const MODE_NOPRECEDE: i32 = 8192;
-pub const MODE_NOSUCCEED: i32 = 16384;
+/// MPI_MODE_* assertions the runtime acts on (the others only promise what
+/// it does not need to know).
+const MODE_NOCHECK: i32 = 1024;
+const MODE_NOSUCCEED: i32 = 16384;
 
 /// How a window's memory came to be (MPI_WIN_CREATE_FLAVOR).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +149,8 @@ pub struct Window {
     /// window's node segment: reached by loads and stores.
     node_targets: Box<[Option<Target>]>,
     _allocation: Option<Arc<Allocation>>,
+    /// Parks a ULT that waits for it: its holder may wait at the send gate
+    /// while a checkpoint holds the network.
     state: Mutex<OriginState>,
     /// An epoch open to every target (a fence's, or lock_all's): the check
     /// of every operation, without the lock of `state`.
@@ -278,6 +282,7 @@ impl Window {
             let a = Self::node_area(
                 &win_comm,
                 call,
+                &shared,
                 requests.context_id(),
                 total as usize,
                 leader,
@@ -346,25 +351,29 @@ impl Window {
     /// live here, else the node's segment, created by the process of its
     /// first member `leader` (of pid `leader_pid`), mapped by the others after
     /// it, and unlinked once every process mapped it.
+    #[allow(clippy::too_many_arguments)]
     fn node_area(
         comm: &Communicator,
         call: &'static str,
+        shared: &Shared,
         context: u64,
         total: usize,
         leader: usize,
         leader_pid: u64,
     ) -> Result<Arc<Allocation>> {
         if !comm.shared.spanning() {
-            return allocation::shared(context, total, None)
+            return shared
+                .area(|| allocation::node_area(total, None))
                 .or_else(|why| comm.fail(call, ErrorClass::NoMem, why));
         }
         // Not under the shm rail's prefix: images keep a window's memory.
         let name = format!("/mpcrsw-{leader_pid}-{context:x}");
         let in_leader = comm.shared.remote_process(leader).is_none();
-        let mut made = in_leader.then(|| allocation::shared(context, total, Some((&name, true))));
+        let area = |create| shared.area(|| allocation::node_area(total, Some((&name, create))));
+        let mut made = in_leader.then(|| area(true));
         raw::barrier(comm);
         if !in_leader {
-            made = Some(allocation::shared(context, total, Some((&name, false))));
+            made = Some(area(false));
         }
         raw::barrier(comm);
         if comm.rank() as usize == leader {
@@ -465,7 +474,7 @@ impl Window {
     /// MPI_Win_free (collective): every epoch must be closed.
     pub fn free(self, call: &'static str) -> std::result::Result<(), Box<(Window, crate::Error)>> {
         let open = {
-            let st = self.state.lock().unwrap();
+            let st = self.state.lock();
             let e = &st.epochs;
             !e.locks.is_empty()
                 || e.lock_all.is_some()
@@ -523,7 +532,7 @@ impl Window {
             return Ok(None);
         };
         let open = self.open_to_all.load(Ordering::Acquire) || {
-            let st = self.state.lock().unwrap();
+            let st = self.state.lock();
             let e = &st.epochs;
             e.fence
                 || e.lock_all.is_some()
@@ -604,7 +613,7 @@ impl Window {
         finish: Option<Finish>,
     ) -> Result<RawRequest> {
         let header = req.encode();
-        let mut st = self.state.lock().unwrap();
+        let mut st = self.state.lock();
         let list = st.in_flight.entry(t).or_default();
         let mut handle = None;
         if let Some((into, len)) = result {
@@ -932,9 +941,8 @@ impl Window {
     }
 
     /// Sends a control request to `t`'s agent; returns the tag of its answer.
-    fn control(&self, call: &'static str, t: usize, verb: Verb) -> i32 {
+    fn control(&self, t: usize, verb: Verb) -> i32 {
         let tag = self.fresh_tag();
-        let _ = call;
         agent::send(
             &self.requests,
             &Request::control(verb, tag).encode(),
@@ -951,7 +959,7 @@ impl Window {
             return Ok(());
         }
         let (flushing, waiting) = {
-            let mut st = self.state.lock().unwrap();
+            let mut st = self.state.lock();
             let mut flushing = Vec::new();
             let mut waiting = Vec::new();
             for &t in targets {
@@ -968,7 +976,7 @@ impl Window {
         };
         let tags: Vec<(usize, i32)> = flushing
             .iter()
-            .map(|&t| (t, self.control(call, t, Verb::Flush)))
+            .map(|&t| (t, self.control(t, Verb::Flush)))
             .collect();
         let mut result = Ok(());
         for (t, tag) in tags {
@@ -984,6 +992,23 @@ impl Window {
             }
         }
         result
+    }
+
+    /// Changes the epochs, and publishes what the checks without the lock
+    /// read.
+    fn update_epochs(&self, f: impl FnOnce(&mut Epochs)) {
+        let mut st = self.state.lock();
+        f(&mut st.epochs);
+        self.publish(&st.epochs);
+    }
+
+    /// Opens an access epoch by a lock or MPI_Win_start: a fence opens an
+    /// epoch only for the RMA calls that follow it directly.
+    fn open_epoch(&self, f: impl FnOnce(&mut Epochs)) {
+        self.update_epochs(|e| {
+            f(e);
+            e.fence = false;
+        });
     }
 
     /// Publishes whether an epoch is open to every target, and which of the
@@ -1020,7 +1045,7 @@ impl Window {
     pub fn flush_all(&self, call: &'static str, remote: bool) -> Result<()> {
         mpcrs_scheduler::yield_now();
         let locked = {
-            let st = self.state.lock().unwrap();
+            let st = self.state.lock();
             st.epochs.lock_all.is_some() || !st.epochs.locks.is_empty()
         };
         if !locked {
@@ -1043,7 +1068,7 @@ impl Window {
         };
         let fast = t < 64 && self.locked_low.load(Ordering::Acquire) & (1 << t) != 0;
         let locked = fast || {
-            let st = self.state.lock().unwrap();
+            let st = self.state.lock();
             st.epochs.lock_all.is_some() || st.epochs.locks.contains_key(&t)
         };
         if !locked {
@@ -1055,7 +1080,7 @@ impl Window {
     /// MPI_Win_fence.
     pub fn fence(&self, call: &'static str, assert: i32) -> Result<()> {
         {
-            let st = self.state.lock().unwrap();
+            let st = self.state.lock();
             let e = &st.epochs;
             if !e.locks.is_empty()
                 || e.lock_all.is_some()
@@ -1068,10 +1093,7 @@ impl Window {
         }
         let r = self.complete(call, &self.all_targets(), true);
         raw::barrier(&self.comm);
-        let mut st = self.state.lock().unwrap();
-        st.epochs.fence = assert & MODE_NOSUCCEED == 0;
-        self.publish(&st.epochs);
-        drop(st);
+        self.update_epochs(|e| e.fence = assert & MODE_NOSUCCEED == 0);
         r
     }
 
@@ -1087,7 +1109,7 @@ impl Window {
             return Ok(());
         };
         {
-            let st = self.state.lock().unwrap();
+            let st = self.state.lock();
             let e = &st.epochs;
             if e.locks.contains_key(&t) || e.lock_all.is_some() {
                 drop(st);
@@ -1108,14 +1130,10 @@ impl Window {
             } else {
                 Verb::LockShared
             };
-            let tag = self.control(call, t, verb);
+            let tag = self.control(t, verb);
             self.await_ack(call, t, tag)?;
         }
-        let mut st = self.state.lock().unwrap();
-        st.epochs.locks.insert(t, nocheck);
-        // A fence opens an epoch only for RMA calls that follow it directly.
-        st.epochs.fence = false;
-        self.publish(&st.epochs);
+        self.open_epoch(|e| e.locks.insert(t, nocheck));
         Ok(())
     }
 
@@ -1132,7 +1150,7 @@ impl Window {
             None => return Ok(()),
         };
         let nocheck = {
-            let st = self.state.lock().unwrap();
+            let st = self.state.lock();
             match st.epochs.locks.get(&t) {
                 Some(&n) => n,
                 None => {
@@ -1146,23 +1164,20 @@ impl Window {
         } else {
             // The unlock's acknowledgement comes after every earlier
             // operation of this origin at the target.
-            self.state.lock().unwrap().touched.remove(&t);
-            let tag = self.control(call, t, Verb::Unlock);
+            self.state.lock().touched.remove(&t);
+            let tag = self.control(t, Verb::Unlock);
             let r = self.await_ack(call, t, tag);
             let w = self.complete(call, &[t], false);
             r.and(w)
         };
-        let mut st = self.state.lock().unwrap();
-        st.epochs.locks.remove(&t);
-        self.publish(&st.epochs);
-        drop(st);
+        self.update_epochs(|e| e.locks.remove(&t));
         r
     }
 
     /// MPI_Win_lock_all.
     pub fn lock_all(&self, call: &'static str, assert: i32) -> Result<()> {
         {
-            let st = self.state.lock().unwrap();
+            let st = self.state.lock();
             let e = &st.epochs;
             if e.lock_all.is_some() || !e.locks.is_empty() || e.access.is_some() {
                 drop(st);
@@ -1174,34 +1189,31 @@ impl Window {
             let tags: Vec<(usize, i32)> = self
                 .all_targets()
                 .into_iter()
-                .map(|t| (t, self.control(call, t, Verb::LockShared)))
+                .map(|t| (t, self.control(t, Verb::LockShared)))
                 .collect();
             for (t, tag) in tags {
                 self.await_ack(call, t, tag)?;
             }
         }
-        let mut st = self.state.lock().unwrap();
-        st.epochs.lock_all = Some(nocheck);
-        st.epochs.fence = false;
-        self.publish(&st.epochs);
+        self.open_epoch(|e| e.lock_all = Some(nocheck));
         Ok(())
     }
 
     /// MPI_Win_unlock_all.
     pub fn unlock_all(&self, call: &'static str) -> Result<()> {
         mpcrs_scheduler::yield_now();
-        let nocheck = match self.state.lock().unwrap().epochs.lock_all {
+        let nocheck = match self.state.lock().epochs.lock_all {
             Some(n) => n,
             None => return self.sync_error(call, "no MPI_Win_lock_all epoch is open"),
         };
         let r = if nocheck {
             self.complete(call, &self.all_targets(), true)
         } else {
-            self.state.lock().unwrap().touched.clear();
+            self.state.lock().touched.clear();
             let tags: Vec<(usize, i32)> = self
                 .all_targets()
                 .into_iter()
-                .map(|t| (t, self.control(call, t, Verb::Unlock)))
+                .map(|t| (t, self.control(t, Verb::Unlock)))
                 .collect();
             let mut r = Ok(());
             for (t, tag) in tags {
@@ -1213,10 +1225,7 @@ impl Window {
             let w = self.complete(call, &self.all_targets(), false);
             r.and(w)
         };
-        let mut st = self.state.lock().unwrap();
-        st.epochs.lock_all = None;
-        self.publish(&st.epochs);
-        drop(st);
+        self.update_epochs(|e| e.lock_all = None);
         r
     }
 
@@ -1239,7 +1248,7 @@ impl Window {
     pub fn post(&self, call: &'static str, group: &Group, assert: i32) -> Result<()> {
         let origins = self.ranks_of(call, group)?;
         {
-            let mut st = self.state.lock().unwrap();
+            let mut st = self.state.lock();
             if st.epochs.exposure.is_some() {
                 drop(st);
                 return self.sync_error(call, "an exposure epoch is already open on the window");
@@ -1259,7 +1268,7 @@ impl Window {
     pub fn start(&self, call: &'static str, group: &Group, assert: i32) -> Result<()> {
         let targets = self.ranks_of(call, group)?;
         {
-            let st = self.state.lock().unwrap();
+            let st = self.state.lock();
             let e = &st.epochs;
             if e.access.is_some() || e.lock_all.is_some() || !e.locks.is_empty() {
                 drop(st);
@@ -1281,16 +1290,13 @@ impl Window {
                 };
             }
         }
-        let mut st = self.state.lock().unwrap();
-        st.epochs.access = Some(targets);
-        st.epochs.fence = false;
-        self.publish(&st.epochs);
+        self.open_epoch(|e| e.access = Some(targets));
         Ok(())
     }
 
     /// MPI_Win_complete: ends the access epoch of MPI_Win_start.
     pub fn complete_access(&self, call: &'static str) -> Result<()> {
-        let Some(targets) = self.state.lock().unwrap().epochs.access.take() else {
+        let Some(targets) = self.state.lock().epochs.access.take() else {
             return self.sync_error(call, "no MPI_Win_start epoch is open");
         };
         let r = self.complete(call, &targets, true);
@@ -1303,7 +1309,7 @@ impl Window {
     /// MPI_Win_wait (`blocking`) / MPI_Win_test: whether the exposure epoch
     /// of MPI_Win_post ended (every origin completed).
     pub fn wait_exposure(&self, call: &'static str, blocking: bool) -> Result<bool> {
-        let Some((origins, mut done)) = self.state.lock().unwrap().epochs.exposure.take() else {
+        let Some((origins, mut done)) = self.state.lock().epochs.exposure.take() else {
             return self.sync_error(call, "no MPI_Win_post epoch is open");
         };
         for (i, &o) in origins.iter().enumerate() {
@@ -1331,7 +1337,7 @@ impl Window {
         if done.iter().all(|&d| d) {
             return Ok(true);
         }
-        self.state.lock().unwrap().epochs.exposure = Some((origins, done));
+        self.state.lock().epochs.exposure = Some((origins, done));
         // A test loop is a wait: let the worker's other ranks run.
         mpcrs_scheduler::yield_now();
         Ok(false)
