@@ -329,7 +329,7 @@ impl TypeInfo {
 }
 
 /// MPI_BYTE, the basic element of untyped bytes.
-const MPI_BYTE: MPI_Datatype = 0x4c00_010d;
+pub(crate) const MPI_BYTE: MPI_Datatype = 0x4c00_010d;
 
 impl TypeInfo {
     /// `el.size` contiguous bytes of kind `el.kind`, counted as bytes by

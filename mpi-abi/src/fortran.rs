@@ -38,15 +38,11 @@ c2f! {
 
 mpi_fn! {
     fn File_c2f(file: MPI_File) -> MPI_Fint {
-        // No file is ever opened (parallel I/O is not built): every file
-        // handle is MPI_FILE_NULL, whose Fortran value is 0.
-        let _ = file;
-        0
+        crate::files::to_fortran(file)
     }
 
     fn File_f2c(file: MPI_Fint) -> MPI_File {
-        let _ = file;
-        std::ptr::null_mut()
+        crate::files::from_fortran(file)
     }
 
     fn Status_c2f(c_status: *const MPI_Status, f_status: *mut MPI_Fint) -> c_int {

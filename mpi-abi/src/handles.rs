@@ -165,6 +165,8 @@ pub(crate) struct RankState {
     pub(crate) type_names: std::collections::HashMap<MPI_Datatype, String>,
     /// Windows (MPI_Win) by handle.
     pub(crate) windows: crate::windows::Table,
+    /// Files (MPI_File) by handle, and MPI_FILE_NULL's error handler.
+    pub(crate) files: crate::files::Table,
 }
 
 /// One rank's tables behind a lock that parks a ULT rather than blocking its

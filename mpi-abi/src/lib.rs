@@ -19,6 +19,7 @@ mod errhandler;
 mod errors;
 mod export;
 mod external;
+mod files;
 mod fortran;
 mod fti;
 mod getopt;
@@ -93,5 +94,6 @@ pub mod abi {
     pub use crate::types::*;
     pub use crate::unsupported::*;
     pub use crate::windows::*;
+    pub use crate::files::*;
 }
 pub use loader::mpcrs_abi_main;

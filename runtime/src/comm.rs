@@ -214,6 +214,12 @@ impl Communicator {
         self.creations.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// Whether member `rank` lives in the caller's process (its memory is
+    /// the caller's: ranks of one process share buffers by address).
+    pub fn in_this_process(&self, rank: usize) -> bool {
+        self.shared.remote_process(rank).is_none()
+    }
+
     /// The context id separating this communicator's traffic from others'.
     pub fn context_id(&self) -> u64 {
         self.shared.context

@@ -455,6 +455,15 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
             "attributes shared ok",
             "errors ok",
         ],
+        "io" => &[
+            "explicit offsets ok",
+            "views ok",
+            "collective ok",
+            "shared pointers ok",
+            "atomicity ok",
+            "errors ok",
+            "self files ok",
+        ],
         "nbc_order" => &[
             "order ok",
             "freed handles ok",

@@ -290,6 +290,26 @@ fn one_sided_communication_in_threads() {
     }
 }
 
+/// MPI-IO (tests/c/io.c): explicit offsets, views, collective, non-blocking
+/// and split accesses, both file pointers, atomic mode, file error handlers;
+/// built with mpcrs-cc and with MPICH's mpicc.
+#[test]
+fn parallel_io_in_threads() {
+    let ours = build_c(&c_source("io.c"), "io", None, &[]);
+    let mpich = build_c(&c_source("io.c"), "io.mpich", Some("mpicc.mpich"), &[]);
+    for (bin, sizes) in [(&ours, &[1, 2, 7, 16][..]), (&mpich, &[4][..])] {
+        for &n in sizes {
+            let out = expect_success(&run(bin, n, &[]), &format!("io at -n {n}"));
+            assert_eq!(
+                out.lines().collect::<Vec<_>>(),
+                c_suite_lines("io"),
+                "{} at -n {n}",
+                bin.display()
+            );
+        }
+    }
+}
+
 /// Wrong arguments to the new functions, and the families not built yet,
 /// end the job under MPI_ERRORS_ARE_FATAL with the call, rank and class.
 #[test]

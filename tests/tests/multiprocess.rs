@@ -68,6 +68,7 @@ fn c_suites() -> Vec<(PathBuf, &'static [&'static str])> {
         "nbc_order",
         "mpi4_coll",
         "rma",
+        "io",
     ]
     .into_iter()
     .map(|name| {
