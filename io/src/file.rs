@@ -347,7 +347,7 @@ impl File {
 
     /// MPI_File_set_view (collective): both file pointers go back to 0.
     /// `disp` None is MPI_DISPLACEMENT_CURRENT (sequential files only).
-    pub fn set_view(&self, call: &'static str, disp: Option<i64>, etype_size: u64, filetype: Layout, datarep: &str) -> Result<()> {
+    pub fn set_view(&self, call: &'static str, disp: Option<i64>, etype: &Layout, filetype: Layout, datarep: &str) -> Result<()> {
         let check = (|| {
             match datarep {
                 "native" | "internal" => {}
@@ -362,7 +362,7 @@ impl File {
                 }
                 None => u64::MAX,
             };
-            Ok((disp, View::new(0, etype_size, filetype)?))
+            Ok((disp, View::new(0, etype, filetype, self.amode & amode::RDONLY != 0)?))
         })();
         let (disp, view) = match check {
             Ok(v) => v,

@@ -26,6 +26,37 @@ impl Layout {
         }
     }
 
+    /// MPI-3.1 13.3: the displacements of an etype or filetype are
+    /// non-negative and non-decreasing, and its blocks do not overlap where
+    /// the file is written. A violation is MPI_ERR_IO, as ROMIO reports it
+    /// (programs test for that class).
+    fn check_for_files(&self, what: &str, read_only: bool) -> Result<(), (ErrorClass, String)> {
+        let (mut start, mut end) = (0i64, 0i64);
+        for &(o, l) in &self.blocks {
+            let why = if o < 0 {
+                Some("a negative displacement")
+            } else if o < start {
+                Some("decreasing displacements")
+            } else if o < end && !read_only {
+                Some("overlapping blocks (allowed only in files opened MPI_MODE_RDONLY)")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err((ErrorClass::Io, format!("the {what} has {why} (MPI-3.1 13.3)")));
+            }
+            start = o;
+            end = end.max(o + l as i64);
+        }
+        if self.size > 0 && self.extent <= 0 {
+            return Err((
+                ErrorClass::Io,
+                format!("the {what}'s extent {} is not positive", self.extent),
+            ));
+        }
+        Ok(())
+    }
+
     fn is_contiguous(&self) -> bool {
         self.extent == self.size as i64 && self.blocks.as_slice() == [(0, self.size)]
     }
@@ -46,13 +77,17 @@ pub struct View {
 impl Default for View {
     /// The view of a newly opened file: every byte, from the start.
     fn default() -> View {
-        View::new(0, 1, Layout::bytes(1)).expect("the byte view is valid")
+        View::new(0, &Layout::bytes(1), Layout::bytes(1), false).expect("the byte view is valid")
     }
 }
 
 impl View {
     /// Checks a view as MPI_File_set_view takes it; errors name what is wrong.
-    pub fn new(disp: u64, etype_size: u64, filetype: Layout) -> Result<View, (ErrorClass, String)> {
+    /// Overlapping blocks are allowed in a view of a file only read.
+    pub fn new(disp: u64, etype: &Layout, filetype: Layout, read_only: bool) -> Result<View, (ErrorClass, String)> {
+        let etype_size = etype.size;
+        etype.check_for_files("etype", read_only)?;
+        filetype.check_for_files("filetype", read_only)?;
         if etype_size > 0 && filetype.size % etype_size != 0 {
             return Err((
                 ErrorClass::Type,
@@ -60,22 +95,6 @@ impl View {
                     "the filetype holds {} bytes, not a whole number of etypes of {etype_size} bytes",
                     filetype.size
                 ),
-            ));
-        }
-        let mut last = i64::MIN;
-        for &(o, _) in &filetype.blocks {
-            if o < 0 || o < last {
-                return Err((
-                    ErrorClass::Type,
-                    "the filetype's displacements must be non-negative and non-decreasing".into(),
-                ));
-            }
-            last = o;
-        }
-        if filetype.size > 0 && filetype.extent <= 0 {
-            return Err((
-                ErrorClass::Type,
-                format!("the filetype's extent {} is not positive", filetype.extent),
             ));
         }
         let mut before = Vec::with_capacity(filetype.blocks.len());
@@ -211,7 +230,7 @@ mod tests {
             }
             let size = blocks.iter().map(|b| b.1).sum();
             let extent = at + rng.random_range(0..4);
-            let v = View::new(rng.random_range(0..7), 1, Layout { size, extent, blocks }).unwrap();
+            let v = View::new(rng.random_range(0..7), &Layout::bytes(1), Layout { size, extent, blocks }, false).unwrap();
             let bytes = naive(&v, 6);
             let pos = rng.random_range(0..size * 3);
             let len = rng.random_range(0..size * 2);
@@ -228,14 +247,26 @@ mod tests {
     }
 
     #[test]
+    fn overlaps_are_refused_unless_the_file_is_only_read() {
+        let over = Layout {
+            size: 4,
+            extent: 3,
+            blocks: vec![(0, 3), (1, 1)],
+        };
+        assert_eq!(View::new(0, &Layout::bytes(1), over.clone(), false).unwrap_err().0, ErrorClass::Io);
+        assert!(View::new(0, &Layout::bytes(1), over, true).is_ok());
+    }
+
+    #[test]
     fn a_filetype_that_is_not_whole_etypes_is_refused() {
-        let e = View::new(0, 4, Layout::bytes(6)).unwrap_err();
+        let e = View::new(0, &Layout::bytes(4), Layout::bytes(6), false).unwrap_err();
         assert_eq!(e.0, ErrorClass::Type);
         let back = Layout {
             size: 2,
             extent: 8,
             blocks: vec![(4, 1), (0, 1)],
         };
-        assert!(View::new(0, 1, back).is_err());
+        assert_eq!(View::new(0, &Layout::bytes(1), back.clone(), true).unwrap_err().0, ErrorClass::Io);
+        assert_eq!(View::new(0, &back, Layout::bytes(2), true).unwrap_err().0, ErrorClass::Io);
     }
 }

@@ -733,8 +733,7 @@ mpi_fn! {
         };
         let disp = (disp != MPI_DISPLACEMENT_CURRENT).then_some(disp);
         let filetype_layout = layouts.pop().expect("two layouts");
-        let etype_size = layouts[0].size;
-        if let Err(e) = f.set_view(call, disp, etype_size, filetype_layout, &rep) {
+        if let Err(e) = f.set_view(call, disp, &layouts[0], filetype_layout, &rep) {
             return raise(handler, fh, e);
         }
         let view = ViewTypes { etype: described(etype), filetype: described(filetype), datarep: rep };
