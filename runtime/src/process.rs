@@ -8,9 +8,13 @@ pub fn current_rank() -> Option<i32> {
     rank_of_ult_word(mpcrs_scheduler::ult_local())
 }
 
+/// The bit of a ULT's local word that marks a window agent (rma/agent.rs):
+/// its sends pass the network's agent gate, not the ranks' one.
+const AGENT: usize = 1 << 62;
+
 /// The rank a ULT's local word names (see `set_current_rank`), if any.
 pub fn rank_of_ult_word(word: usize) -> Option<i32> {
-    match word {
+    match word & !AGENT {
         0 => None,
         r => Some(r as i32 - 1),
     }
@@ -18,6 +22,16 @@ pub fn rank_of_ult_word(word: usize) -> Option<i32> {
 
 pub(crate) fn set_current_rank(rank: i32) {
     mpcrs_scheduler::set_ult_local(rank as usize + 1);
+}
+
+/// Marks the calling ULT (acting for its rank) as a window agent.
+pub(crate) fn mark_agent() {
+    mpcrs_scheduler::set_ult_local(mpcrs_scheduler::ult_local() | AGENT);
+}
+
+/// Whether the calling ULT is a window agent.
+pub(crate) fn is_agent() -> bool {
+    mpcrs_scheduler::ult_local() & AGENT != 0
 }
 
 /// Ends the whole job now with `code`, after flushing what the ranks printed.

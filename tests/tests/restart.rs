@@ -184,6 +184,42 @@ fn c_heat_with_windows_across_2_processes_killed_twice_restarts_with_the_uninter
     killed_twice_and_restarted(&c_heat_with_windows(), "c-heat-rma-p2", &run);
 }
 
+/// Heat writing its progress through MPI-IO (tests/c/heat_io.c): explicit
+/// offsets, a view with the individual pointer, the shared pointer; the
+/// files are open at every checkpoint. A restart reopens them at their
+/// descriptors and the pointers come back with the ranks' memory: the file
+/// read back at the end sums as in an uninterrupted run.
+fn c_heat_with_files() -> PathBuf {
+    build_c(&c_source("heat_io.c"), "heat-io", None, &[])
+}
+
+#[test]
+fn c_heat_with_open_files_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    killed_twice_and_restarted(&c_heat_with_files(), "c-heat-io", &ONE_PROCESS);
+}
+
+#[test]
+fn c_heat_with_open_files_across_2_processes_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = HeatRun {
+        layout: &["-n", "8", "-p", "2"],
+        kib: "128",
+        iterations: "3000",
+        every: 300,
+    };
+    killed_twice_and_restarted(&c_heat_with_files(), "c-heat-io-p2", &run);
+}
+
+#[test]
+fn c_heat_with_open_files_across_4_processes_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = HeatRun {
+        layout: &["-n", "8", "-p", "4"],
+        kib: "128",
+        iterations: "3000",
+        every: 300,
+    };
+    killed_twice_and_restarted(&c_heat_with_files(), "c-heat-io-p4", &run);
+}
+
 /// Ranks reading each other's memory through MPI_Win_allocate_shared
 /// (tests/c/shared_rma.c).
 fn c_shared_window() -> PathBuf {

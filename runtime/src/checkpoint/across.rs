@@ -6,10 +6,13 @@
 //! network:
 //!
 //! 1. hold: frames stop leaving the process (ranks that send wait at the
-//!    network's gate, inside their MPI call; answers stay queued in memory);
-//! 2. drain: each sends process 0 its traffic counters; process 0 asks again
-//!    until, over two rounds in a row, nothing changed and the job took in every
-//!    frame and control message it sent. Unmatched messages and queued answers
+//!    network's gate, inside their MPI call; answers stay queued in memory),
+//!    but for those of window agents: a rank of a process that has not
+//!    entered `MPIX_Checkpoint` yet may wait for an agent's answer first;
+//! 2. drain: each sends process 0 its traffic counters; once every process
+//!    holds (its counters came), process 0 has the agents held too, then asks
+//!    again until, over two rounds in a row, nothing changed and the job took
+//!    in every frame and control message it sent. Unmatched messages and queued answers
 //!    are then plain memory of their process and belong to its image;
 //! 3. process 0 begins the epoch and names it; each leader stops progress,
 //!    closes its shared-memory rail and takes its snapshot (fork) into the
@@ -33,6 +36,9 @@ use mpcrs_cr::{start_dump, DumpReport, PendingDump, PendingEpoch, Snapshot};
 use super::network::{self, fail, wait_message, JobNetwork, Traffic};
 use super::{finish_before_checkpoint, refused_here, CrState, Rebuild, Settings, TAKING};
 use crate::config::JobConfig;
+
+/// The entry of an `AGAIN` that has the window agents held.
+const HOLD_AGENTS: u32 = 1;
 
 /// Sequence numbers of checkpoints asked from outside (process 0 names them)
 /// have this bit; those of `MPIX_Checkpoint` count apart, in every process alike.
@@ -116,9 +122,15 @@ fn value(c: &[(u32, u64)], k: u32) -> u64 {
 
 /// Between rounds of waiting that found nothing: the other ranks of the
 /// process wait in the barrier (or at the network's gate), so the thread may
-/// sleep briefly.
+/// sleep briefly. A leader that is a rank sleeps as a ULT: the window agents
+/// of its worker answer other processes meanwhile (their ranks may wait for
+/// that before they can enter the checkpoint).
 fn pause() {
-    std::thread::sleep(Duration::from_micros(50));
+    if mpcrs_scheduler::in_ult() {
+        mpcrs_scheduler::sleep(Duration::from_micros(50));
+    } else {
+        std::thread::sleep(Duration::from_micros(50));
+    }
 }
 
 /// This process's counters once what it has received is taken in.
@@ -163,6 +175,7 @@ fn forget_checkpoints_before(net: &dyn JobNetwork, sequence: u64) {
 fn coordinate_drain(fabric: &dyn JobNetwork, sequence: u64, here: Refusal) -> Vec<(u32, Refusal)> {
     let n = fabric.processes() as usize;
     let mut previous: Option<Vec<Traffic>> = None;
+    let mut agents_held = false;
     loop {
         let mut all = vec![Traffic::default(); n];
         let mut refused = Vec::new();
@@ -180,6 +193,14 @@ fn coordinate_drain(fabric: &dyn JobNetwork, sequence: u64, here: Refusal) -> Ve
             if r == Refusal::Unavailable {
                 return refused;
             }
+        }
+        if !agents_held {
+            // Every process holds its ranks: no rank waits for an agent's
+            // answer any more. Counting starts over with the agents held.
+            fabric.hold_agents();
+            agents_held = true;
+            tell_all(fabric, sequence, step::AGAIN, vec![(HOLD_AGENTS, 1)]);
+            continue;
         }
         let sum = |f: fn(&Traffic) -> u64| all.iter().map(f).sum::<u64>();
         let balanced = sum(|t| t.frames_sent) == sum(|t| t.frames_taken)
@@ -323,6 +344,9 @@ fn checkpoint(settings: &'static Settings, ranks: usize, sequence: u64) -> CrSta
             );
             if let Some(k) = c.iter().find(|(i, _)| *i == 0).map(|(_, k)| *k) {
                 break k;
+            }
+            if c.iter().any(|(i, _)| *i == HOLD_AGENTS) {
+                fabric.hold_agents();
             }
         }
     };

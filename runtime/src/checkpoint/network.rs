@@ -64,7 +64,10 @@ pub(crate) trait JobNetwork: Sync {
     /// Closes the gate of outgoing frames and waits for those inside to leave:
     /// ranks that send wait at the gate, answers stay queued in memory.
     fn hold(&self);
-    /// Opens the gate of outgoing frames again.
+    /// Closes the gate of the window agents' frames (they answer ranks of
+    /// other processes until every process holds) and waits for those inside.
+    fn hold_agents(&self);
+    /// Opens both gates again.
     fn release(&self);
     /// Makes sure every queued answer has an endpoint to leave by (with the
     /// gate held); `progress` runs while connections are made.

@@ -119,6 +119,10 @@ pub(crate) struct Fabric {
     progress_gate: gate::Gate,
     /// Outgoing frames pass it: closed while a checkpoint holds them.
     send_gate: gate::Gate,
+    /// Frames window agents send pass it instead: a process waiting in
+    /// `MPIX_Checkpoint` for the others still answers the ranks those wait
+    /// for; closed once every process holds its ranks (checkpoint/across.rs).
+    agent_gate: gate::Gate,
     /// Set when this process's ranks have all finalized.
     finishing: AtomicBool,
     /// The workers the network's progress runs on.
@@ -307,6 +311,7 @@ impl Fabric {
             checkpoints: cfg.checkpoints,
             progress_gate: gate::Gate::with_workers(sched.workers()),
             send_gate: gate::Gate::with_workers(sched.workers()),
+            agent_gate: gate::Gate::with_workers(sched.workers()),
             finishing: AtomicBool::new(false),
             sched: sched.clone(),
         };
@@ -419,8 +424,13 @@ impl Fabric {
         } = msg;
         // While a checkpoint holds the network the rank waits here, inside its
         // MPI call.
+        let gate = if crate::process::is_agent() {
+            &self.agent_gate
+        } else {
+            &self.send_gate
+        };
         let _pass = loop {
-            match self.send_gate.try_enter_here() {
+            match gate.try_enter_here() {
                 Some(p) => break p,
                 None => mpcrs_scheduler::yield_now(),
             }

@@ -114,8 +114,15 @@ impl JobNetwork for Fabric {
         self.send_gate.close();
     }
 
-    /// Opens the gate of outgoing frames again.
+    /// Closes the gate of the window agents' frames and waits for those
+    /// inside to leave.
+    fn hold_agents(&self) {
+        self.agent_gate.close();
+    }
+
+    /// Opens the gates of outgoing frames again.
     fn release(&self) {
+        self.agent_gate.open();
         self.send_gate.open();
     }
 
@@ -180,6 +187,7 @@ impl JobNetwork for Fabric {
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.progress_gate.renew();
         self.send_gate.renew();
+        self.agent_gate.renew();
         self.checkpoint_inbox.lock().unwrap().clear();
         self.finishing.store(false, Ordering::Release);
         self.net().open_data_path();

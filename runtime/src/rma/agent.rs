@@ -42,6 +42,9 @@ impl Agent {
 
     /// Serves requests until its own rank sends `Stop`.
     pub(crate) fn serve(self) {
+        // Its answers may leave while this process waits in a checkpoint
+        // for the others (remote/quiesce.rs).
+        crate::process::mark_agent();
         let mut locks = LockTable::default();
         // Errors to report to each origin at its next acknowledgement.
         let mut errors: HashMap<i32, String> = HashMap::new();
