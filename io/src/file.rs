@@ -350,9 +350,9 @@ impl File {
     pub fn set_view(&self, call: &'static str, disp: Option<i64>, etype: &Layout, filetype: Layout, datarep: &str) -> Result<()> {
         let check = (|| {
             match datarep {
-                "native" | "internal" => {}
-                "external32" => return Err((ErrorClass::UnsupportedDatarep, "data representation \"external32\" is not supported (\"native\" and \"internal\" are)".to_string())),
-                other => return Err((ErrorClass::UnsupportedDatarep, format!("no data representation named {other:?}"))),
+                // The bytes are the caller's: it converts external32 ones.
+                "native" | "internal" | "external32" => {}
+                other => return Err((ErrorClass::UnsupportedDatarep, format!("no data representation named {other:?} (\"native\", \"internal\" and \"external32\" are)"))),
             }
             let disp = match disp {
                 Some(d) if d < 0 => return Err((ErrorClass::Arg, format!("negative displacement {d}"))),

@@ -61,7 +61,7 @@ fn external(t: MPI_Datatype) -> (usize, Conv) {
 }
 
 /// External bytes of one element of `t`.
-fn external_size(t: &TypeInfo) -> usize {
+pub(crate) fn external_size(t: &TypeInfo) -> usize {
     t.basics.iter().map(|&(b, n)| external(b).0 * n).sum()
 }
 
@@ -94,12 +94,12 @@ enum Direction {
 }
 
 /// Native packed elements of `t` to external32.
-fn to_external(native: &[u8], t: &TypeInfo, count: usize) -> Vec<u8> {
+pub(crate) fn to_external(native: &[u8], t: &TypeInfo, count: usize) -> Vec<u8> {
     convert(native, t, count, Direction::ToExternal)
 }
 
 /// External32 elements of `t` back to native packed bytes.
-fn from_external(ext_data: &[u8], t: &TypeInfo, count: usize) -> Vec<u8> {
+pub(crate) fn from_external(ext_data: &[u8], t: &TypeInfo, count: usize) -> Vec<u8> {
     convert(ext_data, t, count, Direction::FromExternal)
 }
 

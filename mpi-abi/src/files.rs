@@ -230,6 +230,53 @@ struct Access {
 struct Data {
     bytes: *mut u8,
     staging: Option<Staging>,
+    /// In a file viewed as external32: the converted bytes.
+    converted: Option<Converted>,
+}
+
+/// The external32 bytes of an access, and for a read where they go.
+struct Converted {
+    bytes: Vec<u8>,
+    /// (program's buffer, count, type) of a read.
+    read_into: Option<(usize, usize, TypeInfo)>,
+}
+
+impl Converted {
+    /// Converts the first `n` bytes read into the program's buffer.
+    fn finish(self, n: u64) {
+        if let Some((user, count, ti)) = self.read_into {
+            let whole = n as usize / ti.size.max(1);
+            let native = crate::external::from_external(&self.bytes, &ti, whole);
+            // SAFETY: the program's buffer holds `count` elements of the
+            // type and stays valid until the access completes (now).
+            unsafe { datatype::unpack(&native, user as *mut u8, count, &ti) };
+        }
+    }
+}
+
+impl Data {
+    /// Completes the program's side of an access that moved `n` bytes.
+    fn finish(self, n: u64) {
+        if let Some(c) = self.converted {
+            c.finish(n);
+        } else if let Some(s) = self.staging {
+            s.finish(n as usize);
+        }
+    }
+}
+
+/// Whether file `fh`'s view is external32.
+fn external32(fh: MPI_File) -> bool {
+    rank_state().is_some_and(|st| st.files.get(fh).is_some_and(|e| e.view.datarep == "external32"))
+}
+
+/// external32 is supported for types whose external size is their native
+/// one (byte order only): the file's offsets are then the same.
+fn external32_refused(ti: &TypeInfo, what: &str) -> Option<String> {
+    let ext = crate::external::external_size(ti);
+    (ext != ti.size).then(|| {
+        format!("{what}: external32 files take types whose external size is their native size ({} bytes here, {ext} in external32: MPI_LONG, MPI_UNSIGNED_LONG, MPI_WCHAR differ)", ti.size)
+    })
 }
 
 /// Looks the datatype up and plans the access; errors on the file's handler.
@@ -252,6 +299,23 @@ unsafe fn prepare(
         Ok(p) => p,
         Err(e) => return Err(raise(handler, fh, e)),
     };
+    if external32(fh) {
+        if let Some(why) = external32_refused(&ti, "the buffer's datatype") {
+            return Err(fail_on(fh, handler, a.call, ErrorClass::UnsupportedDatarep, why));
+        }
+        let converted = match a.dir {
+            Direction::Write => {
+                let mut packed = Vec::new();
+                // SAFETY: `buf` holds `count` elements of the type (contract).
+                unsafe { datatype::pack(buf.cast(), count as usize, &ti, &mut packed) };
+                Converted { bytes: crate::external::to_external(&packed, &ti, count as usize), read_into: None }
+            }
+            Direction::Read => Converted { bytes: vec![0; len], read_into: Some((buf as usize, count as usize, ti)) },
+        };
+        let mut converted = converted;
+        let bytes = converted.bytes.as_mut_ptr();
+        return Ok((f, handler, plan, Data { bytes, staging: None, converted: Some(converted) }));
+    }
     // SAFETY: `buf` holds `count` elements of the type (contract).
     let (bytes, staging) = unsafe {
         match a.dir {
@@ -262,7 +326,7 @@ unsafe fn prepare(
             Direction::Read => Staging::recv(buf.cast(), count as usize, &ti, false),
         }
     };
-    Ok((f, handler, plan, Data { bytes, staging }))
+    Ok((f, handler, plan, Data { bytes, staging, converted: None }))
 }
 
 /// A blocking access (and the begin of a split one).
@@ -281,9 +345,7 @@ unsafe fn blocking(
     // SAFETY: the packed bytes hold the plan's length.
     match unsafe { f.perform(a.call, &plan, data.bytes) } {
         Ok(n) => {
-            if let Some(s) = data.staging {
-                s.finish(n as usize);
-            }
+            data.finish(n);
             Ok(status_of(n))
         }
         Err(e) => Err(raise(handler, fh, e)),
@@ -329,16 +391,22 @@ unsafe fn nonblocking(
     // SAFETY: forwarded.
     let (f, handler, plan, data) = tri!(unsafe { prepare(a, fh, buf, count, datatype) });
     let call = a.call;
+    let Data { bytes, staging, converted } = data;
     let raw = if a.collective {
         let (r, completer) = mpcrs::raw::manual_request();
-        let bytes = SendPtr(data.bytes);
+        let bytes = SendPtr(bytes);
         let file = f.clone();
         mpcrs::raw::spawn_as_rank(move || {
             let bytes = bytes;
             // SAFETY: the packed bytes (or the program's buffer) stay valid
             // until the request completes.
             let st = match unsafe { file.perform(call, &plan, bytes.0) } {
-                Ok(n) => status_of(n),
+                Ok(n) => {
+                    if let Some(c) = converted {
+                        c.finish(n);
+                    }
+                    status_of(n)
+                }
                 Err(e) => Status { error: e.class, ..Status::empty() },
             };
             completer.complete(st);
@@ -346,8 +414,13 @@ unsafe fn nonblocking(
         r
     } else {
         // SAFETY: the packed bytes hold the plan's length.
-        match unsafe { f.perform(call, &plan, data.bytes) } {
-            Ok(n) => RawRequest::completed(status_of(n)),
+        match unsafe { f.perform(call, &plan, bytes) } {
+            Ok(n) => {
+                if let Some(c) = converted {
+                    c.finish(n);
+                }
+                RawRequest::completed(status_of(n))
+            }
             Err(e) => return raise(handler, fh, e),
         }
     };
@@ -355,7 +428,7 @@ unsafe fn nonblocking(
         request: raw,
         comm: f.communicator_arc(),
         call,
-        staging: data.staging,
+        staging,
         persistent: None,
         active: false,
         grequest: None,
@@ -718,16 +791,21 @@ mpi_fn! {
         let call = "MPI_File_set_view";
         let (f, handler) = tri!(file_for(call, fh));
         let mut layouts = Vec::with_capacity(2);
-        for (what, t) in [("etype", etype), ("filetype", filetype)] {
-            match datatype::describe(1, t) {
-                Ok((_, ti)) => layouts.push(layout_of(&ti)),
-                Err((class, detail)) => return fail_on(fh, handler, call, class, format!("{what}: {detail}")),
-            }
-        }
         // SAFETY: a NUL-terminated string by contract.
         let Some(rep) = (unsafe { c_str(datarep) }) else {
             return fail_on(fh, handler, call, ErrorClass::Arg, "the data representation is NULL".into());
         };
+        for (what, t) in [("etype", etype), ("filetype", filetype)] {
+            match datatype::describe(1, t) {
+                Ok((_, ti)) => {
+                    if let Some(why) = (rep == "external32").then(|| external32_refused(&ti, what)).flatten() {
+                        return fail_on(fh, handler, call, ErrorClass::UnsupportedDatarep, why);
+                    }
+                    layouts.push(layout_of(&ti))
+                }
+                Err((class, detail)) => return fail_on(fh, handler, call, class, format!("{what}: {detail}")),
+            }
+        }
         let Some(hints) = crate::info::info_entries(info) else {
             return fail_on(fh, handler, call, ErrorClass::Info, format!("invalid info handle {info:#x}"));
         };

@@ -7,8 +7,8 @@
 //! dynamic loader searches them) does not find it outside the system's library
 //! directories. Any other is the user's: each rank's copy of the program needs
 //! the rank's copy of it, by a path written into the copy (`reserve_needed_string`).
-//! OpenMP's runtime is a system library copied per rank all the same
-//! (`PER_RANK_SYSTEM_NAMES`).
+//! OpenMP's runtime and parallel HDF5 are system libraries copied per rank all
+//! the same (`PER_RANK_SYSTEM_NAMES`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -44,8 +44,13 @@ const SYSTEM_DIRS: &[&str] = &["/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"];
 /// System libraries copied per rank all the same: OpenMP's runtime keeps its
 /// thread pool and team state per OS thread, which the ranks of a worker
 /// share, and starts its threads through the pthread_create its copy binds to
-/// (libmpi's, so they act for the rank).
-const PER_RANK_SYSTEM_NAMES: &[&str] = &["libgomp.so"];
+/// (libmpi's, so they act for the rank). Parallel HDF5 (Debian's MPI flavours,
+/// with their high-level, C++ and Fortran libraries) keeps its open files,
+/// identifiers and property lists in globals, one library per process, and
+/// sets variables programs hold copies of (H5P_FILE_ACCESS, H5T_NATIVE_*)
+/// when it starts: shared, the ranks would share its state, and a program's
+/// copy of those variables would be a snapshot taken before they were set.
+const PER_RANK_SYSTEM_NAMES: &[&str] = &["libgomp.so", "libhdf5_mpich", "libhdf5_openmpi"];
 
 /// Where the dynamic loader's default directories hold `name`.
 fn find_in_system_dirs(name: &str) -> Option<PathBuf> {

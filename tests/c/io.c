@@ -362,8 +362,8 @@ static void errors(void) {
     MPI_Errhandler got;
     MPI_File_get_errhandler(fh, &got);
     CHECK(got == eh, "file error handler");
-    rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL);
-    CHECK(handled == 2 && handled_class == MPI_ERR_UNSUPPORTED_DATAREP, "external32: %d %d", handled,
+    rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-representation", MPI_INFO_NULL);
+    CHECK(handled == 2 && handled_class == MPI_ERR_UNSUPPORTED_DATAREP, "unknown datarep: %d %d", handled,
           handled_class);
     MPI_File_call_errhandler(fh, MPI_ERR_IO);
     CHECK(handled == 3 && handled_class == MPI_ERR_IO, "call_errhandler: %d %d", handled, handled_class);
@@ -391,6 +391,35 @@ static void errors(void) {
     }
     MPI_Errhandler_free(&eh);
     done("errors");
+}
+
+/* external32: big-endian in the file, native in memory. */
+static void external32(void) {
+    char f[600];
+    name(f, "external32");
+    MPI_File fh;
+    OK(MPI_File_open(MPI_COMM_WORLD, f, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    int v[2] = {0x01020304, rank}, w[2];
+    OK(MPI_File_write_at_all(fh, 2 * rank, v, 2, MPI_INT, MPI_STATUS_IGNORE));
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_sync(fh));
+    OK(MPI_File_read_at(fh, 2 * rank, w, 2, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(w[0] == v[0] && w[1] == rank, "external32 read back %x %d", w[0], w[1]);
+    OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    unsigned char raw[8];
+    OK(MPI_File_read_at(fh, 8 * rank, raw, 8, MPI_BYTE, MPI_STATUS_IGNORE));
+    CHECK(raw[0] == 1 && raw[3] == 4 && raw[7] == (unsigned char)rank, "external32 bytes %d %d %d", raw[0], raw[3],
+          raw[7]);
+    /* MPI_LONG has 4 bytes in external32: refused, named. */
+    int rc = MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL);
+    CHECK(class_of(rc) == MPI_ERR_UNSUPPORTED_DATAREP, "external32 MPI_LONG: class %d", class_of(rc));
+    OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        MPI_File_delete(f, MPI_INFO_NULL);
+    done("external32");
 }
 
 /* Each rank its own file on MPI_COMM_SELF, with MPI_MODE_APPEND. */
@@ -434,6 +463,7 @@ int main(int argc, char **argv) {
     shared_pointers();
     atomicity();
     errors();
+    external32();
     self_files();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)

@@ -462,6 +462,7 @@ pub fn c_suite_lines(name: &str) -> &'static [&'static str] {
             "shared pointers ok",
             "atomicity ok",
             "errors ok",
+            "external32 ok",
             "self files ok",
         ],
         "nbc_order" => &[
