@@ -268,16 +268,22 @@ impl File {
         sys::size_of(self.opened.fd).map_err(|e| self.err(call, e))
     }
 
-    /// MPI_File_set_size (collective): truncates or extends.
-    pub fn set_size(&self, call: &'static str, size: i64) -> Result<()> {
+    /// The checks of a call that resizes the file (collective): a size every
+    /// rank passed alike, on a file open for writing. Every rank is here
+    /// after it: none still accesses the file.
+    fn resize_checked(&self, call: &'static str, size: i64) -> Result<()> {
         if size < 0 {
             return Err(self.err(call, (ErrorClass::Arg, format!("negative size {size}"))));
         }
         if self.amode & amode::RDONLY != 0 {
             return Err(self.err(call, (ErrorClass::ReadOnly, "the file is open MPI_MODE_RDONLY".into())));
         }
-        // Every rank is here (none still accesses the file) and passed the same.
-        self.same(call, size)?;
+        self.same(call, size)
+    }
+
+    /// MPI_File_set_size (collective): truncates or extends.
+    pub fn set_size(&self, call: &'static str, size: i64) -> Result<()> {
+        self.resize_checked(call, size)?;
         let mut mine = Ok(());
         if self.comm.rank() == 0 {
             // SAFETY: ftruncate on the opening's descriptor.
@@ -291,13 +297,7 @@ impl File {
     /// MPI_File_preallocate (collective): at least `size` bytes, never fewer
     /// than there are.
     pub fn preallocate(&self, call: &'static str, size: i64) -> Result<()> {
-        if size < 0 {
-            return Err(self.err(call, (ErrorClass::Arg, format!("negative size {size}"))));
-        }
-        if self.amode & amode::RDONLY != 0 {
-            return Err(self.err(call, (ErrorClass::ReadOnly, "the file is open MPI_MODE_RDONLY".into())));
-        }
-        self.same(call, size)?;
+        self.resize_checked(call, size)?;
         let mut mine = Ok(());
         if self.comm.rank() == 0 && size > 0 {
             // SAFETY: posix_fallocate on the opening's descriptor.

@@ -26,6 +26,24 @@ pub fn last_error(what: &str) -> (ErrorClass, String) {
 /// Most buffers one vectored call takes.
 const IOV_MAX: usize = 1024;
 
+/// Skips `n` bytes a vectored call moved from `iov[first..]`: returns the
+/// first buffer not done, resumed inside a partly moved one.
+fn advance(iov: &mut [libc::iovec], mut first: usize, mut n: usize) -> usize {
+    while n > 0 && first < iov.len() {
+        let l = iov[first].iov_len;
+        if n >= l {
+            n -= l;
+            first += 1;
+        } else {
+            // SAFETY: `n` is within the buffer.
+            iov[first].iov_base = unsafe { iov[first].iov_base.cast::<u8>().add(n).cast() };
+            iov[first].iov_len -= n;
+            n = 0;
+        }
+    }
+    first
+}
+
 /// Writes the buffers, one after the other, from file offset `at`.
 ///
 /// # Safety
@@ -49,21 +67,8 @@ pub unsafe fn pwritev_all(fd: i32, pieces: &[(*const u8, usize)], mut at: u64) -
                 }
                 return Err(last_error(&format!("writing at offset {at}")));
             }
-            let mut n = n as usize;
             at += n as u64;
-            // Skip what was written; resume inside a partly written buffer.
-            while n > 0 && first < iov.len() {
-                let l = iov[first].iov_len;
-                if n >= l {
-                    n -= l;
-                    first += 1;
-                } else {
-                    // SAFETY: within the buffer.
-                    iov[first].iov_base = unsafe { iov[first].iov_base.cast::<u8>().add(n).cast() };
-                    iov[first].iov_len -= n;
-                    n = 0;
-                }
-            }
+            first = advance(&mut iov, first, n as usize);
         }
     }
     Ok(())
@@ -97,21 +102,9 @@ pub unsafe fn preadv_all(fd: i32, pieces: &[(*mut u8, usize)], mut at: u64) -> R
             if n == 0 {
                 return Ok(total);
             }
-            let mut n = n as usize;
-            total += n;
+            total += n as usize;
             at += n as u64;
-            while n > 0 && first < iov.len() {
-                let l = iov[first].iov_len;
-                if n >= l {
-                    n -= l;
-                    first += 1;
-                } else {
-                    // SAFETY: within the buffer.
-                    iov[first].iov_base = unsafe { iov[first].iov_base.cast::<u8>().add(n).cast() };
-                    iov[first].iov_len -= n;
-                    n = 0;
-                }
-            }
+            first = advance(&mut iov, first, n as usize);
         }
     }
     Ok(total)
@@ -150,5 +143,38 @@ pub fn record_lock(fd: i32, write: bool, at: u64, len: u64, lock: bool) -> Resul
         if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
             return Err(last_error("locking a byte range (atomic mode)"));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    #[test]
+    fn vectored_calls_move_every_piece_past_the_iovec_limit() {
+        let path = std::env::temp_dir().join(format!("mpcrs-io-sys-{}", std::process::id()));
+        let f = std::fs::OpenOptions::new().create(true).read(true).write(true).truncate(true).open(&path).unwrap();
+        let fd = f.as_raw_fd();
+        // 3000 pieces of 1..=7 bytes: more than one call's worth of buffers.
+        let data: Vec<Vec<u8>> = (0..3000).map(|i| vec![(i % 251) as u8; 1 + i % 7]).collect();
+        let total: usize = data.iter().map(|d| d.len()).sum();
+        let out: Vec<(*const u8, usize)> = data.iter().map(|d| (d.as_ptr(), d.len())).collect();
+        // SAFETY: the pieces are live vectors.
+        unsafe { pwritev_all(fd, &out, 10).unwrap() };
+        assert_eq!(size_of(fd).unwrap(), 10 + total as u64);
+        let mut back: Vec<Vec<u8>> = data.iter().map(|d| vec![0; d.len()]).collect();
+        let into: Vec<(*mut u8, usize)> = back.iter_mut().map(|d| (d.as_mut_ptr(), d.len())).collect();
+        // SAFETY: as above.
+        let n = unsafe { preadv_all(fd, &into, 10).unwrap() };
+        assert_eq!(n, total);
+        assert_eq!(back, data);
+        // At the end of the file: what is there.
+        let mut tail = [0u8; 8];
+        // SAFETY: `tail` holds 8 bytes.
+        let n = unsafe { preadv_all(fd, &[(tail.as_mut_ptr(), 8)], 10 + total as u64 - 3).unwrap() };
+        assert_eq!(n, 3);
+        drop(f);
+        std::fs::remove_file(&path).unwrap();
     }
 }
