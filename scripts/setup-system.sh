@@ -10,6 +10,7 @@ packages=(
   openmpi-bin libopenmpi-dev mpich libmpich-dev      # peers for side-by-side benchmarks
   iproute2 procps util-linux                         # netns hosts, /proc readers, setpriv in tests
   cmake libibverbs-dev libnl-3-dev libnl-route-3-dev # the ibverbs rail (cargo feature)
+  libhdf5-mpich-dev                                  # parallel HDF5 over MPI-IO (tests/c/hdf5_io.c)
 )
 
 # Rust toolchain: the machine's own (rustup); nothing to install here.

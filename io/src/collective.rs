@@ -88,15 +88,19 @@ impl Rounds {
             drop(open);
             let outcome = perform(all, dir, fd, atomic);
             open = self.open.lock();
-            let r = open.get_mut(&number).expect("the round waits for its outcome");
+            let r = open
+                .get_mut(&number)
+                .expect("the round waits for its outcome");
             r.outcome = Some(outcome);
             r.left = self.members_here;
             self.finished.notify_all();
         }
-        let mut open = self
-            .finished
-            .wait_while(open, |o| o.get(&number).is_some_and(|r| r.outcome.is_none()));
-        let r = open.get_mut(&number).expect("the round is kept until every rank left");
+        let mut open = self.finished.wait_while(open, |o| {
+            o.get(&number).is_some_and(|r| r.outcome.is_none())
+        });
+        let r = open
+            .get_mut(&number)
+            .expect("the round is kept until every rank left");
         let outcome = r.outcome.clone().expect("waited for");
         r.left -= 1;
         if r.left == 0 {
@@ -121,13 +125,20 @@ fn perform(mut pieces: Vec<Piece>, dir: Direction, fd: i32, atomic: Option<&Mute
     let io: Vec<Io> = pieces.iter().map(|p| Io(p.at, p.len, p.buf)).collect();
     let total: u64 = io.iter().map(|p| p.1).sum();
     let _held = atomic.map(|m| m.lock());
-    let span = io.first().map(|f| (f.0, io.iter().map(|p| p.0 + p.1).max().unwrap() - f.0));
+    let span = io
+        .first()
+        .map(|f| (f.0, io.iter().map(|p| p.0 + p.1).max().unwrap() - f.0));
     let locked = match (atomic, span) {
-        (Some(_), Some((at, len))) => Some(sys::record_lock(fd, dir == Direction::Write, at, len, true).map(|()| (at, len))),
+        (Some(_), Some((at, len))) => {
+            Some(sys::record_lock(fd, dir == Direction::Write, at, len, true).map(|()| (at, len)))
+        }
         _ => None,
     };
     if let Some(Err(e)) = locked {
-        return Outcome { result: Err(e), end: 0 };
+        return Outcome {
+            result: Err(e),
+            end: 0,
+        };
     }
     let work = move || move_runs(&io, dir, fd);
     let result = if total >= BLOCKING_BYTES {
@@ -159,13 +170,17 @@ fn move_runs(io: &[Io], dir: Direction, fd: i32) -> Result<(), (ErrorClass, Stri
         unsafe {
             match dir {
                 Direction::Write => {
-                    let v: Vec<(*const u8, usize)> =
-                        io[i..j].iter().map(|p| (p.2 as *const u8, p.1 as usize)).collect();
+                    let v: Vec<(*const u8, usize)> = io[i..j]
+                        .iter()
+                        .map(|p| (p.2 as *const u8, p.1 as usize))
+                        .collect();
                     sys::pwritev_all(fd, &v, start)?;
                 }
                 Direction::Read => {
-                    let v: Vec<(*mut u8, usize)> =
-                        io[i..j].iter().map(|p| (p.2 as *mut u8, p.1 as usize)).collect();
+                    let v: Vec<(*mut u8, usize)> = io[i..j]
+                        .iter()
+                        .map(|p| (p.2 as *mut u8, p.1 as usize))
+                        .collect();
                     sys::preadv_all(fd, &v, start)?;
                 }
             }
@@ -190,6 +205,11 @@ pub(crate) fn bytes_read(pieces: &[Piece], end: u64) -> u64 {
 }
 
 /// An independent access: the rank's own pieces, by the same means.
-pub(crate) fn alone(pieces: &[Piece], dir: Direction, fd: i32, atomic: Option<&Mutex<()>>) -> Outcome {
+pub(crate) fn alone(
+    pieces: &[Piece],
+    dir: Direction,
+    fd: i32,
+    atomic: Option<&Mutex<()>>,
+) -> Outcome {
     perform(pieces.to_vec(), dir, fd, atomic)
 }

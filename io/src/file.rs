@@ -49,7 +49,6 @@ pub enum Position {
     Ordered,
 }
 
-
 /// An access planned at its call: where its bytes lie in the file, with the
 /// file pointer it moves already moved. Performing it may come later (a
 /// non-blocking call), in the order planned.
@@ -93,7 +92,12 @@ pub struct File {
 
 impl std::fmt::Debug for File {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "File({}, rank {})", self.opened.path.display(), self.comm.rank())
+        write!(
+            f,
+            "File({}, rank {})",
+            self.opened.path.display(),
+            self.comm.rank()
+        )
     }
 }
 
@@ -110,7 +114,9 @@ fn strip_prefix(path: &str) -> &str {
 /// Checks an access mode (MPI-3.1 13.2.1): the flags for open(2) or why not.
 fn open_flags(mode: i32) -> std::result::Result<i32, String> {
     if mode & !amode::ALL != 0 {
-        return Err(format!("access mode {mode:#x} has bits MPI does not define"));
+        return Err(format!(
+            "access mode {mode:#x} has bits MPI does not define"
+        ));
     }
     let access = [amode::RDONLY, amode::WRONLY, amode::RDWR]
         .iter()
@@ -138,7 +144,12 @@ fn open_flags(mode: i32) -> std::result::Result<i32, String> {
 pub fn delete(call: &'static str, path: &str, world_rank: i32) -> Result<()> {
     let path = strip_prefix(path);
     let c = std::ffi::CString::new(path).map_err(|_| {
-        Error::new(ErrorClass::BadFile, call, world_rank, format!("file name {path:?} holds a NUL byte"))
+        Error::new(
+            ErrorClass::BadFile,
+            call,
+            world_rank,
+            format!("file name {path:?} holds a NUL byte"),
+        )
     })?;
     // SAFETY: unlink with a NUL-terminated path.
     if unsafe { libc::unlink(c.as_ptr()) } != 0 {
@@ -155,7 +166,11 @@ impl File {
 
     /// Every rank's outcome of a collective step: the first failure (by
     /// class) is every rank's error; a rank that failed keeps its own.
-    fn agree(&self, call: &'static str, mine: std::result::Result<(), (ErrorClass, String)>) -> Result<()> {
+    fn agree(
+        &self,
+        call: &'static str,
+        mine: std::result::Result<(), (ErrorClass, String)>,
+    ) -> Result<()> {
         agree(&self.comm, call, mine)
     }
 
@@ -165,7 +180,12 @@ impl File {
     pub fn open(comm: &Communicator, call: &'static str, path: &str, mode: i32) -> Result<File> {
         let me = comm.world_rank();
         if comm.is_inter() {
-            return Err(Error::new(ErrorClass::Comm, call, me, "files are opened by intracommunicators"));
+            return Err(Error::new(
+                ErrorClass::Comm,
+                call,
+                me,
+                "files are opened by intracommunicators",
+            ));
         }
         let path = strip_prefix(path);
         let flags = open_flags(mode).map_err(|d| Error::new(ErrorClass::Amode, call, me, d))?;
@@ -174,8 +194,16 @@ impl File {
         let n = fcomm.size() as usize;
         let here = (0..n).filter(|&r| fcomm.in_this_process(r)).count();
         let ctx = fcomm.context_id();
-        let create = if mode & amode::CREATE != 0 { libc::O_CREAT } else { 0 };
-        let excl = if mode & amode::EXCL != 0 { libc::O_EXCL } else { 0 };
+        let create = if mode & amode::CREATE != 0 {
+            libc::O_CREAT
+        } else {
+            0
+        };
+        let excl = if mode & amode::EXCL != 0 {
+            libc::O_EXCL
+        } else {
+            0
+        };
         // Rank 0 first: it creates; the others open what exists.
         let mut first: std::result::Result<Option<Arc<Opened>>, (ErrorClass, String)> = Ok(None);
         let mut code = [0i32];
@@ -202,12 +230,20 @@ impl File {
         let mut seen = [0i64; 3];
         fcomm.all_reduce(&[failed, mode as i64, -(mode as i64)], &mut seen, &Op::Max)?;
         if seen[1] != -seen[2] {
-            return Err(Error::new(ErrorClass::Amode, call, me, "the ranks passed different access modes"));
+            return Err(Error::new(
+                ErrorClass::Amode,
+                call,
+                me,
+                "the ranks passed different access modes",
+            ));
         }
         if seen[0] != 0 {
             let (class, detail) = match mine {
                 Err(e) => e,
-                Ok(_) => (class_from(seen[0] as i32), format!("another rank could not open {path}")),
+                Ok(_) => (
+                    class_from(seen[0] as i32),
+                    format!("another rank could not open {path}"),
+                ),
             };
             return Err(Error::new(class, call, me, detail));
         }
@@ -276,7 +312,13 @@ impl File {
             return Err(self.err(call, (ErrorClass::Arg, format!("negative size {size}"))));
         }
         if self.amode & amode::RDONLY != 0 {
-            return Err(self.err(call, (ErrorClass::ReadOnly, "the file is open MPI_MODE_RDONLY".into())));
+            return Err(self.err(
+                call,
+                (
+                    ErrorClass::ReadOnly,
+                    "the file is open MPI_MODE_RDONLY".into(),
+                ),
+            ));
         }
         self.same(call, size)
     }
@@ -288,7 +330,10 @@ impl File {
         if self.comm.rank() == 0 {
             // SAFETY: ftruncate on the opening's descriptor.
             if unsafe { libc::ftruncate(self.opened.fd, size) } != 0 {
-                mine = Err(sys::last_error(&format!("setting the size of {} to {size}", self.path().display())));
+                mine = Err(sys::last_error(&format!(
+                    "setting the size of {} to {size}",
+                    self.path().display()
+                )));
             }
         }
         self.agree(call, mine)
@@ -303,7 +348,14 @@ impl File {
             // SAFETY: posix_fallocate on the opening's descriptor.
             let e = unsafe { libc::posix_fallocate(self.opened.fd, 0, size) };
             if e != 0 {
-                mine = Err((sys::class_of(e), format!("preallocating {size} bytes of {}: {}", self.path().display(), std::io::Error::from_raw_os_error(e))));
+                mine = Err((
+                    sys::class_of(e),
+                    format!(
+                        "preallocating {size} bytes of {}: {}",
+                        self.path().display(),
+                        std::io::Error::from_raw_os_error(e)
+                    ),
+                ));
             }
         }
         self.agree(call, mine)
@@ -314,7 +366,13 @@ impl File {
         let mut both = [v, -v];
         self.comm.all_reduce_in_place(&mut both, &Op::Max)?;
         if both[0] != -both[1] {
-            return Err(self.err(call, (ErrorClass::NotSame, "the ranks passed different sizes".into())));
+            return Err(self.err(
+                call,
+                (
+                    ErrorClass::NotSame,
+                    "the ranks passed different sizes".into(),
+                ),
+            ));
         }
         Ok(())
     }
@@ -322,11 +380,21 @@ impl File {
     /// MPI_File_sync (collective): what this process wrote reaches storage.
     pub fn sync(&self, call: &'static str) -> Result<()> {
         if self.amode & amode::RDONLY != 0 {
-            return Err(self.err(call, (ErrorClass::Access, "MPI_File_sync on a file open MPI_MODE_RDONLY".into())));
+            return Err(self.err(
+                call,
+                (
+                    ErrorClass::Access,
+                    "MPI_File_sync on a file open MPI_MODE_RDONLY".into(),
+                ),
+            ));
         }
         let fd = self.opened.fd;
         // SAFETY: fsync on the opening's descriptor.
-        let mine = if unsafe { libc::fsync(fd) } != 0 { Err(sys::last_error("fsync")) } else { Ok(()) };
+        let mine = if unsafe { libc::fsync(fd) } != 0 {
+            Err(sys::last_error("fsync"))
+        } else {
+            Ok(())
+        };
         self.agree(call, mine)
     }
 
@@ -335,7 +403,13 @@ impl File {
         let mut v = [atomic as i32, -(atomic as i32)];
         self.comm.all_reduce_in_place(&mut v, &Op::Max)?;
         if v[0] != -v[1] {
-            return Err(self.err(call, (ErrorClass::NotSame, "the ranks asked for different atomicity".into())));
+            return Err(self.err(
+                call,
+                (
+                    ErrorClass::NotSame,
+                    "the ranks asked for different atomicity".into(),
+                ),
+            ));
         }
         self.state.lock().unwrap().atomic = atomic;
         Ok(())
@@ -347,7 +421,14 @@ impl File {
 
     /// MPI_File_set_view (collective): both file pointers go back to 0.
     /// `disp` None is MPI_DISPLACEMENT_CURRENT (sequential files only).
-    pub fn set_view(&self, call: &'static str, disp: Option<i64>, etype: &Layout, filetype: Layout, datarep: &str) -> Result<()> {
+    pub fn set_view(
+        &self,
+        call: &'static str,
+        disp: Option<i64>,
+        etype: &Layout,
+        filetype: Layout,
+        datarep: &str,
+    ) -> Result<()> {
         let check = (|| {
             match datarep {
                 // The bytes are the caller's: it converts external32 ones.
@@ -355,14 +436,22 @@ impl File {
                 other => return Err((ErrorClass::UnsupportedDatarep, format!("no data representation named {other:?} (\"native\", \"internal\" and \"external32\" are)"))),
             }
             let disp = match disp {
-                Some(d) if d < 0 => return Err((ErrorClass::Arg, format!("negative displacement {d}"))),
+                Some(d) if d < 0 => {
+                    return Err((ErrorClass::Arg, format!("negative displacement {d}")))
+                }
                 Some(d) => d as u64,
                 None if self.amode & amode::SEQUENTIAL == 0 => {
-                    return Err((ErrorClass::Arg, "MPI_DISPLACEMENT_CURRENT needs a file opened MPI_MODE_SEQUENTIAL".into()))
+                    return Err((
+                        ErrorClass::Arg,
+                        "MPI_DISPLACEMENT_CURRENT needs a file opened MPI_MODE_SEQUENTIAL".into(),
+                    ))
                 }
                 None => u64::MAX,
             };
-            Ok((disp, View::new(0, etype, filetype, self.amode & amode::RDONLY != 0)?))
+            Ok((
+                disp,
+                View::new(0, etype, filetype, self.amode & amode::RDONLY != 0)?,
+            ))
         })();
         let (disp, view) = match check {
             Ok(v) => v,
@@ -410,7 +499,13 @@ impl File {
             w => return Err(self.err(call, (ErrorClass::Arg, format!("invalid whence {w}")))),
         };
         if to < 0 {
-            return Err(self.err(call, (ErrorClass::Arg, format!("the pointer would move to offset {to}, before the view's start"))));
+            return Err(self.err(
+                call,
+                (
+                    ErrorClass::Arg,
+                    format!("the pointer would move to offset {to}, before the view's start"),
+                ),
+            ));
         }
         st.pointer = to as u64;
         Ok(())
@@ -426,7 +521,13 @@ impl File {
         let mut v = [offset, whence as i64, -offset, -(whence as i64)];
         self.comm.all_reduce_in_place(&mut v, &Op::Max)?;
         if v[0] != -v[2] || v[1] != -v[3] {
-            return Err(self.err(call, (ErrorClass::NotSame, "the ranks passed different offsets or whence".into())));
+            return Err(self.err(
+                call,
+                (
+                    ErrorClass::NotSame,
+                    "the ranks passed different offsets or whence".into(),
+                ),
+            ));
         }
         let end = self.end_in_etypes(call)?;
         mpcrs::raw::barrier(&self.comm);
@@ -471,7 +572,13 @@ impl File {
 
     fn sequential_refused(&self, call: &'static str) -> Result<()> {
         if self.amode & amode::SEQUENTIAL != 0 {
-            return Err(self.err(call, (ErrorClass::UnsupportedOperation, "a file opened MPI_MODE_SEQUENTIAL has only the shared file pointer".into())));
+            return Err(self.err(
+                call,
+                (
+                    ErrorClass::UnsupportedOperation,
+                    "a file opened MPI_MODE_SEQUENTIAL has only the shared file pointer".into(),
+                ),
+            ));
         }
         Ok(())
     }
@@ -479,13 +586,32 @@ impl File {
     /// Plans an access of `len` bytes at `pos`, moving the file pointer it
     /// uses; `collective` for the *_all and *_ordered calls (every rank of
     /// the file calls them alike, in the same order).
-    pub fn plan(&self, call: &'static str, pos: Position, dir: Direction, len: u64, collective: bool) -> Result<Plan> {
+    pub fn plan(
+        &self,
+        call: &'static str,
+        pos: Position,
+        dir: Direction,
+        len: u64,
+        collective: bool,
+    ) -> Result<Plan> {
         match dir {
             Direction::Read if self.amode & amode::WRONLY != 0 => {
-                return Err(self.err(call, (ErrorClass::Access, "reading a file opened MPI_MODE_WRONLY".into())));
+                return Err(self.err(
+                    call,
+                    (
+                        ErrorClass::Access,
+                        "reading a file opened MPI_MODE_WRONLY".into(),
+                    ),
+                ));
             }
             Direction::Write if self.amode & amode::RDONLY != 0 => {
-                return Err(self.err(call, (ErrorClass::ReadOnly, "writing a file opened MPI_MODE_RDONLY".into())));
+                return Err(self.err(
+                    call,
+                    (
+                        ErrorClass::ReadOnly,
+                        "writing a file opened MPI_MODE_RDONLY".into(),
+                    ),
+                ));
             }
             _ => {}
         }
@@ -542,12 +668,19 @@ impl File {
         let mut pieces = Vec::with_capacity(plan.extents.len());
         let mut off = 0u64;
         for &(at, len) in &plan.extents {
-            pieces.push(Piece { at, len, buf: buf as usize + off as usize });
+            pieces.push(Piece {
+                at,
+                len,
+                buf: buf as usize + off as usize,
+            });
             off += len;
         }
         let atomic = self.atomicity().then_some(&self.opened.atomic);
         let outcome = match plan.round {
-            Some(r) => self.opened.rounds.take_part(r, &pieces, plan.dir, self.opened.fd, atomic),
+            Some(r) => self
+                .opened
+                .rounds
+                .take_part(r, &pieces, plan.dir, self.opened.fd, atomic),
             None => crate::collective::alone(&pieces, plan.dir, self.opened.fd, atomic),
         };
         outcome.result.map_err(|e| self.err(call, e))?;
@@ -564,13 +697,22 @@ fn class_from(c: i32) -> ErrorClass {
 }
 
 /// Every rank's outcome of a collective step (see [`File::agree`]).
-fn agree(comm: &Communicator, call: &'static str, mine: std::result::Result<(), (ErrorClass, String)>) -> Result<()> {
+fn agree(
+    comm: &Communicator,
+    call: &'static str,
+    mine: std::result::Result<(), (ErrorClass, String)>,
+) -> Result<()> {
     let code = mine.as_ref().err().map_or(0, |e| e.0 as i32);
     let mut worst = [0i32];
     comm.all_reduce(&[code], &mut worst, &Op::Max)?;
     match mine {
         Err((class, detail)) => Err(Error::new(class, call, comm.world_rank(), detail)),
-        Ok(()) if worst[0] != 0 => Err(Error::new(class_from(worst[0]), call, comm.world_rank(), "failed on another rank of the file")),
+        Ok(()) if worst[0] != 0 => Err(Error::new(
+            class_from(worst[0]),
+            call,
+            comm.world_rank(),
+            "failed on another rank of the file",
+        )),
         Ok(()) => Ok(()),
     }
 }

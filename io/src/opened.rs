@@ -34,8 +34,7 @@ impl Drop for Opened {
 }
 
 /// Openings alive in this process, by the context of their communicator.
-static OPENINGS: std::sync::Mutex<Option<HashMap<u64, Weak<Opened>>>> =
-    std::sync::Mutex::new(None);
+static OPENINGS: std::sync::Mutex<Option<HashMap<u64, Weak<Opened>>>> = std::sync::Mutex::new(None);
 
 /// The opening of communicator `context` in this process: the one another
 /// of its ranks made, or a new one opening `path` with `flags`.
@@ -51,8 +50,12 @@ pub(crate) fn join(
     if let Some(o) = all.get(&context).and_then(Weak::upgrade) {
         return Ok(o);
     }
-    let c = CString::new(path)
-        .map_err(|_| (ErrorClass::BadFile, format!("file name {path:?} holds a NUL byte")))?;
+    let c = CString::new(path).map_err(|_| {
+        (
+            ErrorClass::BadFile,
+            format!("file name {path:?} holds a NUL byte"),
+        )
+    })?;
     // SAFETY: open with a NUL-terminated path; the mode is for a new file.
     let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, 0o666) };
     if fd < 0 {

@@ -20,7 +20,10 @@ pub fn class_of(errno: i32) -> ErrorClass {
 /// The last errno, as (class, "what: strerror").
 pub fn last_error(what: &str) -> (ErrorClass, String) {
     let e = std::io::Error::last_os_error();
-    (class_of(e.raw_os_error().unwrap_or(0)), format!("{what}: {e}"))
+    (
+        class_of(e.raw_os_error().unwrap_or(0)),
+        format!("{what}: {e}"),
+    )
 }
 
 /// Most buffers one vectored call takes.
@@ -48,18 +51,30 @@ fn advance(iov: &mut [libc::iovec], mut first: usize, mut n: usize) -> usize {
 ///
 /// # Safety
 /// Each (pointer, length) valid.
-pub unsafe fn pwritev_all(fd: i32, pieces: &[(*const u8, usize)], mut at: u64) -> Result<(), (ErrorClass, String)> {
+pub unsafe fn pwritev_all(
+    fd: i32,
+    pieces: &[(*const u8, usize)],
+    mut at: u64,
+) -> Result<(), (ErrorClass, String)> {
     for chunk in pieces.chunks(IOV_MAX) {
         let mut iov: Vec<libc::iovec> = chunk
             .iter()
             .filter(|p| p.1 > 0)
-            .map(|&(p, l)| libc::iovec { iov_base: p as *mut _, iov_len: l })
+            .map(|&(p, l)| libc::iovec {
+                iov_base: p as *mut _,
+                iov_len: l,
+            })
             .collect();
         let mut first = 0;
         while first < iov.len() {
             // SAFETY: the iovecs name the caller's valid buffers.
             let n = unsafe {
-                libc::pwritev(fd, iov[first..].as_ptr(), (iov.len() - first) as i32, at as i64)
+                libc::pwritev(
+                    fd,
+                    iov[first..].as_ptr(),
+                    (iov.len() - first) as i32,
+                    at as i64,
+                )
             };
             if n < 0 {
                 if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
@@ -79,19 +94,31 @@ pub unsafe fn pwritev_all(fd: i32, pieces: &[(*const u8, usize)], mut at: u64) -
 ///
 /// # Safety
 /// Each (pointer, length) valid.
-pub unsafe fn preadv_all(fd: i32, pieces: &[(*mut u8, usize)], mut at: u64) -> Result<usize, (ErrorClass, String)> {
+pub unsafe fn preadv_all(
+    fd: i32,
+    pieces: &[(*mut u8, usize)],
+    mut at: u64,
+) -> Result<usize, (ErrorClass, String)> {
     let mut total = 0;
     for chunk in pieces.chunks(IOV_MAX) {
         let mut iov: Vec<libc::iovec> = chunk
             .iter()
             .filter(|p| p.1 > 0)
-            .map(|&(p, l)| libc::iovec { iov_base: p.cast(), iov_len: l })
+            .map(|&(p, l)| libc::iovec {
+                iov_base: p.cast(),
+                iov_len: l,
+            })
             .collect();
         let mut first = 0;
         while first < iov.len() {
             // SAFETY: the iovecs name the caller's valid buffers.
             let n = unsafe {
-                libc::preadv(fd, iov[first..].as_ptr(), (iov.len() - first) as i32, at as i64)
+                libc::preadv(
+                    fd,
+                    iov[first..].as_ptr(),
+                    (iov.len() - first) as i32,
+                    at as i64,
+                )
             };
             if n < 0 {
                 if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
@@ -122,7 +149,13 @@ pub fn size_of(fd: i32) -> Result<u64, (ErrorClass, String)> {
 
 /// Takes (`lock`) or releases a POSIX record lock over [at, at + len) for the
 /// process: atomic mode's exclusion between processes.
-pub fn record_lock(fd: i32, write: bool, at: u64, len: u64, lock: bool) -> Result<(), (ErrorClass, String)> {
+pub fn record_lock(
+    fd: i32,
+    write: bool,
+    at: u64,
+    len: u64,
+    lock: bool,
+) -> Result<(), (ErrorClass, String)> {
     // SAFETY: a zeroed flock is a valid argument once filled.
     let mut fl: libc::flock = unsafe { std::mem::zeroed() };
     fl.l_type = if !lock {
@@ -154,17 +187,26 @@ mod tests {
     #[test]
     fn vectored_calls_move_every_piece_past_the_iovec_limit() {
         let path = std::env::temp_dir().join(format!("mpcrs-io-sys-{}", std::process::id()));
-        let f = std::fs::OpenOptions::new().create(true).read(true).write(true).truncate(true).open(&path).unwrap();
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .read(true)
+            .write(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
         let fd = f.as_raw_fd();
         // 3000 pieces of 1..=7 bytes: more than one call's worth of buffers.
-        let data: Vec<Vec<u8>> = (0..3000).map(|i| vec![(i % 251) as u8; 1 + i % 7]).collect();
+        let data: Vec<Vec<u8>> = (0..3000)
+            .map(|i| vec![(i % 251) as u8; 1 + i % 7])
+            .collect();
         let total: usize = data.iter().map(|d| d.len()).sum();
         let out: Vec<(*const u8, usize)> = data.iter().map(|d| (d.as_ptr(), d.len())).collect();
         // SAFETY: the pieces are live vectors.
         unsafe { pwritev_all(fd, &out, 10).unwrap() };
         assert_eq!(size_of(fd).unwrap(), 10 + total as u64);
         let mut back: Vec<Vec<u8>> = data.iter().map(|d| vec![0; d.len()]).collect();
-        let into: Vec<(*mut u8, usize)> = back.iter_mut().map(|d| (d.as_mut_ptr(), d.len())).collect();
+        let into: Vec<(*mut u8, usize)> =
+            back.iter_mut().map(|d| (d.as_mut_ptr(), d.len())).collect();
         // SAFETY: as above.
         let n = unsafe { preadv_all(fd, &into, 10).unwrap() };
         assert_eq!(n, total);
@@ -172,7 +214,8 @@ mod tests {
         // At the end of the file: what is there.
         let mut tail = [0u8; 8];
         // SAFETY: `tail` holds 8 bytes.
-        let n = unsafe { preadv_all(fd, &[(tail.as_mut_ptr(), 8)], 10 + total as u64 - 3).unwrap() };
+        let n =
+            unsafe { preadv_all(fd, &[(tail.as_mut_ptr(), 8)], 10 + total as u64 - 3).unwrap() };
         assert_eq!(n, 3);
         drop(f);
         std::fs::remove_file(&path).unwrap();

@@ -43,7 +43,10 @@ impl Layout {
                 None
             };
             if let Some(why) = why {
-                return Err((ErrorClass::Io, format!("the {what} has {why} (MPI-3.1 13.3)")));
+                return Err((
+                    ErrorClass::Io,
+                    format!("the {what} has {why} (MPI-3.1 13.3)"),
+                ));
             }
             start = o;
             end = end.max(o + l as i64);
@@ -84,7 +87,12 @@ impl Default for View {
 impl View {
     /// Checks a view as MPI_File_set_view takes it; errors name what is wrong.
     /// Overlapping blocks are allowed in a view of a file only read.
-    pub fn new(disp: u64, etype: &Layout, filetype: Layout, read_only: bool) -> Result<View, (ErrorClass, String)> {
+    pub fn new(
+        disp: u64,
+        etype: &Layout,
+        filetype: Layout,
+        read_only: bool,
+    ) -> Result<View, (ErrorClass, String)> {
         let etype_size = etype.size;
         etype.check_for_files("etype", read_only)?;
         filetype.check_for_files("filetype", read_only)?;
@@ -230,7 +238,17 @@ mod tests {
             }
             let size = blocks.iter().map(|b| b.1).sum();
             let extent = at + rng.random_range(0..4);
-            let v = View::new(rng.random_range(0..7), &Layout::bytes(1), Layout { size, extent, blocks }, false).unwrap();
+            let v = View::new(
+                rng.random_range(0..7),
+                &Layout::bytes(1),
+                Layout {
+                    size,
+                    extent,
+                    blocks,
+                },
+                false,
+            )
+            .unwrap();
             let bytes = naive(&v, 6);
             let pos = rng.random_range(0..size * 3);
             let len = rng.random_range(0..size * 2);
@@ -242,7 +260,10 @@ mod tests {
             assert_eq!(got, bytes[pos as usize..(pos + len) as usize]);
             assert_eq!(v.byte_of(pos), bytes[pos as usize]);
             let end = bytes[pos as usize];
-            assert_eq!(v.data_before(end), bytes.iter().filter(|&&b| b < end).count() as u64);
+            assert_eq!(
+                v.data_before(end),
+                bytes.iter().filter(|&&b| b < end).count() as u64
+            );
         }
     }
 
@@ -253,7 +274,12 @@ mod tests {
             extent: 3,
             blocks: vec![(0, 3), (1, 1)],
         };
-        assert_eq!(View::new(0, &Layout::bytes(1), over.clone(), false).unwrap_err().0, ErrorClass::Io);
+        assert_eq!(
+            View::new(0, &Layout::bytes(1), over.clone(), false)
+                .unwrap_err()
+                .0,
+            ErrorClass::Io
+        );
         assert!(View::new(0, &Layout::bytes(1), over, true).is_ok());
     }
 
@@ -266,7 +292,15 @@ mod tests {
             extent: 8,
             blocks: vec![(4, 1), (0, 1)],
         };
-        assert_eq!(View::new(0, &Layout::bytes(1), back.clone(), true).unwrap_err().0, ErrorClass::Io);
-        assert_eq!(View::new(0, &back, Layout::bytes(2), true).unwrap_err().0, ErrorClass::Io);
+        assert_eq!(
+            View::new(0, &Layout::bytes(1), back.clone(), true)
+                .unwrap_err()
+                .0,
+            ErrorClass::Io
+        );
+        assert_eq!(
+            View::new(0, &back, Layout::bytes(2), true).unwrap_err().0,
+            ErrorClass::Io
+        );
     }
 }

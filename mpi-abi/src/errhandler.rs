@@ -91,7 +91,11 @@ pub(crate) fn call_user(c: &Communicator, code: c_int) -> Option<c_int> {
 /// Calls user handler `eh` with a pointer to the handle of the object the
 /// error was raised on (a file's, whose handle is not an int) and `code`;
 /// returns the code it left, or `None` if `eh` is no user handler.
-pub(crate) fn call_with(eh: MPI_Errhandler, handle: *mut std::ffi::c_void, code: c_int) -> Option<c_int> {
+pub(crate) fn call_with(
+    eh: MPI_Errhandler,
+    handle: *mut std::ffi::c_void,
+    code: c_int,
+) -> Option<c_int> {
     let f = errhandler_table()?.function(eh)?;
     let mut code = code;
     // SAFETY: the program's error handler function, called as MPI specifies:

@@ -135,9 +135,15 @@ fn raise(handler: Handler, fh: MPI_File, e: Error) -> c_int {
 
 /// An error of a call without a valid file: MPI_FILE_NULL's handler.
 fn null_error(call: &'static str, class: ErrorClass, detail: String) -> c_int {
-    let rank = rank_state().and_then(|st| st.world()).map_or(0, |w| w.world_rank());
+    let rank = rank_state()
+        .and_then(|st| st.world())
+        .map_or(0, |w| w.world_rank());
     let handler = rank_state().map_or(Handler::Return, |st| st.files.null_handler);
-    raise(handler, std::ptr::null_mut(), Error::new(class, call, rank, detail))
+    raise(
+        handler,
+        std::ptr::null_mut(),
+        Error::new(class, call, rank, detail),
+    )
 }
 
 /// The file of handle `fh` with its handler, or the error (MPI_ERR_FILE on
@@ -145,12 +151,26 @@ fn null_error(call: &'static str, class: ErrorClass, detail: String) -> c_int {
 fn file_for(call: &'static str, fh: MPI_File) -> Result<(Arc<File>, Handler), c_int> {
     let _world = comm_for(call, MPI_COMM_WORLD)?;
     let found = rank_state().and_then(|st| st.files.get(fh).map(|e| (e.file.clone(), e.handler)));
-    found.ok_or_else(|| null_error(call, ErrorClass::File, format!("invalid file handle {:#x}", fh as usize)))
+    found.ok_or_else(|| {
+        null_error(
+            call,
+            ErrorClass::File,
+            format!("invalid file handle {:#x}", fh as usize),
+        )
+    })
 }
 
 /// Raises an error of a call on file `fh`.
-fn fail_on(fh: MPI_File, handler: Handler, call: &'static str, class: ErrorClass, detail: String) -> c_int {
-    let rank = rank_state().and_then(|st| st.world()).map_or(0, |w| w.world_rank());
+fn fail_on(
+    fh: MPI_File,
+    handler: Handler,
+    call: &'static str,
+    class: ErrorClass,
+    detail: String,
+) -> c_int {
+    let rank = rank_state()
+        .and_then(|st| st.world())
+        .map_or(0, |w| w.world_rank());
     raise(handler, fh, Error::new(class, call, rank, detail))
 }
 
@@ -167,7 +187,11 @@ fn layout_of(ti: &TypeInfo) -> Layout {
     Layout {
         size: ti.size as u64,
         extent: ti.extent as i64,
-        blocks: ti.blocks.iter().map(|&(o, l)| (o as i64, l as u64)).collect(),
+        blocks: ti
+            .blocks
+            .iter()
+            .map(|&(o, l)| (o as i64, l as u64))
+            .collect(),
     }
 }
 
@@ -180,7 +204,11 @@ unsafe fn c_str(s: *const c_char) -> Option<String> {
         return None;
     }
     // SAFETY: by contract.
-    Some(unsafe { std::ffi::CStr::from_ptr(s) }.to_string_lossy().into_owned())
+    Some(
+        unsafe { std::ffi::CStr::from_ptr(s) }
+            .to_string_lossy()
+            .into_owned(),
+    )
 }
 
 /// Hints a file reports (MPI_File_get_info): those MPI-3.1 13.2.8 reserves
@@ -267,7 +295,11 @@ impl Data {
 
 /// Whether file `fh`'s view is external32.
 fn external32(fh: MPI_File) -> bool {
-    rank_state().is_some_and(|st| st.files.get(fh).is_some_and(|e| e.view.datarep == "external32"))
+    rank_state().is_some_and(|st| {
+        st.files
+            .get(fh)
+            .is_some_and(|e| e.view.datarep == "external32")
+    })
 }
 
 /// external32 is supported for types whose external size is their native
@@ -301,20 +333,41 @@ unsafe fn prepare(
     };
     if external32(fh) {
         if let Some(why) = external32_refused(&ti, "the buffer's datatype") {
-            return Err(fail_on(fh, handler, a.call, ErrorClass::UnsupportedDatarep, why));
+            return Err(fail_on(
+                fh,
+                handler,
+                a.call,
+                ErrorClass::UnsupportedDatarep,
+                why,
+            ));
         }
         let converted = match a.dir {
             Direction::Write => {
                 let mut packed = Vec::new();
                 // SAFETY: `buf` holds `count` elements of the type (contract).
                 unsafe { datatype::pack(buf.cast(), count as usize, &ti, &mut packed) };
-                Converted { bytes: crate::external::to_external(&packed, &ti, count as usize), read_into: None }
+                Converted {
+                    bytes: crate::external::to_external(&packed, &ti, count as usize),
+                    read_into: None,
+                }
             }
-            Direction::Read => Converted { bytes: vec![0; len], read_into: Some((buf as usize, count as usize, ti)) },
+            Direction::Read => Converted {
+                bytes: vec![0; len],
+                read_into: Some((buf as usize, count as usize, ti)),
+            },
         };
         let mut converted = converted;
         let bytes = converted.bytes.as_mut_ptr();
-        return Ok((f, handler, plan, Data { bytes, staging: None, converted: Some(converted) }));
+        return Ok((
+            f,
+            handler,
+            plan,
+            Data {
+                bytes,
+                staging: None,
+                converted: Some(converted),
+            },
+        ));
     }
     // SAFETY: `buf` holds `count` elements of the type (contract).
     let (bytes, staging) = unsafe {
@@ -326,7 +379,16 @@ unsafe fn prepare(
             Direction::Read => Staging::recv(buf.cast(), count as usize, &ti, false),
         }
     };
-    Ok((f, handler, plan, Data { bytes, staging, converted: None }))
+    Ok((
+        f,
+        handler,
+        plan,
+        Data {
+            bytes,
+            staging,
+            converted: None,
+        },
+    ))
 }
 
 /// A blocking access (and the begin of a split one).
@@ -391,7 +453,11 @@ unsafe fn nonblocking(
     // SAFETY: forwarded.
     let (f, handler, plan, data) = tri!(unsafe { prepare(a, fh, buf, count, datatype) });
     let call = a.call;
-    let Data { bytes, staging, converted } = data;
+    let Data {
+        bytes,
+        staging,
+        converted,
+    } = data;
     let raw = if a.collective {
         let (r, completer) = mpcrs::raw::manual_request();
         let bytes = SendPtr(bytes);
@@ -407,7 +473,10 @@ unsafe fn nonblocking(
                     }
                     status_of(n)
                 }
-                Err(e) => Status { error: e.class, ..Status::empty() },
+                Err(e) => Status {
+                    error: e.class,
+                    ..Status::empty()
+                },
             };
             completer.complete(st);
         });
@@ -443,16 +512,35 @@ unsafe fn nonblocking(
 ///
 /// # Safety
 /// As MPI's for the call's arguments.
-unsafe fn begin(a: Access, fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype) -> c_int {
+unsafe fn begin(
+    a: Access,
+    fh: MPI_File,
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+) -> c_int {
     let (_, handler) = tri!(file_for(a.call, fh));
-    let pending = rank_state().and_then(|st| st.files.get(fh).and_then(|e| e.split.as_ref().map(|s| s.begun)));
+    let pending = rank_state().and_then(|st| {
+        st.files
+            .get(fh)
+            .and_then(|e| e.split.as_ref().map(|s| s.begun))
+    });
     if let Some(other) = pending {
-        return fail_on(fh, handler, a.call, ErrorClass::Other, format!("{other} is not ended yet: one split collective at a time per file"));
+        return fail_on(
+            fh,
+            handler,
+            a.call,
+            ErrorClass::Other,
+            format!("{other} is not ended yet: one split collective at a time per file"),
+        );
     }
     // SAFETY: forwarded.
     let status = tri!(unsafe { blocking(a, fh, buf, count, datatype) });
     if let Some(e) = rank_state().expect("inside a rank").files.get_mut(fh) {
-        e.split = Some(Split { begun: a.call, status });
+        e.split = Some(Split {
+            begun: a.call,
+            status,
+        });
     }
     MPI_SUCCESS
 }
@@ -461,7 +549,12 @@ unsafe fn begin(a: Access, fh: MPI_File, buf: *mut c_void, count: c_int, datatyp
 ///
 /// # Safety
 /// `status` MPI_STATUS_IGNORE or writable.
-unsafe fn end(call: &'static str, begun: &'static str, fh: MPI_File, status: *mut MPI_Status) -> c_int {
+unsafe fn end(
+    call: &'static str,
+    begun: &'static str,
+    fh: MPI_File,
+    status: *mut MPI_Status,
+) -> c_int {
     let (_, handler) = tri!(file_for(call, fh));
     let split = rank_state().and_then(|mut st| {
         let e = st.files.get_mut(fh)?;
@@ -471,7 +564,13 @@ unsafe fn end(call: &'static str, begun: &'static str, fh: MPI_File, status: *mu
         }
     });
     let Some(s) = split else {
-        return fail_on(fh, handler, call, ErrorClass::Other, format!("no {begun} to end on this file"));
+        return fail_on(
+            fh,
+            handler,
+            call,
+            ErrorClass::Other,
+            format!("no {begun} to end on this file"),
+        );
     };
     // SAFETY: by contract.
     unsafe { put_status(status, &s.status) };
@@ -479,7 +578,12 @@ unsafe fn end(call: &'static str, begun: &'static str, fh: MPI_File, status: *mu
 }
 
 const fn acc(call: &'static str, pos: Position, dir: Direction, collective: bool) -> Access {
-    Access { call, pos, dir, collective }
+    Access {
+        call,
+        pos,
+        dir,
+        collective,
+    }
 }
 
 use Direction::{Read, Write};
@@ -641,7 +745,10 @@ const_split_calls! {
 fn view_type(t: &(MPI_Datatype, Option<TypeInfo>)) -> MPI_Datatype {
     match &t.1 {
         None => t.0,
-        Some(ti) => rank_state().expect("inside a rank").add_type(TypeInfo { committed: true, ..ti.clone() }),
+        Some(ti) => rank_state().expect("inside a rank").add_type(TypeInfo {
+            committed: true,
+            ..ti.clone()
+        }),
     }
 }
 

@@ -72,6 +72,7 @@ pub mod abi {
     pub use crate::errhandler::*;
     pub use crate::errors::*;
     pub use crate::external::*;
+    pub use crate::files::*;
     pub use crate::fortran::*;
     pub use crate::graph::*;
     pub use crate::grequest::*;
@@ -94,6 +95,5 @@ pub mod abi {
     pub use crate::types::*;
     pub use crate::unsupported::*;
     pub use crate::windows::*;
-    pub use crate::files::*;
 }
 pub use loader::mpcrs_abi_main;

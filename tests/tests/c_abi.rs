@@ -310,6 +310,59 @@ fn parallel_io_in_threads() {
     }
 }
 
+/// Debian's parallel HDF5 for MPICH (libhdf5-mpich-dev, installed by
+/// scripts/setup-system.sh).
+const HDF5_MPICH_INCLUDE: &str = "/usr/include/hdf5/mpich";
+const HDF5_MPICH_LIB: &str = "/usr/lib/x86_64-linux-gnu/hdf5/mpich";
+
+/// A parallel HDF5 program (tests/c/hdf5_io.c) writes a dataset collectively
+/// from 8 ranks and reads it back independently and collectively: its ranks
+/// as threads of one process, and spread over 2 and 4 processes.
+#[test]
+fn parallel_hdf5_writes_and_reads_a_dataset_from_8_ranks() {
+    assert!(
+        Path::new(HDF5_MPICH_INCLUDE).join("hdf5.h").is_file(),
+        "parallel HDF5 for MPICH is missing: scripts/setup-system.sh installs libhdf5-mpich-dev"
+    );
+    let bin = build_c(
+        &c_source("hdf5_io.c"),
+        "hdf5_io",
+        None,
+        &[
+            &format!("-I{HDF5_MPICH_INCLUDE}"),
+            &format!("-L{HDF5_MPICH_LIB}"),
+            "-lhdf5",
+        ],
+    );
+    let dir = std::env::temp_dir().join(format!("mpcrs-hdf5-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for processes in ["1", "2", "4"] {
+        let file = dir.join(format!("p{processes}.h5"));
+        let o = run_job(
+            &[
+                "-n",
+                "8",
+                "-p",
+                processes,
+                "-c",
+                "2",
+                bin.to_str().unwrap(),
+                file.to_str().unwrap(),
+            ],
+            Duration::from_secs(300),
+        );
+        let out = expect_success(&o, &format!("hdf5_io at -n 8 -p {processes}"));
+        assert_eq!(
+            out.trim(),
+            "hdf5 ok: 8 ranks, dataset 32x1000",
+            "-n 8 -p {processes}"
+        );
+        assert!(file.is_file(), "{} was not written", file.display());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Wrong arguments to the new functions, and the families not built yet,
 /// end the job under MPI_ERRORS_ARE_FATAL with the call, rank and class.
 #[test]

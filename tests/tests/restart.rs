@@ -199,7 +199,8 @@ fn c_heat_with_open_files_killed_twice_restarts_with_the_uninterrupted_checksum(
 }
 
 #[test]
-fn c_heat_with_open_files_across_2_processes_killed_twice_restarts_with_the_uninterrupted_checksum() {
+fn c_heat_with_open_files_across_2_processes_killed_twice_restarts_with_the_uninterrupted_checksum()
+{
     let run = HeatRun {
         layout: &["-n", "8", "-p", "2"],
         kib: "128",
@@ -210,7 +211,8 @@ fn c_heat_with_open_files_across_2_processes_killed_twice_restarts_with_the_unin
 }
 
 #[test]
-fn c_heat_with_open_files_across_4_processes_killed_twice_restarts_with_the_uninterrupted_checksum() {
+fn c_heat_with_open_files_across_4_processes_killed_twice_restarts_with_the_uninterrupted_checksum()
+{
     let run = HeatRun {
         layout: &["-n", "8", "-p", "4"],
         kib: "128",
