@@ -60,14 +60,15 @@ for line in open(sys.argv[1]):
     f = line.split()
     pat, cfg = f[0], f[1]
     kv = dict(zip(f[2::2], map(float, f[3::2])))
-    for k in ("write_s", "sync_s", "read_s"):
+    kv["durable_s"] = kv["write_s"] + kv["sync_s"]
+    for k in ("write_s", "sync_s", "durable_s", "read_s"):
         vals[(pat, cfg, k)].append(kv[k])
 np, mib = sys.argv[2], sys.argv[3]
 print(f"{mib} MiB from {np} ranks; seconds, median of the rounds (ratio: mpcrs / peer, lower is better)")
 print("| pattern | phase | mpcrs threads | mpcrs -p 2 | MPICH | Open MPI | threads/MPICH | threads/OMPI | -p 2/MPICH | -p 2/OMPI |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for pat in ("contiguous", "strided"):
-    for k, name in (("write_s", "write_all"), ("sync_s", "sync"), ("read_s", "read_all")):
+    for k, name in (("write_s", "write_all"), ("sync_s", "sync"), ("durable_s", "write_all + sync"), ("read_s", "read_all")):
         m = {c: statistics.median(vals[(pat, c, k)]) for c in ("threads", "p2", "mpich", "ompi") if vals.get((pat, c, k))}
         if len(m) < 4:
             continue

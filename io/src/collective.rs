@@ -60,6 +60,11 @@ pub enum Direction {
 /// other ranks of the worker run meanwhile.
 const BLOCKING_BYTES: u64 = 1 << 20;
 
+/// Rounds this large are moved by one thread per CPU, each a share of at
+/// least this much: one thread copies into the page cache at about a GB/s
+/// here, where several processes of a peer MPI would each copy their own.
+const SHARE_BYTES: u64 = 16 << 20;
+
 impl Rounds {
     pub(crate) fn new(members_here: usize) -> Rounds {
         Rounds {
@@ -111,7 +116,7 @@ impl Rounds {
 }
 
 /// A piece's buffer, handed to the blocking pool.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Io(u64, u64, usize);
 // SAFETY: the buffers belong to ranks waiting for the round: nothing else
 // touches them until it ends.
@@ -140,7 +145,20 @@ fn perform(mut pieces: Vec<Piece>, dir: Direction, fd: i32, atomic: Option<&Mute
             end: 0,
         };
     }
-    let work = move || move_runs(&io, dir, fd);
+    let shares = split(io, total);
+    let work = move || match shares.as_slice() {
+        [one] => move_runs(one, dir, fd),
+        _ => std::thread::scope(|s| {
+            let movers: Vec<_> = shares
+                .iter()
+                .map(|share| s.spawn(move || move_runs(share, dir, fd)))
+                .collect();
+            movers
+                .into_iter()
+                .map(|m| m.join().expect("a mover thread does not panic"))
+                .collect()
+        }),
+    };
     let result = if total >= BLOCKING_BYTES {
         mpcrs_scheduler::run_blocking(work)
     } else {
@@ -154,6 +172,37 @@ fn perform(mut pieces: Vec<Piece>, dir: Direction, fd: i32, atomic: Option<&Mute
         _ => u64::MAX,
     };
     Outcome { result, end }
+}
+
+/// The pieces cut into shares of about equal bytes, one per CPU, each at
+/// least [`SHARE_BYTES`] (a single share below that).
+fn split(io: Vec<Io>, total: u64) -> Vec<Vec<Io>> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let k = cpus.min(total / SHARE_BYTES).max(1);
+    if k == 1 {
+        return vec![io];
+    }
+    let per = total.div_ceil(k);
+    let mut shares = vec![Vec::new()];
+    let mut room = per;
+    for Io(mut at, mut len, mut buf) in io {
+        while len > 0 {
+            if room == 0 {
+                shares.push(Vec::new());
+                room = per;
+            }
+            let take = len.min(room);
+            shares
+                .last_mut()
+                .expect("one share at least")
+                .push(Io(at, take, buf));
+            at += take;
+            buf += take as usize;
+            len -= take;
+            room -= take;
+        }
+    }
+    shares
 }
 
 fn move_runs(io: &[Io], dir: Direction, fd: i32) -> Result<(), (ErrorClass, String)> {
@@ -212,4 +261,30 @@ pub(crate) fn alone(
     atomic: Option<&Mutex<()>>,
 ) -> Outcome {
     perform(pieces.to_vec(), dir, fd, atomic)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_cover_every_byte_once_in_order() {
+        let io: Vec<Io> = (0..5)
+            .map(|i| Io(i * 40 << 20, 40 << 20, 0x1000 + (i as usize) * (40 << 20)))
+            .collect();
+        let total = 200 << 20;
+        let shares = split(io.clone(), total);
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(shares.len(), cpus.min(12));
+        let flat: Vec<Io> = shares.concat();
+        assert_eq!(flat.iter().map(|p| p.1).sum::<u64>(), total);
+        // Cut pieces continue one another in the file and in memory.
+        let mut at = 0;
+        for p in &flat {
+            assert_eq!(p.0, at);
+            assert_eq!(p.2 as u64, 0x1000 + at);
+            at += p.1;
+        }
+        assert_eq!(split(io[..1].to_vec(), 8 << 20).len(), 1);
+    }
 }
