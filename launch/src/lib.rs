@@ -4,13 +4,15 @@
 //!
 //! Owns: the options of mpcrs-run, host lists and placement, the environment
 //! each process starts with, process supervision (output, signals, exit
-//! status, time limit), the restart policy (which epoch, which checks).
+//! status, time limit), the restart policy (which epoch, which checks), the
+//! claim on a job's checkpoint directory.
 //!
 //! Must not touch: MPI semantics or the fabric (it does not link the runtime:
 //! it talks to processes only through their environment, PMI-2 and signals),
 //! or the contents of images (it reads their headers through mpcrs-cr).
 
 pub mod checkpoint_config;
+pub mod checkpoint_dir;
 pub mod hosts;
 pub mod options;
 pub mod processes;

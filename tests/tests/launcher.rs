@@ -521,3 +521,76 @@ fn help_lists_every_option_and_every_variable_and_the_readme_does_too() {
         );
     }
 }
+
+/// `--checkpoint` naming what cannot hold checkpoints is refused before any
+/// process starts, naming the path and why; a directory another job
+/// checkpoints into is refused naming that job, and free again once it ended.
+#[test]
+fn checkpoint_directories_are_checked_and_claimed_before_start() {
+    let bin = build_c(&c_source("spin.c"), "spin", None, &[]);
+    let scratch = std::env::temp_dir().join(format!("mpcrs-claim-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let file = scratch.join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    for (dir, why) in [
+        ("/dev/null", "not a directory"),
+        (file.to_str().unwrap(), "not a directory"),
+        ("/proc/self", "cannot write there"),
+    ] {
+        let o = run_job(
+            &["-n", "2", "--checkpoint", dir, bin.to_str().unwrap()],
+            Duration::from_secs(30),
+        );
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{dir}: {err}");
+        assert!(
+            err.contains(&format!("mpcrs-run: --checkpoint {dir}: {why}")),
+            "{dir}: {err}"
+        );
+        assert!(out.is_empty(), "{dir}: the job ran: {out}");
+    }
+    let dir = scratch.join("ckpt");
+    let d = dir.to_str().unwrap();
+    let first = mpcrs_tests::BackgroundJob::start(&[
+        "-n",
+        "2",
+        "-p",
+        "2",
+        "--checkpoint",
+        d,
+        bin.to_str().unwrap(),
+    ]);
+    first.wait_for(
+        "the first job to claim its directory",
+        Duration::from_secs(30),
+        |_, _| {
+            dir.join(mpcrs_launch::checkpoint_dir::LOCK_FILE).is_file()
+                && first.job_processes().len() == 2
+        },
+    );
+    let o = run_job(
+        &["-n", "2", "--checkpoint", d, bin.to_str().unwrap()],
+        Duration::from_secs(30),
+    );
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "mpcrs-run: --checkpoint {d}: another job (mpcrs-run pid"
+        )),
+        "{err}"
+    );
+    let (status, _, _) = first.kill_processes();
+    assert!(!status.success());
+    // The launcher's claim went with it: a job starts there again.
+    let o = run_command(
+        Command::new(mpcrs_run())
+            .args(["-n", "1", "--checkpoint", d, bin.to_str().unwrap()])
+            .env("MPIEXEC_TIMEOUT", "1"),
+        Duration::from_secs(60),
+    );
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(124), "{err}");
+    std::fs::remove_dir_all(&scratch).unwrap();
+}

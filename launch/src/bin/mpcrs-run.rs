@@ -47,6 +47,13 @@ fn main() -> ExitCode {
             );
             return ExitCode::from(2);
         }
+        let _claim = match mpcrs_launch::checkpoint_dir::claim(dir) {
+            Ok(c) => c,
+            Err(e) => {
+                mpcrs_settings::report!(error, "mpcrs-run: --restart {}: {e}", dir.display());
+                return ExitCode::from(2);
+            }
+        };
         return match restart_specs(&args, dir) {
             Ok((specs, program)) => supervise_job(specs, args.tag_output, true, &program),
             Err(e) => {
@@ -159,7 +166,16 @@ fn main() -> ExitCode {
     }
     let names: Vec<&str> = exported.iter().map(|(k, _)| k.as_str()).collect();
     cmd.env(env::EXPORTED.name, names.join(","));
+    // Claimed for as long as the job runs (held by main's frame).
+    let mut _claim = None;
     if let Some(dir) = &args.checkpoint {
+        match mpcrs_launch::checkpoint_dir::claim(dir) {
+            Ok(c) => _claim = Some(c),
+            Err(e) => {
+                mpcrs_settings::report!(error, "mpcrs-run: --checkpoint {}: {e}", dir.display());
+                return ExitCode::from(2);
+            }
+        }
         let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
         cmd.env(env::CHECKPOINT_DIR.name, &dir);
         cmd.env(env::CHECKPOINT_KEEP.name, args.keep.to_string());
