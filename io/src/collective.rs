@@ -215,25 +215,16 @@ fn move_runs(io: &[Io], dir: Direction, fd: i32) -> Result<(), (ErrorClass, Stri
             end += io[j].1;
             j += 1;
         }
+        let how = match dir {
+            Direction::Read => sys::Transfer::Read,
+            Direction::Write => sys::Transfer::Write,
+        };
+        let v: Vec<(*mut u8, usize)> = io[i..j]
+            .iter()
+            .map(|p| (p.2 as *mut u8, p.1 as usize))
+            .collect();
         // SAFETY: each piece names a waiting rank's buffer of its length.
-        unsafe {
-            match dir {
-                Direction::Write => {
-                    let v: Vec<(*const u8, usize)> = io[i..j]
-                        .iter()
-                        .map(|p| (p.2 as *const u8, p.1 as usize))
-                        .collect();
-                    sys::pwritev_all(fd, &v, start)?;
-                }
-                Direction::Read => {
-                    let v: Vec<(*mut u8, usize)> = io[i..j]
-                        .iter()
-                        .map(|p| (p.2 as *mut u8, p.1 as usize))
-                        .collect();
-                    sys::preadv_all(fd, &v, start)?;
-                }
-            }
-        }
+        unsafe { sys::transfer_all(fd, how, &v, start)? };
         i = j;
     }
     Ok(())

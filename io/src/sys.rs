@@ -47,55 +47,22 @@ fn advance(iov: &mut [libc::iovec], mut first: usize, mut n: usize) -> usize {
     first
 }
 
-/// Writes the buffers, one after the other, from file offset `at`.
-///
-/// # Safety
-/// Each (pointer, length) valid.
-pub unsafe fn pwritev_all(
-    fd: i32,
-    pieces: &[(*const u8, usize)],
-    mut at: u64,
-) -> Result<(), (ErrorClass, String)> {
-    for chunk in pieces.chunks(IOV_MAX) {
-        let mut iov: Vec<libc::iovec> = chunk
-            .iter()
-            .filter(|p| p.1 > 0)
-            .map(|&(p, l)| libc::iovec {
-                iov_base: p as *mut _,
-                iov_len: l,
-            })
-            .collect();
-        let mut first = 0;
-        while first < iov.len() {
-            // SAFETY: the iovecs name the caller's valid buffers.
-            let n = unsafe {
-                libc::pwritev(
-                    fd,
-                    iov[first..].as_ptr(),
-                    (iov.len() - first) as i32,
-                    at as i64,
-                )
-            };
-            if n < 0 {
-                if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                    continue;
-                }
-                return Err(last_error(&format!("writing at offset {at}")));
-            }
-            at += n as u64;
-            first = advance(&mut iov, first, n as usize);
-        }
-    }
-    Ok(())
+/// Which way a vectored transfer goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transfer {
+    Read,
+    Write,
 }
 
-/// Reads into the buffers, one after the other, from file offset `at`;
-/// returns the bytes read (fewer than asked only at the end of the file).
+/// Moves the buffers, one after the other, from or to file offset `at`;
+/// returns the bytes moved (fewer than asked only for a read at the end of
+/// the file).
 ///
 /// # Safety
-/// Each (pointer, length) valid.
-pub unsafe fn preadv_all(
+/// Each (pointer, length) valid (only read from for a write).
+pub unsafe fn transfer_all(
     fd: i32,
+    how: Transfer,
     pieces: &[(*mut u8, usize)],
     mut at: u64,
 ) -> Result<usize, (ErrorClass, String)> {
@@ -111,23 +78,32 @@ pub unsafe fn preadv_all(
             .collect();
         let mut first = 0;
         while first < iov.len() {
+            let (ptr, count) = (iov[first..].as_ptr(), (iov.len() - first) as i32);
             // SAFETY: the iovecs name the caller's valid buffers.
             let n = unsafe {
-                libc::preadv(
-                    fd,
-                    iov[first..].as_ptr(),
-                    (iov.len() - first) as i32,
-                    at as i64,
-                )
+                match how {
+                    Transfer::Read => libc::preadv(fd, ptr, count, at as i64),
+                    Transfer::Write => libc::pwritev(fd, ptr, count, at as i64),
+                }
             };
             if n < 0 {
                 if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
                     continue;
                 }
-                return Err(last_error(&format!("reading at offset {at}")));
+                let what = match how {
+                    Transfer::Read => "reading",
+                    Transfer::Write => "writing",
+                };
+                return Err(last_error(&format!("{what} at offset {at}")));
             }
             if n == 0 {
-                return Ok(total);
+                if how == Transfer::Read {
+                    return Ok(total);
+                }
+                return Err((
+                    ErrorClass::Io,
+                    format!("writing at offset {at}: nothing written"),
+                ));
             }
             total += n as usize;
             at += n as u64;
@@ -200,22 +176,32 @@ mod tests {
             .map(|i| vec![(i % 251) as u8; 1 + i % 7])
             .collect();
         let total: usize = data.iter().map(|d| d.len()).sum();
-        let out: Vec<(*const u8, usize)> = data.iter().map(|d| (d.as_ptr(), d.len())).collect();
-        // SAFETY: the pieces are live vectors.
-        unsafe { pwritev_all(fd, &out, 10).unwrap() };
+        let out: Vec<(*mut u8, usize)> = data
+            .iter()
+            .map(|d| (d.as_ptr() as *mut u8, d.len()))
+            .collect();
+        // SAFETY: the pieces are live vectors, only read.
+        unsafe { transfer_all(fd, Transfer::Write, &out, 10).unwrap() };
         assert_eq!(size_of(fd).unwrap(), 10 + total as u64);
         let mut back: Vec<Vec<u8>> = data.iter().map(|d| vec![0; d.len()]).collect();
         let into: Vec<(*mut u8, usize)> =
             back.iter_mut().map(|d| (d.as_mut_ptr(), d.len())).collect();
         // SAFETY: as above.
-        let n = unsafe { preadv_all(fd, &into, 10).unwrap() };
+        let n = unsafe { transfer_all(fd, Transfer::Read, &into, 10).unwrap() };
         assert_eq!(n, total);
         assert_eq!(back, data);
         // At the end of the file: what is there.
         let mut tail = [0u8; 8];
         // SAFETY: `tail` holds 8 bytes.
-        let n =
-            unsafe { preadv_all(fd, &[(tail.as_mut_ptr(), 8)], 10 + total as u64 - 3).unwrap() };
+        let n = unsafe {
+            transfer_all(
+                fd,
+                Transfer::Read,
+                &[(tail.as_mut_ptr(), 8)],
+                10 + total as u64 - 3,
+            )
+            .unwrap()
+        };
         assert_eq!(n, 3);
         drop(f);
         std::fs::remove_file(&path).unwrap();
