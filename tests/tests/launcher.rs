@@ -88,6 +88,18 @@ fn bad_command_lines_are_refused_clearly() {
     assert!(text(&o).1.contains("cannot execute /nonexistent/program"));
     let o = run_job(&["-n", "2"], Duration::from_secs(10));
     assert!(!o.status.success());
+    let o = run_job(
+        &["--epoch", "3", "-n", "1", "true"],
+        Duration::from_secs(10),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o)
+            .1
+            .contains("--epoch K chooses the epoch of --restart DIR"),
+        "{}",
+        text(&o).1
+    );
 }
 
 #[test]

@@ -38,6 +38,14 @@ fn main() -> ExitCode {
         }
     };
     let mut args = Options::parse_from(argv);
+    // clap does not enforce `requires` here (the option's group): said once.
+    if args.epoch.is_some() && args.restart.is_none() {
+        mpcrs_settings::report!(
+            error,
+            "mpcrs-run: --epoch K chooses the epoch of --restart DIR; give --restart"
+        );
+        return ExitCode::from(2);
+    }
     if let Some(dir) = &args.restart {
         if !args.command.is_empty() {
             mpcrs_settings::report!(
