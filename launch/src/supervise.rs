@@ -224,15 +224,16 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
     } = how;
     let deadline = time_limit.map(|t| (Instant::now() + t, t));
     install_stop_handlers();
-    if forward_checkpoint_requests {
-        // SAFETY: the handler only stores to an atomic (async-signal-safe).
-        unsafe {
-            libc::signal(
-                libc::SIGUSR1,
-                on_checkpoint_request as *const () as libc::sighandler_t,
-            )
-        };
-    }
+    // Caught whether or not the job takes checkpoints: without, a request is
+    // answered with a line, not the launcher's death (its processes would
+    // run on without it).
+    // SAFETY: the handler only stores to an atomic (async-signal-safe).
+    unsafe {
+        libc::signal(
+            libc::SIGUSR1,
+            on_checkpoint_request as *const () as libc::sighandler_t,
+        )
+    };
     let mut children = Vec::with_capacity(specs.len());
     let mut forwarders = Vec::new();
     for mut spec in specs {
@@ -285,7 +286,13 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
             end_all(&mut children, grace);
             break Outcome::Interrupted { signal: sig };
         }
-        if CHECKPOINT_ASKED.swap(0, Ordering::SeqCst) != 0 {
+        let asked = CHECKPOINT_ASKED.swap(0, Ordering::SeqCst) != 0;
+        if asked && !forward_checkpoint_requests {
+            mpcrs_settings::report!(
+                warn,
+                "mpcrs-run: SIGUSR1 asks for a checkpoint, but this job runs without --checkpoint DIR; ignored"
+            );
+        } else if asked {
             for (i, (_, child)) in children.iter().enumerate() {
                 if !done[i] {
                     // SAFETY: signalling a child of ours that has not been reaped.

@@ -606,3 +606,30 @@ fn checkpoint_directories_are_checked_and_claimed_before_start() {
     assert_eq!(o.status.code(), Some(124), "{err}");
     std::fs::remove_dir_all(&scratch).unwrap();
 }
+
+/// SIGUSR1 asks for a checkpoint: a job without `--checkpoint` answers with
+/// one line and runs on, its launcher alive (it used to die, leaving the
+/// processes behind).
+#[test]
+fn a_checkpoint_request_to_a_job_without_checkpoints_is_answered_not_fatal() {
+    let bin = build_c(&c_source("spin.c"), "spin", None, &[]);
+    let job = mpcrs_tests::BackgroundJob::spawn(
+        Command::new(mpcrs_run())
+            .args(["-n", "2", "-p", "2", bin.to_str().unwrap()])
+            .env("MPIEXEC_TIMEOUT", "4"),
+    );
+    job.wait_for("the job's processes", Duration::from_secs(30), |_, _| {
+        job.job_processes().len() == 2
+    });
+    job.signal_launcher(libc::SIGUSR1);
+    let o = job.finish(Duration::from_secs(60));
+    let (_, err) = text(&o);
+    assert!(
+        err.contains(
+            "SIGUSR1 asks for a checkpoint, but this job runs without --checkpoint DIR; ignored"
+        ),
+        "{err}"
+    );
+    // Still supervising: the time limit ends the job, as without the signal.
+    assert_eq!(o.status.code(), Some(124), "{err}");
+}
