@@ -12,7 +12,7 @@ use crate::datatype::{self, Staging};
 use crate::errhandler::code_on;
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
-use crate::p2p::{recv_bytes, resolve, resolve_fast, send_bytes, start};
+use crate::p2p::{recv_bytes, resolve, resolve_buffer, send_bytes, start};
 
 /// What the send reads until it completes: the program's buffer, a packed
 /// copy of it, or the staging of a non-contiguous one. Held, not read: the
@@ -70,8 +70,8 @@ mpi_fn! {
                  recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
                  comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
         const CALL: &str = "MPI_Isendrecv";
-        let (c, sr) = tri!(resolve_fast(CALL, comm, sendcount, sendtype));
-        let (_, rr) = tri!(resolve_fast(CALL, comm, recvcount, recvtype));
+        let (c, sr) = tri!(resolve_buffer(CALL, comm, sendbuf, sendcount, sendtype));
+        let (_, rr) = tri!(resolve_buffer(CALL, comm, recvbuf, recvcount, recvtype));
         // SAFETY: the buffers hold their counts of elements, lent until completion.
         let (src, slen, sstage) = unsafe { send_bytes(sendbuf, sendcount, &sr) };
         // SAFETY: as above.

@@ -4,7 +4,7 @@ use std::os::raw::{c_int, c_void};
 use std::sync::Arc;
 
 use mpcrs::raw;
-use mpcrs::Communicator;
+use mpcrs::{Communicator, ErrorClass};
 
 use crate::datatype::{self, Staging, TypeInfo};
 use crate::errhandler::{code_on, ret_on};
@@ -49,6 +49,28 @@ pub(crate) fn resolve_fast(
     }
     let (c, len, ti) = resolve(call, comm, count, t)?;
     Ok((c, Resolved::Typed(len, ti)))
+}
+
+/// [`resolve_fast`] for a point-to-point buffer: NULL with elements of a
+/// predefined datatype is MPI_ERR_BUFFER, named (with a derived datatype
+/// NULL is MPI_BOTTOM, which absolute displacements make valid).
+pub(crate) fn resolve_buffer(
+    call: &'static str,
+    comm: MPI_Comm,
+    buf: *const c_void,
+    count: c_int,
+    t: MPI_Datatype,
+) -> Result<(CommRef, Resolved), c_int> {
+    let (c, r) = resolve_fast(call, comm, count, t)?;
+    if let (Resolved::Contiguous(len @ 1..), true) = (&r, buf.is_null()) {
+        return Err(fail(
+            &c,
+            call,
+            ErrorClass::Buffer,
+            format!("the buffer is NULL for {count} elements ({len} bytes)"),
+        ));
+    }
+    Ok((c, r))
 }
 
 /// Bytes to send: the buffer itself, or a packed copy kept in the staging.
@@ -150,7 +172,7 @@ unsafe fn isend_common(
     sync: bool,
     request: *mut MPI_Request,
 ) -> c_int {
-    let (c, r) = tri!(resolve_fast(call, comm, count, datatype));
+    let (c, r) = tri!(resolve_buffer(call, comm, buf, count, datatype));
     // SAFETY: forwarded; a packed copy moves into the request entry.
     let (data, len, staged) = unsafe { send_bytes(buf, count, &r) };
     // SAFETY: as above.
@@ -169,7 +191,7 @@ pub(crate) unsafe fn send_impl(
     comm: MPI_Comm,
     sync: bool,
 ) -> c_int {
-    let (c, r) = tri!(resolve_fast(call, comm, count, t));
+    let (c, r) = tri!(resolve_buffer(call, comm, buf, count, t));
     // SAFETY: the C caller keeps `buf` valid for count elements during the call.
     let (data, len, _staged) = unsafe { send_bytes(buf, count, &r) };
     // SAFETY: `data` is the buffer or its packed copy, alive until we return.
@@ -194,7 +216,7 @@ mpi_fn! {
     }
 
     fn Recv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-        let (c, r) = tri!(resolve_fast("MPI_Recv", comm, count, datatype));
+        let (c, r) = tri!(resolve_buffer("MPI_Recv", comm, buf, count, datatype));
         // SAFETY: the C caller lends `buf` for count elements during the call.
         let (dst, len, staged) = unsafe { recv_bytes(buf, count, &r) };
         // SAFETY: `dst` is the buffer or a staging area of `len` bytes.
@@ -221,7 +243,7 @@ mpi_fn! {
     }
 
     fn Irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-        let (c, r) = tri!(resolve_fast("MPI_Irecv", comm, count, datatype));
+        let (c, r) = tri!(resolve_buffer("MPI_Irecv", comm, buf, count, datatype));
         // SAFETY: MPI forbids touching `buf` until the request completes.
         let (dst, len, staged) = unsafe { recv_bytes(buf, count, &r) };
         // SAFETY: `dst` stays valid: the staging moves into the request entry.

@@ -12,6 +12,10 @@ int main(int argc, char **argv) {
     if (rank == (size > 1 ? 1 : 0)) {
         if (strcmp(which, "win") == 0) {
             MPI_Win_fence(0, MPI_WIN_NULL);
+        } else if (strcmp(which, "null_send") == 0) {
+            MPI_Send(NULL, 4, MPI_INT, 0, 0, MPI_COMM_WORLD);
+        } else if (strcmp(which, "null_recv") == 0) {
+            MPI_Recv(NULL, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else if (strcmp(which, "spawn") == 0) {
             MPI_Comm child;
             MPI_Comm_spawn("true", MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_SELF, &child,

@@ -419,12 +419,30 @@ fn surface_errors_are_fatal_and_named() {
             4,
             "mpcrs: fatal error in MPI_Bsend_init on rank 1: MPI_ERR_COUNT: negative count -1",
         ),
+        (
+            "null_send",
+            2,
+            "mpcrs: fatal error in MPI_Send on rank 1: MPI_ERR_BUFFER: the buffer is NULL for 4 elements (16 bytes)",
+        ),
+        (
+            "null_recv",
+            2,
+            "mpcrs: fatal error in MPI_Recv on rank 1: MPI_ERR_BUFFER: the buffer is NULL for 4 elements (16 bytes)",
+        ),
     ] {
         let o = run(&bin, n, &[case]);
         let (_, err) = text(&o);
         assert_eq!(o.status.code(), Some(mpcrs::FATAL_EXIT_CODE), "{case}: {err}");
         assert!(err.contains(message), "{case}: {err}");
     }
+    // Across processes too (a NULL buffer used to end in a segfault there).
+    let o = run_job(
+        &["-n", "2", "-p", "2", bin.to_str().unwrap(), "null_send"],
+        Duration::from_secs(60),
+    );
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(mpcrs::FATAL_EXIT_CODE), "{err}");
+    assert!(err.contains("MPI_Send on rank 1: MPI_ERR_BUFFER"), "{err}");
 }
 
 #[test]
