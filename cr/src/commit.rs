@@ -13,6 +13,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 pub const MANIFEST: &str = "MANIFEST";
@@ -33,15 +34,32 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
+/// Makes `dir` and its missing parents readable by this user only (0700,
+/// whatever the umask): checkpoint data holds the processes' memory and
+/// their environment.
+pub fn private_dir_all(dir: &Path) -> io::Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+/// Creates (or truncates) `path` readable and writable by this user only
+/// (0600, whatever the umask).
+pub fn create_private(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+}
+
 /// Writes `bytes` to `dir/name` durably: a temporary file, fsync, rename, fsync
 /// of the directory. Readers see the old file or the whole new one.
 pub fn write_durably(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
     let tmp = dir.join(format!("{name}.tmp"));
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&tmp)?;
+    let mut f = create_private(&tmp)?;
     f.write_all(bytes)?;
     f.sync_all()?;
     drop(f);
@@ -58,7 +76,7 @@ pub struct CheckpointDir {
 impl CheckpointDir {
     /// Opens `root`, creating it if needed.
     pub fn create(root: &Path) -> io::Result<CheckpointDir> {
-        fs::create_dir_all(root)?;
+        private_dir_all(root)?;
         Ok(CheckpointDir {
             root: root.to_path_buf(),
         })
@@ -150,7 +168,7 @@ impl CheckpointDir {
                 ),
             ));
         }
-        fs::create_dir(&partial)?;
+        fs::DirBuilder::new().mode(0o700).create(&partial)?;
         Ok(PendingEpoch {
             store: self.clone(),
             epoch: k,

@@ -98,8 +98,9 @@ impl DirectFile {
 
     /// Creates `path` for writing (truncated if it exists).
     pub fn create(path: &Path) -> io::Result<DirectFile> {
+        // Checkpoint data: this user's only (0600, whatever the umask).
         Self::with(path, |o| {
-            o.write(true).create(true).truncate(true);
+            o.write(true).create(true).truncate(true).mode(0o600);
         })
     }
 

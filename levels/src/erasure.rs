@@ -228,7 +228,8 @@ pub fn encode(
         crcs: vec![0; n],
     };
     let partial = parity.with_extension("partial");
-    let out = blocking(t, || File::create(&partial)).map_err(|e| with_path(e, &partial))?;
+    let out = blocking(t, || mpcrs_cr::commit::create_private(&partial))
+        .map_err(|e| with_path(e, &partial))?;
     let data_at = header.encoded_len() as u64;
     // Buffers reused for every chunk: this member's chunk, the other members'
     // chunks it encodes, and its parity chunk.
@@ -354,7 +355,7 @@ pub fn rebuild(
     for &i in lost {
         let path = out(i);
         let partial = path.with_extension("partial");
-        let f = File::create(&partial).map_err(|e| with_path(e, &partial))?;
+        let f = mpcrs_cr::commit::create_private(&partial).map_err(|e| with_path(e, &partial))?;
         outs.push((i, path, f));
     }
     let chunk = header.chunk;

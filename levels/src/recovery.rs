@@ -189,7 +189,8 @@ pub fn recover(
                     parity: parity[i],
                 })
                 .collect();
-            std::fs::create_dir_all(rebuilt).map_err(|e| format!("{}: {e}", rebuilt.display()))?;
+            mpcrs_cr::commit::private_dir_all(rebuilt)
+                .map_err(|e| format!("{}: {e}", rebuilt.display()))?;
             let out = |i: usize| rebuilt.join(image_name(members[i]));
             let from: Vec<String> = members
                 .iter()

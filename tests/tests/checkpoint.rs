@@ -101,3 +101,73 @@ fn without_checkpoint_the_call_is_ignored() {
     let out = mpcrs_tests::expect_success(&o, "ckpt_threads without --checkpoint");
     assert!(out.contains("rank 1 states Ignore Ignore\n"), "{out}");
 }
+
+/// Every directory and file a job with checkpoints writes (the global
+/// directory with its epochs, manifests and `latest`, the node-local L1
+/// images, partner copies and parity) is this user's only: directories 0700,
+/// files 0600, even under umask 000. Images hold the processes' memory and
+/// manifests their environment.
+#[test]
+fn checkpoint_data_is_private_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let root = std::env::temp_dir().join(format!("mpcrs-ckpt-private-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (global, local) = (root.join("global"), root.join("local"));
+    let heat = mpcrs_tests::build_c(
+        &mpcrs_tests::shared_bench("heat.c"),
+        "heat-private",
+        None,
+        &["-DWITH_MPIX", "-lm"],
+    );
+    let mut cmd = Command::new(mpcrs_tests::mpcrs_run());
+    cmd.args([
+        "-n",
+        "4",
+        "-p",
+        "2",
+        "--checkpoint",
+        global.to_str().unwrap(),
+        "--checkpoint-local",
+        local.to_str().unwrap(),
+        "--levels",
+        "1:1,2:1,4:1",
+        "--post-processing",
+        "inline",
+        heat.to_str().unwrap(),
+        "64",
+        "200",
+        "100",
+    ]);
+    // SAFETY: umask in the child before exec changes only the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::umask(0);
+            Ok(())
+        });
+    }
+    let o = mpcrs_tests::run_command(&mut cmd, Duration::from_secs(120));
+    mpcrs_tests::expect_success(&o, "heat with checkpoints under umask 000");
+    let mut seen = (0, 0);
+    let mut stack = vec![global.clone(), local.clone()];
+    while let Some(dir) = stack.pop() {
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{} is {mode:o}", dir.display());
+        seen.0 += 1;
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let m = e.metadata().unwrap();
+            if m.is_dir() {
+                stack.push(e.path());
+            } else {
+                let mode = m.permissions().mode() & 0o777;
+                assert_eq!(mode, 0o600, "{} is {mode:o}", e.path().display());
+                seen.1 += 1;
+            }
+        }
+    }
+    assert!(
+        seen.0 >= 4 && seen.1 >= 6,
+        "only {seen:?} directories and files"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}

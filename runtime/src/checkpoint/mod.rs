@@ -84,7 +84,7 @@ impl Settings {
     /// Where this process's L1 image of epoch `k` goes (its directory made).
     fn l1_image(&self, k: u64) -> std::io::Result<std::path::PathBuf> {
         let dir = self.local.epoch_dir(self.node(), k);
-        std::fs::create_dir_all(&dir)?;
+        mpcrs_cr::commit::private_dir_all(&dir)?;
         Ok(self.local.image(self.node(), k, self.me))
     }
 

@@ -66,7 +66,7 @@ fn shared(path: &Path) -> Result<&'static Shared, FtError> {
         let job = crate::config::JobConfig::from_env()?;
         let dir = mpcrs_cr::CheckpointDir::create(&config.global_dir)
             .map_err(|e| format!("glbl_dir {}: {e}", config.global_dir.display()))?;
-        std::fs::create_dir_all(&config.local_dir)
+        mpcrs_cr::commit::private_dir_all(&config.local_dir)
             .map_err(|e| format!("ckpt_dir {}: {e}", config.local_dir.display()))?;
         let settings = Box::leak(Box::new(Settings {
             dir,
@@ -300,8 +300,8 @@ impl Ft {
         let io = crate::checkpoint::helper_io();
         let created: Result<(), String> = if self.local.rank() == 0 {
             let r = blocking(&io, || {
-                std::fs::create_dir_all(&dir)?;
-                let f = std::fs::File::create(&partial)?;
+                mpcrs_cr::commit::private_dir_all(&dir)?;
+                let f = mpcrs_cr::commit::create_private(&partial)?;
                 f.set_len(data::HEADER_LEN + total[0])
             });
             r.map_err(|e| format!("{}: {e}", partial.display()))
