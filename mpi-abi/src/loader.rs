@@ -14,7 +14,7 @@ use std::panic::AssertUnwindSafe;
 use mpcrs::run::{env, JobConfig};
 use mpcrs_elf::Image;
 
-use crate::handles::{create_job, install_world};
+use crate::handles::{create_job, install_world, rank_state};
 use crate::interpose::RankExit;
 use crate::libc_state;
 use crate::libraries::{self, write_slot, Libraries};
@@ -458,6 +458,13 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
                 Err(p) => std::panic::resume_unwind(p),
             },
         };
+        if code == 0 && rank_state().is_some_and(|st| st.initialized && !st.finalized) {
+            // The other ranks would wait for it for ever (Open MPI ends
+            // such a job too).
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+            eprintln!("mpcrs: rank {rank} returned from main without calling MPI_Finalize; ending the job");
+            mpcrs::abort_job(mpcrs::FATAL_EXIT_CODE);
+        }
         libc_state::end_rank(rank, code);
         code
     });

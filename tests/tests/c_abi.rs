@@ -900,3 +900,29 @@ fn sessions_without_beside_and_after_mpi_init() {
         );
     }
 }
+
+/// A rank that returns from main without MPI_Finalize ends the job with a
+/// line naming it, in threads and across processes (the others used to wait
+/// for it for ever).
+#[test]
+fn a_rank_returning_without_finalize_ends_the_job_naming_it() {
+    let bin = build_c(&c_source("no_finalize.c"), "no_finalize", None, &[]);
+    for p in ["1", "2"] {
+        let o = run_job(
+            &["-n", "4", "-p", p, bin.to_str().unwrap()],
+            Duration::from_secs(60),
+        );
+        let (_, err) = text(&o);
+        assert_eq!(
+            o.status.code(),
+            Some(mpcrs::FATAL_EXIT_CODE),
+            "-p {p}: {err}"
+        );
+        assert!(
+            err.contains(
+                "mpcrs: rank 1 returned from main without calling MPI_Finalize; ending the job"
+            ),
+            "-p {p}: {err}"
+        );
+    }
+}
