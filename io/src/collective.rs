@@ -91,7 +91,7 @@ impl Rounds {
         if r.arrived == self.members_here {
             let all = std::mem::take(&mut r.pieces);
             drop(open);
-            let outcome = perform(all, dir, fd, atomic);
+            let outcome = perform(&all, dir, fd, atomic);
             open = self.open.lock();
             let r = open
                 .get_mut(&number)
@@ -123,11 +123,14 @@ struct Io(u64, u64, usize);
 unsafe impl Send for Io {}
 
 /// Moves the pieces: sorted by file offset, those that meet as one run.
-fn perform(mut pieces: Vec<Piece>, dir: Direction, fd: i32, atomic: Option<&Mutex<()>>) -> Outcome {
-    pieces.retain(|p| p.len > 0);
+fn perform(pieces: &[Piece], dir: Direction, fd: i32, atomic: Option<&Mutex<()>>) -> Outcome {
+    let mut io: Vec<Io> = pieces
+        .iter()
+        .filter(|p| p.len > 0)
+        .map(|p| Io(p.at, p.len, p.buf))
+        .collect();
     // Stable: pieces at one offset keep their ranks' order.
-    pieces.sort_by_key(|p| p.at);
-    let io: Vec<Io> = pieces.iter().map(|p| Io(p.at, p.len, p.buf)).collect();
+    io.sort_by_key(|p| p.0);
     let total: u64 = io.iter().map(|p| p.1).sum();
     let _held = atomic.map(|m| m.lock());
     let span = io
@@ -251,7 +254,7 @@ pub(crate) fn alone(
     fd: i32,
     atomic: Option<&Mutex<()>>,
 ) -> Outcome {
-    perform(pieces.to_vec(), dir, fd, atomic)
+    perform(pieces, dir, fd, atomic)
 }
 
 #[cfg(test)]

@@ -72,7 +72,9 @@ impl Plan {
 }
 
 struct State {
-    view: View,
+    /// Shared with the accesses planned under it (a view is set rarely,
+    /// read by every access).
+    view: Arc<View>,
     /// The individual file pointer, in etypes.
     pointer: u64,
     atomic: bool,
@@ -260,7 +262,7 @@ impl File {
             amode: mode,
             shared: Some(shared),
             state: Mutex::new(State {
-                view: View::default(),
+                view: Arc::new(View::default()),
                 pointer: start,
                 atomic: false,
                 rounds: 0,
@@ -472,14 +474,14 @@ impl File {
         }
         {
             let mut st = self.state.lock().unwrap();
-            st.view = View { disp, ..view };
+            st.view = Arc::new(View { disp, ..view });
             st.pointer = 0;
         }
         mpcrs::raw::barrier(&self.comm);
         Ok(())
     }
 
-    pub fn view(&self) -> View {
+    pub fn view(&self) -> Arc<View> {
         self.state.lock().unwrap().view.clone()
     }
 

@@ -5,10 +5,10 @@
 //! lock is an flock on a file of the directory: the kernel drops it when the
 //! launcher ends, however it ends.
 
-use std::fs::{DirBuilder, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// The file whose lock marks the directory as a running job's.
@@ -25,10 +25,7 @@ pub fn claim(dir: &Path) -> Result<Claim, String> {
     match std::fs::metadata(dir) {
         Ok(m) if !m.is_dir() => return Err("not a directory".into()),
         Ok(_) => {}
-        Err(_) => DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
+        Err(_) => mpcrs_cr::commit::private_dir_all(dir)
             .map_err(|e| format!("cannot make the directory: {e}"))?,
     }
     let path = dir.join(LOCK_FILE);

@@ -61,7 +61,7 @@ pub(crate) struct FileEntry {
 
 /// One rank's files, by handle.
 pub(crate) struct Table {
-    entries: Vec<Option<FileEntry>>,
+    entries: Slots<FileEntry>,
     /// MPI_FILE_NULL's handler: errors of open and delete, and new files'.
     null_handler: Handler,
 }
@@ -69,7 +69,7 @@ pub(crate) struct Table {
 impl Default for Table {
     fn default() -> Table {
         Table {
-            entries: Vec::new(),
+            entries: Slots::default(),
             null_handler: Handler::Return,
         }
     }
@@ -81,29 +81,19 @@ fn index(h: MPI_File) -> Option<usize> {
 
 impl Table {
     fn add(&mut self, e: FileEntry) -> MPI_File {
-        let i = match self.entries.iter().position(|x| x.is_none()) {
-            Some(i) => {
-                self.entries[i] = Some(e);
-                i
-            }
-            None => {
-                self.entries.push(Some(e));
-                self.entries.len() - 1
-            }
-        };
-        (FILE_HANDLE_BASE + i) as MPI_File
+        (FILE_HANDLE_BASE + self.entries.insert(e)) as MPI_File
     }
 
     fn get(&self, h: MPI_File) -> Option<&FileEntry> {
-        self.entries.get(index(h)?)?.as_ref()
+        self.entries.get(index(h)?)
     }
 
     fn get_mut(&mut self, h: MPI_File) -> Option<&mut FileEntry> {
-        self.entries.get_mut(index(h)?)?.as_mut()
+        self.entries.get_mut(index(h)?)
     }
 
     fn take(&mut self, h: MPI_File) -> Option<FileEntry> {
-        self.entries.get_mut(index(h)?)?.take()
+        self.entries.take(index(h)?)
     }
 }
 
@@ -808,7 +798,7 @@ mpi_fn! {
             Ok(f) => f,
             Err(shared) => {
                 let rc = fail_on(h, handler, call, ErrorClass::File, "the file still has operations in flight (complete its requests first)".into());
-                rank_state().expect("inside a rank").files.entries[index(h).expect("a file handle")] = Some(FileEntry { file: shared, ..entry });
+                rank_state().expect("inside a rank").files.entries.put_back(index(h).expect("a file handle"), FileEntry { file: shared, ..entry });
                 return rc;
             }
         };

@@ -754,3 +754,47 @@ pub(crate) unsafe fn c_array<'a, T>(p: *const T, n: usize) -> &'a [T] {
         unsafe { std::slice::from_raw_parts(p, n) }
     }
 }
+
+/// Objects of one kind by index, the lowest free index reused first: the
+/// tables behind window and file handles, which add the handle's encoding.
+pub(crate) struct Slots<T>(Vec<Option<T>>);
+
+impl<T> Default for Slots<T> {
+    fn default() -> Slots<T> {
+        Slots(Vec::new())
+    }
+}
+
+impl<T> Slots<T> {
+    /// Stores `e`; its index.
+    pub(crate) fn insert(&mut self, e: T) -> usize {
+        match self.0.iter().position(|x| x.is_none()) {
+            Some(i) => {
+                self.0[i] = Some(e);
+                i
+            }
+            None => {
+                self.0.push(Some(e));
+                self.0.len() - 1
+            }
+        }
+    }
+
+    pub(crate) fn get(&self, i: usize) -> Option<&T> {
+        self.0.get(i)?.as_ref()
+    }
+
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        self.0.get_mut(i)?.as_mut()
+    }
+
+    /// Takes the object out; its index stays free for others.
+    pub(crate) fn take(&mut self, i: usize) -> Option<T> {
+        self.0.get_mut(i)?.take()
+    }
+
+    /// Puts back at `i` an object taken from there.
+    pub(crate) fn put_back(&mut self, i: usize, e: T) {
+        self.0[i] = Some(e);
+    }
+}

@@ -48,47 +48,33 @@ pub(crate) struct WinEntry {
 /// One rank's windows, by handle index.
 #[derive(Default)]
 pub(crate) struct Table {
-    entries: Vec<Option<WinEntry>>,
+    entries: Slots<WinEntry>,
+}
+
+/// The index a window handle names, if it is one.
+fn index(h: MPI_Win) -> Option<usize> {
+    (h & !INDEX_MASK == WIN_HANDLE).then_some((h & INDEX_MASK) as usize)
 }
 
 impl Table {
     fn add(&mut self, e: WinEntry) -> MPI_Win {
-        let i = match self.entries.iter().position(|x| x.is_none()) {
-            Some(i) => {
-                self.entries[i] = Some(e);
-                i
-            }
-            None => {
-                self.entries.push(Some(e));
-                self.entries.len() - 1
-            }
-        };
-        WIN_HANDLE | i as c_int
+        WIN_HANDLE | self.entries.insert(e) as c_int
     }
 
     fn get(&self, h: MPI_Win) -> Option<&WinEntry> {
-        if h & !INDEX_MASK != WIN_HANDLE {
-            return None;
-        }
-        self.entries.get((h & INDEX_MASK) as usize)?.as_ref()
+        self.entries.get(index(h)?)
     }
 
     fn get_mut(&mut self, h: MPI_Win) -> Option<&mut WinEntry> {
-        if h & !INDEX_MASK != WIN_HANDLE {
-            return None;
-        }
-        self.entries.get_mut((h & INDEX_MASK) as usize)?.as_mut()
+        self.entries.get_mut(index(h)?)
     }
 
     fn put_back(&mut self, h: MPI_Win, e: WinEntry) {
-        self.entries[(h & INDEX_MASK) as usize] = Some(e);
+        self.entries.put_back((h & INDEX_MASK) as usize, e);
     }
 
     fn take(&mut self, h: MPI_Win) -> Option<WinEntry> {
-        if h & !INDEX_MASK != WIN_HANDLE {
-            return None;
-        }
-        self.entries.get_mut((h & INDEX_MASK) as usize)?.take()
+        self.entries.take(index(h)?)
     }
 }
 
