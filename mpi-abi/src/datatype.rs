@@ -26,7 +26,8 @@ const fn pair(value: Num, index: Num) -> Kind {
 
 /// The predefined datatypes of mpi.h (MPICH's handle values), sorted by handle:
 /// name (MPI_Type_get_name), element kind and size (MPI_Type_size).
-static PREDEFINED: &[(u32, &str, Kind, usize)] = &[
+static PREDEFINED: &[(u32, &str, Kind, usize)] = PREDEFINED_TABLE;
+const PREDEFINED_TABLE: &[(u32, &str, Kind, usize)] = &[
     (0x4c00_0010, "MPI_LB", Kind::Opaque, 0),
     (0x4c00_0011, "MPI_UB", Kind::Opaque, 0),
     (0x4c00_0101, "MPI_CHAR", Kind::I8, 1),
@@ -106,24 +107,36 @@ static PREDEFINED: &[(u32, &str, Kind, usize)] = &[
     ),
 ];
 
+/// Where a handle's entry is looked for first: its low byte (MPICH's index)
+/// and the low half of the next (its size), which tell every predefined
+/// handle of mpi.h apart.
+const fn low_bits(t: u32) -> usize {
+    ((t & 0xff) | ((t >> 8) & 0xf) << 8) as usize
+}
+
+/// PREDEFINED's index by [`low_bits`]: `u8::MAX` for none, `u8::MAX - 1` for
+/// bits two handles share.
+const fn by_low_bits() -> [u8; 4096] {
+    let mut t = [u8::MAX; 4096];
+    let mut i = 0;
+    while i < PREDEFINED_TABLE.len() {
+        let slot = low_bits(PREDEFINED_TABLE[i].0);
+        t[slot] = if t[slot] == u8::MAX {
+            i as u8
+        } else {
+            u8::MAX - 1
+        };
+        i += 1;
+    }
+    t
+}
+
+#[inline]
 fn lookup(t: MPI_Datatype) -> Option<&'static (u32, &'static str, Kind, usize)> {
-    // Every call looks its datatype up: first by the handle's low byte, which
-    // tells most predefined handles apart, then by binary search.
-    static BY_LOW_BYTE: std::sync::OnceLock<[u8; 256]> = std::sync::OnceLock::new();
-    let table = BY_LOW_BYTE.get_or_init(|| {
-        let mut t = [u8::MAX; 256];
-        for (i, e) in PREDEFINED.iter().enumerate() {
-            let slot = &mut t[(e.0 & 0xff) as usize];
-            // Low bytes shared by two handles go to the search.
-            *slot = if *slot == u8::MAX {
-                i as u8
-            } else {
-                u8::MAX - 1
-            };
-        }
-        t
-    });
-    if let Some(e) = PREDEFINED.get(table[(t as u32 & 0xff) as usize] as usize) {
+    // Every call looks its datatype up: first by a table made at compile
+    // time, then (a handle that is not predefined) by binary search.
+    static BY_LOW_BITS: [u8; 4096] = by_low_bits();
+    if let Some(e) = PREDEFINED.get(BY_LOW_BITS[low_bits(t as u32)] as usize) {
         if e.0 == t as u32 {
             return Some(e);
         }
@@ -134,6 +147,7 @@ fn lookup(t: MPI_Datatype) -> Option<&'static (u32, &'static str, Kind, usize)> 
 
 /// Kind and size (MPI_Type_size) of a predefined datatype handle of mpi.h;
 /// `None` if the handle is not one.
+#[inline]
 pub(crate) fn predefined(t: MPI_Datatype) -> Option<Elements> {
     lookup(t).map(|&(_, _, kind, size)| Elements { kind, size })
 }
@@ -141,6 +155,7 @@ pub(crate) fn predefined(t: MPI_Datatype) -> Option<Elements> {
 /// As [`predefined`], for the types whose elements follow one another with no
 /// gap (all but the pairs with padding, as MPI_DOUBLE_INT): the fast path of
 /// the calls, which use the program's buffer as it is.
+#[inline]
 pub(crate) fn predefined_contiguous(t: MPI_Datatype) -> Option<Elements> {
     predefined(t)
         .filter(|el| !matches!(el.kind, Kind::Pair { .. }) || pair_extent(el.kind) == el.size)

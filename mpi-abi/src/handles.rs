@@ -190,6 +190,9 @@ struct RankCell {
     live: AtomicBool,
     /// libc's per-process state, the rank's own (privatized programs).
     libc: crate::libc_state::RankLibc,
+    /// The rank's windows, found by the data and synchronization calls
+    /// without the lock of `state` (its `windows` table owns them).
+    windows: crate::published::Published<mpcrs::raw::Window>,
 }
 
 // SAFETY: the raw pointers inside (attribute values, buffers) are the program's,
@@ -212,6 +215,7 @@ pub(crate) fn create_job(n: usize) {
                 predefined: OnceLock::new(),
                 live: AtomicBool::new(false),
                 libc: Default::default(),
+                windows: Default::default(),
             })
             .collect(),
     };
@@ -234,6 +238,15 @@ fn rank_cell() -> Option<&'static RankCell> {
         None => sole_rank()?,
     };
     job.ranks.get(r as usize)
+}
+
+/// The calling rank's published windows (see published.rs); with `live`,
+/// only between MPI_Init and MPI_Finalize.
+pub(crate) fn published_windows(
+    live: bool,
+) -> Option<&'static crate::published::Published<mpcrs::raw::Window>> {
+    let cell = rank_cell()?;
+    (!live || cell.live.load(Ordering::Acquire)).then_some(&cell.windows)
 }
 
 /// World ranks installed in this process: how many, and the last one.

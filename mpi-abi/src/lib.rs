@@ -39,6 +39,7 @@ mod neighbor;
 mod p2p;
 mod pcoll;
 mod program_tls;
+mod published;
 mod requests;
 mod rma;
 mod sessions;

@@ -25,10 +25,11 @@ struct Arg {
     count: usize,
     len: usize,
     elem: Option<Elements>,
-    ti: Option<TypeInfo>,
+    ti: Option<Box<TypeInfo>>,
 }
 
 /// Looks a (count, datatype) argument up; errors go to the window's handler.
+#[inline(always)]
 fn arg(w: &Window, call: &'static str, count: c_int, t: MPI_Datatype) -> Result<Arg, c_int> {
     if let (Some(el), true) = (datatype::predefined_contiguous(t), count >= 0) {
         return Ok(Arg {
@@ -43,7 +44,7 @@ fn arg(w: &Window, call: &'static str, count: c_int, t: MPI_Datatype) -> Result<
             count: count as usize,
             len,
             elem: ti.elem,
-            ti: Some(ti),
+            ti: Some(Box::new(ti)),
         }),
         Err((class, detail)) => Err(win_fail(w, call, class, detail)),
     }
@@ -53,11 +54,12 @@ impl Arg {
     /// The description of a type with gaps; `None` when the bytes are the
     /// buffer as it lies.
     fn gaps(&self) -> Option<&TypeInfo> {
-        self.ti.as_ref().filter(|ti| !ti.is_contiguous())
+        self.ti.as_deref().filter(|ti| !ti.is_contiguous())
     }
 
     /// The byte blocks of the argument from a target displacement:
     /// (offset, bytes), adjacent blocks merged.
+    #[inline(always)]
     fn blocks(&self) -> Blocks {
         let Some(ti) = self.gaps() else {
             return Blocks::one(self.len as u64);
@@ -106,6 +108,7 @@ impl std::ops::Deref for Blocks {
 ///
 /// # Safety
 /// `buf` holds the argument's elements.
+#[inline(always)]
 unsafe fn origin_bytes(buf: *const c_void, a: &Arg) -> (*const u8, Option<Vec<u8>>) {
     let Some(ti) = a.gaps() else {
         return (buf.cast(), None);
@@ -168,6 +171,7 @@ fn elements(a: &Arg) -> Elements {
 }
 
 /// Checks that origin and target move the same bytes.
+#[inline(always)]
 fn same_bytes(w: &Window, call: &'static str, origin: usize, target: usize) -> Result<(), c_int> {
     if origin == target {
         return Ok(());
@@ -435,7 +439,7 @@ mod tests {
             count,
             len: count * ti.size,
             elem: ti.elem,
-            ti: Some(ti),
+            ti: Some(Box::new(ti)),
         };
         let int = datatype::info(0x4c00_0405).unwrap();
         assert_eq!(&*described(3, int.clone()).blocks(), &[(0, 12)]);

@@ -58,7 +58,12 @@ fn index(h: MPI_Win) -> Option<usize> {
 
 impl Table {
     fn add(&mut self, e: WinEntry) -> MPI_Win {
-        WIN_HANDLE | self.entries.insert(e) as c_int
+        let win = e.win.clone();
+        let i = self.entries.insert(e);
+        if let Some(index) = published_windows(false) {
+            index.publish(i, &win);
+        }
+        WIN_HANDLE | i as c_int
     }
 
     fn get(&self, h: MPI_Win) -> Option<&WinEntry> {
@@ -70,11 +75,19 @@ impl Table {
     }
 
     fn put_back(&mut self, h: MPI_Win, e: WinEntry) {
-        self.entries.put_back((h & INDEX_MASK) as usize, e);
+        let i = (h & INDEX_MASK) as usize;
+        if let Some(index) = published_windows(false) {
+            index.publish(i, &e.win);
+        }
+        self.entries.put_back(i, e);
     }
 
     fn take(&mut self, h: MPI_Win) -> Option<WinEntry> {
-        self.entries.take(index(h)?)
+        let i = index(h)?;
+        if let Some(index) = published_windows(false) {
+            index.withdraw(i);
+        }
+        self.entries.take(i)
     }
 }
 
@@ -87,7 +100,25 @@ fn world_error(call: &'static str, class: ErrorClass, detail: String) -> c_int {
 }
 
 /// The window of handle `h`, or the error (MPI_ERR_WIN on MPI_COMM_WORLD).
-pub(crate) fn win_for(call: &'static str, h: MPI_Win) -> Result<Arc<Window>, c_int> {
+/// Found without a lock or a reference count (published.rs): the reference
+/// is for the length of the calling MPI call.
+pub(crate) fn win_for(call: &'static str, h: MPI_Win) -> Result<&'static Window, c_int> {
+    let published = published_windows(true)
+        .zip(index(h))
+        .and_then(|(p, i)| p.get(i));
+    if let Some(w) = published {
+        return Ok(w);
+    }
+    win_for_locked(call, h).map(|w| {
+        // SAFETY: as a published window: the table entry owns it until the
+        // rank frees it, which MPI forbids during a call on it.
+        unsafe { &*Arc::as_ptr(&w) }
+    })
+}
+
+/// The window of handle `h` through the rank's tables (indices beyond the
+/// published ones, MPI sessions without MPI_Init), or the error.
+fn win_for_locked(call: &'static str, h: MPI_Win) -> Result<Arc<Window>, c_int> {
     let _world = comm_for(call, MPI_COMM_WORLD)?;
     let found = rank_state().and_then(|st| st.windows.get(h).map(|e| e.win.clone()));
     found.ok_or_else(|| {
@@ -248,7 +279,6 @@ mpi_fn! {
             return win_fail(&w, call, class, detail);
         }
         let entry = rank_state().expect("inside a rank").windows.take(h).expect("looked up above");
-        drop(w);
         let owned = match Arc::try_unwrap(entry.win) {
             Ok(o) => o,
             Err(shared) => {

@@ -34,6 +34,7 @@
 //! ```
 
 pub mod checkpoint;
+mod clock;
 mod coll;
 mod comm;
 mod config;
@@ -58,6 +59,9 @@ mod universe;
 mod x87;
 
 pub use checkpoint::CrState;
+/// Seconds since an arbitrary point (the same for the processes of a node), as
+/// MPI_Wtime.
+pub use clock::wtime;
 pub use coll::SMALL_LIMIT as COLLECTIVE_SMALL_LIMIT;
 pub use comm::Communicator;
 pub use consts::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED};
@@ -86,19 +90,6 @@ pub fn yield_now() {
 /// Suspends the calling rank for `d`; the other ranks of its worker keep running.
 pub fn sleep(d: std::time::Duration) {
     mpcrs_scheduler::sleep(d)
-}
-
-/// Seconds since an arbitrary point (the same for the processes of a node), as
-/// MPI_Wtime.
-pub fn wtime() -> f64 {
-    // The monotonic clock of the node: processes of one node read the same time.
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid timespec to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// Resolution of [`wtime`] in seconds, as MPI_Wtick.

@@ -135,6 +135,8 @@ fn start(cfg: &JobConfig) -> Option<Started> {
     } else {
         None
     };
+    // MPI_Wtime's counter calibrates while the job starts.
+    crate::clock::wtime();
     let universe = Arc::new(Universe::new());
     let make_world = || {
         CommShared::new(

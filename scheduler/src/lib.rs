@@ -38,7 +38,7 @@ pub use blocking::{blocking_threads, run_blocking};
 pub use fault::{panic_message, set_ult_label, UltLabel};
 pub use park::{
     context_id, current, in_ult, park, park_timeout, set_resume_hook, set_ult_local, ult_local,
-    unpark_all, yield_now, Unparker,
+    unpark_all, yield_for_poll, yield_now, Unparker,
 };
 pub use progress::{Progress, FOREIGN_THREAD};
 pub use scheduler::{Builder, Handle, Scheduler};

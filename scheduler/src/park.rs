@@ -168,6 +168,15 @@ pub fn yield_now() {
     }
 }
 
+/// A program's poll of state another ULT may change (MPI_Win_flush, a test):
+/// lets the worker's other ready ULTs run, and when none is ready yields only
+/// now and then, so the worker's timers and progress hooks still turn.
+pub fn yield_for_poll() {
+    if worker::poll_switch_due() {
+        yield_now();
+    }
+}
+
 fn suspend(task: &Task, why: Suspend) {
     let yielder = task.yielder.get();
     debug_assert!(!yielder.is_null());

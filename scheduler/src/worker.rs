@@ -34,6 +34,9 @@ pub(crate) struct WorkerCtx {
     /// Pollers' turns since the worker last gave its CPU away (see
     /// [`ReadyProbe::cpu_yield_due`]).
     polls_since_cpu_yield: Cell<usize>,
+    /// Program polls answered without a switch since the last one that
+    /// switched (see [`poll_switch_due`]).
+    polls_without_switch: Cell<u32>,
 }
 
 thread_local! {
@@ -75,6 +78,30 @@ pub fn current_worker() -> Option<usize> {
 /// to decide between yielding and spinning).
 pub fn has_ready_ults() -> bool {
     with_ctx(|ctx| ctx.has_ready()).unwrap_or(false)
+}
+
+/// Program polls (a window flush that finds nothing to wait for) answered
+/// without a switch while no other ULT is ready: a switch per poll cost more
+/// than the poll itself; one every so many still turns timers and progress.
+const POLLS_PER_SWITCH: u32 = 16;
+
+/// Whether a program's poll should switch ULTs now: another ULT is ready, or
+/// [`POLLS_PER_SWITCH`] polls went by without one. Outside a ULT: always.
+pub(crate) fn poll_switch_due() -> bool {
+    with_ctx(|ctx| {
+        if ctx.current.get().is_null() {
+            return true;
+        }
+        let n = ctx.polls_without_switch.get() + 1;
+        if ctx.has_ready() || n >= POLLS_PER_SWITCH {
+            ctx.polls_without_switch.set(0);
+            true
+        } else {
+            ctx.polls_without_switch.set(n);
+            false
+        }
+    })
+    .unwrap_or(true)
 }
 
 /// The caller's worker, looked up once: a polling loop asks it "anything ready?"
@@ -184,6 +211,7 @@ impl WorkerCtx {
             current: Cell::new(std::ptr::null()),
             background_turn: Cell::new(false),
             polls_since_cpu_yield: Cell::new(0),
+            polls_without_switch: Cell::new(0),
         }
     }
 

@@ -65,6 +65,7 @@ impl Shared {
     }
 
     /// Member `rank`'s memory if that member lives in this process.
+    #[inline]
     pub(crate) fn target(&self, rank: usize) -> Option<&Target> {
         self.targets.get(rank)?.get()
     }
@@ -167,6 +168,7 @@ impl Target {
 
     /// Checks that every block of a layout starting at `at` lies in the
     /// window (or in an attached region of a dynamic window).
+    #[inline]
     pub(crate) fn check(&self, at: i64, blocks: &[(i64, u64)]) -> Result<(), String> {
         let regions = self.dynamic.then(|| self.regions.lock().unwrap());
         for &(o, l) in blocks {
@@ -196,6 +198,7 @@ impl Target {
     }
 
     /// Address of byte `o` of a layout starting at `at` (checked before).
+    #[inline]
     pub(crate) fn addr(&self, at: i64, o: i64) -> *mut u8 {
         if self.dynamic {
             (at + o) as usize as *mut u8
@@ -208,6 +211,7 @@ impl Target {
     ///
     /// # Safety
     /// The layout was checked; `data` holds the blocks' bytes.
+    #[inline]
     pub(crate) unsafe fn scatter(&self, at: i64, blocks: &[(i64, u64)], data: &[u8]) {
         let mut from = 0;
         for &(o, l) in blocks {
@@ -224,6 +228,7 @@ impl Target {
     ///
     /// # Safety
     /// As [`Target::scatter`].
+    #[inline]
     pub(crate) unsafe fn gather(&self, at: i64, blocks: &[(i64, u64)], out: &mut [u8]) {
         let mut to = 0;
         for &(o, l) in blocks {

@@ -510,6 +510,7 @@ impl Window {
 
     /// The member a target rank names: `None` for MPI_PROC_NULL, an error for
     /// a rank outside the window.
+    #[inline]
     fn member(&self, call: &'static str, target: i32) -> Result<Option<usize>> {
         if target == PROC_NULL {
             return Ok(None);
@@ -527,11 +528,13 @@ impl Window {
 
     /// Checks a target rank and that an access epoch is open to it; returns
     /// `None` for PROC_NULL.
+    #[inline]
     fn check_target(&self, call: &'static str, target: i32) -> Result<Option<usize>> {
         let Some(t) = self.member(call, target)? else {
             return Ok(None);
         };
-        let open = self.open_to_all.load(Ordering::Acquire) || {
+        let locked = t < 64 && self.locked_low.load(Ordering::Acquire) & (1 << t) != 0;
+        let open = locked || self.open_to_all.load(Ordering::Acquire) || {
             let st = self.state.lock();
             let e = &st.epochs;
             e.fence
@@ -551,6 +554,7 @@ impl Window {
 
     /// Where a layout at displacement `disp` of target `t` starts, checked
     /// against its window when the origin knows it (all but dynamic windows).
+    #[inline]
     fn locate(
         &self,
         call: &'static str,
@@ -582,6 +586,7 @@ impl Window {
 
     /// Target `t`'s memory if this process reaches it directly: its own
     /// ranks', and the node segment's.
+    #[inline]
     fn local(&self, t: usize) -> Option<&Target> {
         if self.members[t].local {
             self.shared.target(t)
@@ -669,6 +674,7 @@ impl Window {
     /// # Safety
     /// `data` valid for the blocks' bytes until the operation completes.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub unsafe fn put(
         &self,
         call: &'static str,
@@ -708,6 +714,7 @@ impl Window {
     ///
     /// # Safety
     /// `into` valid for the blocks' bytes until the operation completes.
+    #[inline]
     pub unsafe fn get(
         &self,
         call: &'static str,
@@ -906,6 +913,7 @@ impl Window {
 
     /// Dynamic windows: the origin cannot know the target's regions, but a
     /// target in this process can be checked here.
+    #[inline]
     fn check_local(
         &self,
         call: &'static str,
@@ -954,10 +962,16 @@ impl Window {
 
     /// Completes every operation to `targets` at their targets (`remote`) or
     /// at this origin only.
+    #[inline]
     fn complete(&self, call: &'static str, targets: &[usize], remote: bool) -> Result<()> {
         if !self.remote_pending.load(Ordering::Acquire) {
             return Ok(());
         }
+        self.complete_remote(call, targets, remote)
+    }
+
+    /// [`Window::complete`] with operations to other processes in flight.
+    fn complete_remote(&self, call: &'static str, targets: &[usize], remote: bool) -> Result<()> {
         let (flushing, waiting) = {
             let mut st = self.state.lock();
             let mut flushing = Vec::new();
@@ -1030,10 +1044,11 @@ impl Window {
     }
 
     /// MPI_Win_flush / MPI_Win_flush_local (`remote` false).
+    #[inline]
     pub fn flush(&self, call: &'static str, target: i32, remote: bool) -> Result<()> {
         // Programs poll for a change of the window with flushes and syncs:
         // a poll lets the worker's other ranks run, or their writes never come.
-        mpcrs_scheduler::yield_now();
+        mpcrs_scheduler::yield_for_poll();
         let t = self.check_locked(call, target)?;
         match t {
             Some(t) => self.complete(call, &[t], remote),
@@ -1043,7 +1058,7 @@ impl Window {
 
     /// MPI_Win_flush_all / MPI_Win_flush_local_all.
     pub fn flush_all(&self, call: &'static str, remote: bool) -> Result<()> {
-        mpcrs_scheduler::yield_now();
+        mpcrs_scheduler::yield_for_poll();
         let locked = {
             let st = self.state.lock();
             st.epochs.lock_all.is_some() || !st.epochs.locks.is_empty()
@@ -1062,6 +1077,7 @@ impl Window {
     }
 
     /// A target of flush: locked (or under lock_all); `None` for PROC_NULL.
+    #[inline]
     fn check_locked(&self, call: &'static str, target: i32) -> Result<Option<usize>> {
         let Some(t) = self.member(call, target)? else {
             return Ok(None);
@@ -1141,7 +1157,7 @@ impl Window {
     pub fn unlock(&self, call: &'static str, target: i32) -> Result<()> {
         // Lock, operate, unlock is how programs poll a window: let the
         // worker's other ranks (and agents) run.
-        mpcrs_scheduler::yield_now();
+        mpcrs_scheduler::yield_for_poll();
         if target == PROC_NULL {
             return Ok(());
         }
@@ -1201,7 +1217,7 @@ impl Window {
 
     /// MPI_Win_unlock_all.
     pub fn unlock_all(&self, call: &'static str) -> Result<()> {
-        mpcrs_scheduler::yield_now();
+        mpcrs_scheduler::yield_for_poll();
         let nocheck = match self.state.lock().epochs.lock_all {
             Some(n) => n,
             None => return self.sync_error(call, "no MPI_Win_lock_all epoch is open"),
@@ -1339,14 +1355,14 @@ impl Window {
         }
         self.state.lock().epochs.exposure = Some((origins, done));
         // A test loop is a wait: let the worker's other ranks run.
-        mpcrs_scheduler::yield_now();
+        mpcrs_scheduler::yield_for_poll();
         Ok(false)
     }
 
     /// MPI_Win_sync: the window's memory as this member sees it agrees with
     /// what others wrote (one address space: a memory fence).
     pub fn sync(&self) {
-        mpcrs_scheduler::yield_now();
+        mpcrs_scheduler::yield_for_poll();
         std::sync::atomic::fence(Ordering::SeqCst);
     }
 }
