@@ -4,7 +4,8 @@
 //!
 //! Owns: the options of mpcrs-run, host lists and placement, the environment
 //! each process starts with, process supervision (output, signals, exit
-//! status, time limit), the restart policy (which epoch, which checks), the
+//! status, time limit), the restart policy (which epoch, which checks, which failures restart
+//! the job by themselves), the
 //! claim on a job's checkpoint directory.
 //!
 //! Must not touch: MPI semantics or the fabric (it does not link the runtime:
@@ -17,6 +18,7 @@ pub mod hosts;
 pub mod options;
 pub mod processes;
 pub mod program;
+pub mod relaunch;
 pub mod restart;
 pub mod supervise;
 pub mod verifier;

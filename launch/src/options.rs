@@ -4,7 +4,7 @@
 
 use clap::Parser;
 
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(
     name = "mpcrs-run",
     version,
@@ -107,7 +107,8 @@ pub struct Options {
 
     /// Checkpoint settings from FILE: lines "option = value" naming the long
     /// options above without their dashes (checkpoint, checkpoint-interval,
-    /// checkpoint-local, levels, group-size, post-processing, keep, full-every);
+    /// checkpoint-local, levels, group-size, post-processing, keep, full-every,
+    /// max-restarts);
     /// "#"
     /// starts a comment. Options on the command line win.
     #[arg(long = "checkpoint-config", value_name = "FILE")]
@@ -142,9 +143,30 @@ pub struct Options {
     #[arg(long = "epoch", value_name = "K", requires = "restart")]
     pub epoch: Option<u64>,
 
+    /// When a process of the job fails (killed, crashed, or exited with a
+    /// failure status while others ran), end the others and start the job
+    /// again from the newest recoverable epoch of its checkpoint directory
+    /// (from the beginning while it has none), up to N times.
+    #[arg(long = "max-restarts", value_name = "N", default_value_t = 0)]
+    pub max_restarts: u32,
+
     /// The program to run, and its arguments.
     #[arg(required_unless_present = "restart", value_name = "PROGRAM [ARGS]...")]
     pub command: Vec<String>,
+
+    /// Hosts of --host/--hostfile a failed run left out of the next one
+    /// (relaunch.rs): spares take their processes.
+    #[arg(skip)]
+    pub left_out: Vec<String>,
+}
+
+/// The hosts of --host or --hostfile, if given.
+pub fn hosts(args: &Options) -> Option<Result<Vec<crate::hosts::Host>, String>> {
+    match (&args.host, &args.hostfile) {
+        (Some(list), _) => Some(crate::hosts::parse_host_list(list)),
+        (None, Some(file)) => Some(crate::hosts::parse_hostfile(file)),
+        (None, None) => None,
+    }
 }
 
 /// The rails configuration to use: --config, else the installed copy

@@ -401,11 +401,13 @@ pub fn place(
     launch: &Launch,
 ) -> Result<Vec<ProcessSpec>, (u8, String)> {
     let host = mpcrs_settings::local_hostname();
-    let hosts = match (&args.host, &args.hostfile) {
-        (Some(list), _) => Some(hosts::parse_host_list(list)),
-        (None, Some(file)) => Some(hosts::parse_hostfile(file)),
-        (None, None) => None,
-    };
+    let hosts = crate::options::hosts(args).map(|h| {
+        h.map(|h| {
+            h.into_iter()
+                .filter(|h| !args.left_out.contains(&h.name))
+                .collect::<Vec<Host>>()
+        })
+    });
     match hosts {
         Some(hosts) => hosts
             .and_then(|h| {

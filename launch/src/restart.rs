@@ -15,6 +15,47 @@ use crate::processes::{place, Launch};
 use crate::supervise;
 use crate::verifier::Verifier;
 
+/// A restart, ready to start: its processes, the program's name, and where
+/// it resumes from.
+pub struct RestartPlan {
+    pub specs: Vec<supervise::ProcessSpec>,
+    pub program: String,
+    /// "mpcrs-run: restarting PROGRAM (N ranks) from DIR/epoch-K".
+    pub announcement: String,
+    pub epoch: u64,
+    /// The level each process's image comes from.
+    pub levels: Vec<mpcrs_levels::Level>,
+    /// When the epoch was committed (its manifest's time), if known.
+    pub committed: Option<std::time::SystemTime>,
+}
+
+impl RestartPlan {
+    /// "L1", the one level every image came from, or the processes that
+    /// needed another ("L1; process 3 from L2 (partner)").
+    pub fn levels_used(&self) -> String {
+        use mpcrs_levels::Level;
+        let others: Vec<String> = self
+            .levels
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| **l != Level::Local)
+            .map(|(p, l)| format!("process {p} from {l}"))
+            .collect();
+        if others.is_empty() {
+            return "L1".into();
+        }
+        if others.len() == self.levels.len() {
+            let mut distinct: Vec<String> = self.levels.iter().map(|l| l.to_string()).collect();
+            distinct.dedup();
+            if distinct.len() == 1 {
+                return distinct.remove(0);
+            }
+            return others.join(", ");
+        }
+        format!("L1; {}", others.join(", "))
+    }
+}
+
 /// The processes that restart the job checkpointed in `dir`, in the layout of
 /// the first run (one image each; several processes get a new key-value store)
 /// on this host or on the hosts given, and the program's name. Everything that can be checked before a process
@@ -23,13 +64,14 @@ use crate::verifier::Verifier;
 pub fn restart_specs(
     args: &Options,
     dir: &std::path::Path,
-) -> Result<(Vec<supervise::ProcessSpec>, String), String> {
+    epoch: Option<u64>,
+) -> Result<RestartPlan, String> {
     use std::os::unix::process::CommandExt;
     let store = mpcrs_cr::CheckpointDir::open(dir).map_err(|e| e.to_string())?;
     let epochs = store.epochs().map_err(|e| e.to_string())?;
     // The epochs to try, newest first: the one asked for only, or from the
     // latest down.
-    let tried: Vec<u64> = match args.epoch {
+    let tried: Vec<u64> = match epoch {
         Some(k) if epochs.contains(&k) => vec![k],
         Some(k) => {
             let list: Vec<String> = epochs.iter().map(|k| k.to_string()).collect();
@@ -77,7 +119,7 @@ pub fn restart_specs(
             }
         }
     }
-    let Some((k, (m, images, chains))) = chosen else {
+    let Some((k, (m, images, chains, levels))) = chosen else {
         return Err(refusals.into_iter().next().unwrap_or_default());
     };
     let epoch_dir = store.epoch_dir(k);
@@ -102,12 +144,10 @@ pub fn restart_specs(
     if let Some(c) = &args.compress {
         cmd.env(env::COMPRESS.name, c);
     }
+    let local = local_root_after(&m, &dir);
     cmd.env(
         env::CHECKPOINT_LOCAL.name,
-        crate::options::local_root(
-            args.checkpoint_local.as_deref().or(m.local.as_deref()),
-            &dir,
-        ),
+        crate::options::local_root(args.checkpoint_local.as_deref().or(local.as_deref()), &dir),
     );
     // The loader lays the process out as in the first run only with the same
     // settings: exactly those, none added or missing.
@@ -122,8 +162,7 @@ pub fn restart_specs(
         (Some(name), Some(p)) if name == "mpcrs-exec" => p.clone(),
         _ => m.args[0].clone(),
     };
-    mpcrs_settings::report!(
-        info,
+    let announcement = format!(
         "mpcrs-run: restarting {program} ({} ranks{}) from {}",
         m.ranks,
         if m.processes > 1 {
@@ -174,11 +213,62 @@ pub fn restart_specs(
     // Hosts may differ from the first run's; the checkpoint directory must then be
     // at the same path on each (a shared file system).
     let specs = place(args, cmd, m.processes, m.ranks, &launch).map_err(|(_, e)| e)?;
-    Ok((specs, program))
+    let committed = std::fs::metadata(epoch_dir.join(mpcrs_cr::commit::MANIFEST))
+        .and_then(|md| md.modified())
+        .ok();
+    Ok(RestartPlan {
+        specs,
+        program,
+        announcement,
+        epoch: k,
+        levels,
+        committed,
+    })
+}
+
+/// Node-local storage for a job restarted from `dir`, whose epoch `m`
+/// recorded its L1 images in `m.local` when written into `m.dir`: where `dir`
+/// is a copy of that directory, storage that was inside it is at the same
+/// place in the copy, and the default storage of the old directory becomes
+/// that of the copy; storage elsewhere (a node's scratch) stays.
+pub fn local_root_after(m: &JobManifest, dir: &Path) -> Option<std::path::PathBuf> {
+    let local = m.local.clone()?;
+    let Some(old) = m.dir.as_deref().filter(|&old| old != dir) else {
+        return Some(local);
+    };
+    if let Ok(inside) = local.strip_prefix(old) {
+        return Some(dir.join(inside));
+    }
+    if local == mpcrs_levels::store::default_local_root(old) {
+        return Some(mpcrs_levels::store::default_local_root(dir));
+    }
+    Some(local)
+}
+
+/// The manifest of epoch directory `epoch_dir` of `store`, its L1 images
+/// looked for in a copy of the directory where they were inside it.
+pub fn read_manifest(
+    store: &mpcrs_cr::CheckpointDir,
+    epoch_dir: &Path,
+) -> Result<JobManifest, String> {
+    let mut m = JobManifest::read(&epoch_dir.join(mpcrs_cr::commit::MANIFEST))?;
+    let inside = m
+        .dir
+        .as_deref()
+        .zip(m.local.as_deref())
+        .is_some_and(|(d, l)| l.starts_with(d));
+    if inside {
+        m.local = local_root_after(&m, store.root());
+    }
+    Ok(m)
 }
 
 /// Images of every process, per process.
 pub type Images = Vec<std::path::PathBuf>;
+
+/// What [`recoverable`] finds: the manifest, the images, their chains and
+/// the level each image comes from.
+type Recoverable = (JobManifest, Images, Vec<Images>, Vec<mpcrs_levels::Level>);
 
 /// Epoch `k`'s manifest and, for every process, the image to restore it from
 /// (see [`crate::recovery`]) and, for an incremental image, the parent images
@@ -189,10 +279,10 @@ fn recoverable(
     store: &mpcrs_cr::CheckpointDir,
     k: u64,
     verifier: &Verifier,
-) -> Result<(JobManifest, Images, Vec<Images>), String> {
+) -> Result<Recoverable, String> {
     use mpcrs_cr::commit::MANIFEST;
     let epoch_dir = store.epoch_dir(k);
-    let m = JobManifest::read(&epoch_dir.join(MANIFEST))?;
+    let m = read_manifest(store, &epoch_dir)?;
     if m.processes == 0 || m.processes > m.ranks {
         return Err(format!(
             "{}: {} processes for {} ranks",
@@ -223,7 +313,7 @@ fn recoverable(
         }
     }
     let chains = chains_of(store, k, &recovery.images, verifier)?;
-    Ok((m, recovery.images, chains))
+    Ok((m, recovery.images, chains, recovery.levels))
 }
 
 /// For each image of epoch `k`'s `images`, the images it applies to,
@@ -235,7 +325,6 @@ pub fn chains_of(
     images: &[std::path::PathBuf],
     verifier: &Verifier,
 ) -> Result<Vec<Images>, String> {
-    use mpcrs_cr::commit::MANIFEST;
     let mut recovered: std::collections::HashMap<u64, Images> = Default::default();
     let mut chains = vec![Vec::new(); images.len()];
     for (p, image) in images.iter().enumerate() {
@@ -246,7 +335,7 @@ pub fn chains_of(
             let j = parent.epoch;
             if !recovered.contains_key(&j) {
                 let dir = store.epoch_dir(j);
-                let found = JobManifest::read(&dir.join(MANIFEST)).and_then(|m| {
+                let found = read_manifest(store, &dir).and_then(|m| {
                     let r = recover(&m, &dir, j, &dir.join("rebuilt"), verifier)?;
                     for note in &r.notes {
                         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
@@ -297,4 +386,35 @@ pub fn recover(
 ) -> Result<mpcrs_levels::recovery::Recovery, String> {
     mpcrs_levels::recovery::recover(m, epoch_dir, k, rebuilt, &|p| verifier.check(p))
         .map_err(|e| format!("{}: {e}", epoch_name(k)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RestartPlan;
+    use mpcrs_levels::Level;
+
+    fn plan(levels: Vec<Level>) -> RestartPlan {
+        RestartPlan {
+            specs: Vec::new(),
+            program: "app".into(),
+            announcement: String::new(),
+            epoch: 3,
+            levels,
+            committed: None,
+        }
+    }
+
+    #[test]
+    fn the_levels_used_name_the_processes_that_needed_another_level() {
+        assert_eq!(plan(vec![Level::Local; 4]).levels_used(), "L1");
+        assert_eq!(
+            plan(vec![Level::Local, Level::Partner]).levels_used(),
+            "L1; process 1 from L2 (partner)"
+        );
+        assert_eq!(plan(vec![Level::Global; 2]).levels_used(), "L4 (global)");
+        assert_eq!(
+            plan(vec![Level::Erasure, Level::Global]).levels_used(),
+            "process 0 from L3 (erasure), process 1 from L4 (global)"
+        );
+    }
 }

@@ -30,6 +30,8 @@ pub enum Outcome {
         host: String,
         /// "exited with status 3" or "was killed by signal 9 (Killed)".
         reason: String,
+        /// The signal that killed it, if one did.
+        signal: Option<i32>,
         /// The status the launcher should exit with.
         code: i32,
     },
@@ -315,6 +317,7 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
                         ranks: spec.ranks.clone(),
                         host: spec.host.clone(),
                         reason,
+                        signal: status.signal(),
                         code,
                     });
                     break;

@@ -73,6 +73,8 @@ fn host(m: &JobManifest, p: usize) -> String {
 pub struct Recovery {
     pub images: Vec<PathBuf>,
     pub notes: Vec<String>,
+    /// The level each process's image comes from.
+    pub levels: Vec<Level>,
 }
 
 /// Whether a process's file is whole: `Ok`, or what is wrong. Called from
@@ -224,6 +226,7 @@ pub fn recover(
         }
     }
     let mut images = Vec::with_capacity(n);
+    let mut levels = Vec::with_capacity(n);
     let mut notes = Vec::new();
     for p in 0..n {
         if found[p].is_none() {
@@ -232,6 +235,9 @@ pub fn recover(
                 Ok(()) => found[p] = Some((Level::Global, l4.clone())),
                 Err(e) => problems[p].push(format!("L4 image {e} ({})", l4.display())),
             }
+        }
+        if let Some((level, _)) = &found[p] {
+            levels.push(*level);
         }
         match &found[p] {
             Some((Level::Local, path)) => images.push(path.clone()),
@@ -256,5 +262,9 @@ pub fn recover(
             }
         }
     }
-    Ok(Recovery { images, notes })
+    Ok(Recovery {
+        images,
+        notes,
+        levels,
+    })
 }

@@ -35,6 +35,11 @@ pub struct JobManifest {
     /// images are all in the epoch directory.
     #[serde(default)]
     pub local: Option<PathBuf>,
+    /// The checkpoint directory the epoch was written in (absent in epochs
+    /// of earlier versions): a restart from a copy of it tells where
+    /// node-local storage goes from there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<PathBuf>,
     #[serde(default)]
     pub nodes: Vec<u32>,
     /// The levels this epoch was to get (by number, 1 first), the levels
@@ -97,6 +102,7 @@ impl JobManifest {
                 .filter_map(|&n| Some((n.to_string(), std::env::var(n).ok()?)))
                 .collect(),
             local: None,
+            dir: None,
             nodes: Vec::new(),
             levels: only_local(),
             complete: only_local(),
@@ -154,6 +160,7 @@ mod tests {
             net_config: None,
             loader_env: vec![("LD_LIBRARY_PATH".into(), "/opt/lib".into())],
             local: Some("/tmp/local".into()),
+            dir: Some("/shared/ckpt".into()),
             nodes: vec![0, 1],
             levels: vec![1, 2, 4],
             complete: vec![1, 2],

@@ -243,3 +243,73 @@ fn a_job_checkpointed_on_two_hosts_restarts_on_two_others() {
     assert_eq!(on, [h3.as_str(), &h3, &h4, &h4], "{started}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--max-restarts` with a spare host: a process killed on host 2 (as if the
+/// host were lost) ends the run; the next one leaves host 2 out, its
+/// processes going to host 3's slots, and ends with the uninterrupted result.
+#[test]
+fn a_host_that_lost_a_process_is_left_out_and_a_spare_takes_its_place() {
+    let hosts = Hosts::new(3, 4);
+    let agent = hosts.agent_command();
+    let dir = std::env::temp_dir().join(format!("mpcrs-spare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let heat = example("heat");
+    let heat = heat.to_str().unwrap();
+    let limit = Duration::from_secs(120);
+    let reference = heat_checksum(&expect_success(
+        &run_job(&["-n", "8", "-c", "2", heat, "256", "16000"], limit),
+        "uninterrupted heat",
+    ));
+    let (h1, h2, h3) = (hosts.host(1), hosts.host(2), hosts.host(3));
+    let list = format!("{h1}:2,{h2}:2,{h3}:2");
+    let job = BackgroundJob::start(&[
+        "-n",
+        "8",
+        "-p",
+        "4",
+        "--host",
+        &list,
+        "--launch-agent",
+        &agent,
+        "--checkpoint",
+        d,
+        "--max-restarts",
+        "1",
+        heat,
+        "256",
+        "16000",
+        "1000",
+    ]);
+    job.wait_for("an epoch to commit", limit, |_, _| {
+        latest_epoch(&dir).is_some_and(|k| k >= 1)
+    });
+    let started = std::fs::read_to_string(&hosts.log).unwrap();
+    assert_eq!(
+        started.lines().collect::<Vec<_>>(),
+        [h1.as_str(), &h1, &h2, &h2],
+        "{started}"
+    );
+    // Process 2, the first on host 2 (processes start in order).
+    let procs = job.job_processes();
+    assert_eq!(procs.len(), 4, "{procs:?}");
+    // SAFETY: kill only sends a signal.
+    unsafe { libc::kill(procs[2], libc::SIGKILL) };
+    let o = job.finish(limit);
+    let out = expect_success(&o, "the job, restarted without host 2");
+    let (_, err) = mpcrs_tests::text(&o);
+    assert!(
+        err.contains(&format!("host {h2} is left out of the next runs")),
+        "{err}"
+    );
+    assert!(
+        err.contains("restart 1 of 1: resuming from epoch-"),
+        "{err}"
+    );
+    assert_eq!(heat_checksum(&out), reference, "{out}\n{err}");
+    let started = std::fs::read_to_string(&hosts.log).unwrap();
+    let mut then: Vec<&str> = started.lines().skip(4).collect();
+    then.sort_unstable();
+    assert_eq!(then, [h1.as_str(), &h1, &h3, &h3], "{started}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

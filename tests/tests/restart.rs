@@ -823,3 +823,64 @@ fn a_process_that_lost_its_node_local_image_restarts_from_its_partners_copy() {
     assert!(err.contains("restoring it from L4"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A job restarted from a copy of its checkpoint directory (the original
+/// moved away, or kept as it was) writes its new epochs into the copy: the
+/// original's epochs stay as they were, the copy's go on, and the run ends
+/// with the uninterrupted checksum. In one process and across two.
+#[test]
+fn a_job_restarted_from_a_copy_of_its_directory_checkpoints_into_the_copy() {
+    let bin = c_heat_with_mpix();
+    for (name, layout) in [
+        ("copy-threads", &["-n", "8", "-c", "2"][..]),
+        ("copy-p2", &["-n", "8", "-p", "2"][..]),
+    ] {
+        let run = HeatRun {
+            layout,
+            kib: "256",
+            iterations: "6000",
+            every: 500,
+        };
+        let reference = uninterrupted_checksum(&bin, &run);
+        let dir = scratch(name);
+        let original = dir.join("original");
+        let copy = dir.join("copy");
+        let mut args = layout.to_vec();
+        let o = original.to_str().unwrap();
+        args.extend_from_slice(&[
+            "--checkpoint",
+            o,
+            bin.to_str().unwrap(),
+            "256",
+            "6000",
+            "500",
+        ]);
+        let k = run_until_epoch_then_kill(&args, &original, 0);
+        let status = Command::new("cp")
+            .args(["-a", o, copy.to_str().unwrap()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let before: Vec<_> = std::fs::read_dir(&original)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        let c = copy.to_str().unwrap();
+        let out = expect_success(&run_job(&["--restart", c], LIMIT), "restart from the copy");
+        assert_eq!(heat_checksum(&out), reference, "{out}");
+        assert!(
+            latest_epoch(&copy).is_some_and(|l| l > k),
+            "the copy has no epoch after {k}"
+        );
+        assert_eq!(latest_epoch(&original), Some(k), "the original moved on");
+        let after: Vec<_> = std::fs::read_dir(&original)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            before, after,
+            "the restart wrote into the original directory"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

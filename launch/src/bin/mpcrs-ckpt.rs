@@ -166,7 +166,7 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
             path.display()
         ));
     }
-    let m = JobManifest::read(&path.join(MANIFEST))?;
+    let m = mpcrs_launch::restart::read_manifest(dir, &path)?;
     println!(
         "{}: levels {}, complete {}",
         epoch_name(k),

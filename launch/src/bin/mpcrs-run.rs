@@ -7,11 +7,13 @@
 //! DIR [--epoch K]` starts the checkpointed job again from an epoch.
 
 use std::process::{Command, ExitCode};
+use std::time::SystemTime;
 
 use clap::Parser;
 use mpcrs_launch::options::{exports, rails_config, Options};
 use mpcrs_launch::processes::{place, Launch};
 use mpcrs_launch::program::{directly_runnable, mpich_abi_dir, resolve_program};
+use mpcrs_launch::relaunch;
 use mpcrs_launch::restart::restart_specs;
 use mpcrs_launch::supervise;
 use mpcrs_settings::variables as env;
@@ -62,8 +64,15 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        return match restart_specs(&args, dir) {
-            Ok((specs, program)) => supervise_job(specs, args.tag_output, true, &program),
+        return match restart_specs(&args, dir, args.epoch) {
+            Ok(plan) => {
+                mpcrs_settings::report!(info, "{}", plan.announcement);
+                let first = Run {
+                    specs: plan.specs,
+                    resumed_from: Some(plan.epoch),
+                };
+                run_with_restarts(&args, first, &plan.program, None)
+            }
             Err(e) => {
                 mpcrs_settings::report!(error, "mpcrs-run: --restart {}: {e}", dir.display());
                 ExitCode::from(2)
@@ -95,23 +104,48 @@ fn main() -> ExitCode {
             }
         }
     }
+    // Claimed for as long as the job runs, restarts included.
+    let _claim = match &args.checkpoint {
+        Some(dir) => match mpcrs_launch::checkpoint_dir::claim(dir) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                mpcrs_settings::report!(error, "mpcrs-run: --checkpoint {}: {e}", dir.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let specs = match first_run(&args) {
+        Ok(specs) => specs,
+        Err(status) => return status,
+    };
+    let first = Run {
+        specs,
+        resumed_from: None,
+    };
+    run_with_restarts(&args, first, &args.command[0], Some(&first_run))
+}
+
+/// The processes of the job's first run (and of a restart from its
+/// beginning), or the status to exit with after saying what is wrong.
+fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
     let config_file = rails_config(args.config.clone());
     let rails = match mpcrs_rails::NetConfig::load(&config_file).and_then(|c| c.select(&args.net)) {
         Ok(r) => r,
         Err(e) => {
             mpcrs_settings::report!(error, "mpcrs-run: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
     if let Err(e) = check_drivers(&rails) {
         mpcrs_settings::report!(error, "mpcrs-run: --net {}: {e}", rails.option);
-        return ExitCode::from(2);
+        return Err(ExitCode::from(2));
     }
     let exported = match exports(&args.export) {
         Ok(x) => x,
         Err(e) => {
             mpcrs_settings::report!(error, "mpcrs-run: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
     let program = &args.command[0];
@@ -139,13 +173,13 @@ fn main() -> ExitCode {
                 // against libmpi under MPICH's name too.
                 if let Err(e) = directly_runnable(&args) {
                     mpcrs_settings::report!(error, "mpcrs-run: {}: {e}", path.display());
-                    return ExitCode::from(2);
+                    return Err(ExitCode::from(2));
                 }
                 match mpich_abi_dir(dir) {
                     Ok(d) => paths.insert(0, d),
                     Err(e) => {
                         mpcrs_settings::report!(error, "mpcrs-run: {e}");
-                        return ExitCode::from(1);
+                        return Err(ExitCode::from(1));
                     }
                 }
                 Command::new(&path)
@@ -174,16 +208,7 @@ fn main() -> ExitCode {
     }
     let names: Vec<&str> = exported.iter().map(|(k, _)| k.as_str()).collect();
     cmd.env(env::EXPORTED.name, names.join(","));
-    // Claimed for as long as the job runs (held by main's frame).
-    let mut _claim = None;
     if let Some(dir) = &args.checkpoint {
-        match mpcrs_launch::checkpoint_dir::claim(dir) {
-            Ok(c) => _claim = Some(c),
-            Err(e) => {
-                mpcrs_settings::report!(error, "mpcrs-run: --checkpoint {}: {e}", dir.display());
-                return ExitCode::from(2);
-            }
-        }
         let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
         cmd.env(env::CHECKPOINT_DIR.name, &dir);
         cmd.env(env::CHECKPOINT_KEEP.name, args.keep.to_string());
@@ -212,29 +237,140 @@ fn main() -> ExitCode {
     }
     let checkpoints = args.checkpoint.is_some();
     let launch = Launch::first_run(checkpoints);
-    let specs = match place(
-        &args,
+    place(
+        args,
         cmd,
         args.processes as usize,
         args.ranks as usize,
         &launch,
-    ) {
-        Ok(specs) => specs,
-        Err((status, e)) => {
-            mpcrs_settings::report!(error, "mpcrs-run: {e}");
-            return ExitCode::from(status);
-        }
-    };
-    supervise_job(specs, args.tag_output, checkpoints, program)
+    )
+    .map_err(|(status, e)| {
+        mpcrs_settings::report!(error, "mpcrs-run: {e}");
+        ExitCode::from(status)
+    })
 }
 
-/// Runs the processes of a job to their end and returns the job's status.
+/// One run of the job: its processes and the epoch it resumes from.
+struct Run {
+    specs: Vec<supervise::ProcessSpec>,
+    resumed_from: Option<u64>,
+}
+
+/// Runs the job, and with --max-restarts starts it again after a failure
+/// (see relaunch.rs): from the newest recoverable epoch of its checkpoint
+/// directory, else from its beginning with `from_start` (none for a job
+/// restarted from a directory, which always has an epoch). Returns the
+/// status of the last run.
+fn run_with_restarts(
+    args: &Options,
+    first: Run,
+    program: &str,
+    from_start: Option<&dyn Fn(&Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode>>,
+) -> ExitCode {
+    let checkpoints = args.checkpoint.is_some() || args.restart.is_some();
+    let dir = args.checkpoint.as_ref().or(args.restart.as_ref());
+    // Hosts left out of later runs are added to a copy.
+    let mut args = args.clone();
+    let mut run = first;
+    let mut previous: Option<relaunch::Failure> = None;
+    let mut restarts = 0;
+    loop {
+        let resumed_from = run.resumed_from;
+        let processes = run.specs.len();
+        let started = SystemTime::now();
+        let outcome = match supervise_job(run.specs, args.tag_output, checkpoints, program) {
+            Ok(o) => o,
+            Err(status) => return status,
+        };
+        let failed_at = SystemTime::now();
+        let status = ExitCode::from(outcome.exit_code().clamp(0, 255) as u8);
+        if restarts >= args.max_restarts {
+            return status;
+        }
+        let failure = match relaunch::decide(&outcome, resumed_from, previous.as_ref()) {
+            Ok(f) => f,
+            Err(why) => {
+                if let Some(why) = why {
+                    mpcrs_settings::report!(error, "mpcrs-run: {why}");
+                }
+                return status;
+            }
+        };
+        restarts += 1;
+        if let supervise::Outcome::Failed { host, .. } = &outcome {
+            if relaunch::can_leave_out(&args, host, processes) {
+                mpcrs_settings::report!(
+                    warn,
+                    "mpcrs-run: host {host} is left out of the next runs; spare slots take its processes"
+                );
+                args.left_out.push(host.clone());
+            }
+        }
+        let newest = dir
+            .filter(|d| has_epoch(d))
+            .map(|d| restart_specs(&args, d, None));
+        run = match newest {
+            Some(Ok(plan)) => {
+                // Lost: what the failed run did after the epoch, or all of it.
+                let since = plan.committed.map_or(started, |c| c.max(started));
+                let line = relaunch::restart_line(
+                    restarts,
+                    args.max_restarts,
+                    Some((plan.epoch, &plan.levels_used())),
+                    relaunch::work_lost(Some(since), failed_at),
+                );
+                mpcrs_settings::report!(warn, "mpcrs-run: {line}");
+                Run {
+                    specs: plan.specs,
+                    resumed_from: Some(plan.epoch),
+                }
+            }
+            Some(Err(e)) if from_start.is_none() => {
+                mpcrs_settings::report!(
+                    error,
+                    "mpcrs-run: cannot restart: {}: {e}",
+                    dir.map(|d| d.display().to_string()).unwrap_or_default()
+                );
+                return status;
+            }
+            newest => {
+                let Some(again) = from_start else {
+                    return status;
+                };
+                if let Some(Err(e)) = newest {
+                    mpcrs_settings::report!(warn, "mpcrs-run: no epoch can be recovered ({e})");
+                }
+                let lost = relaunch::work_lost(Some(started), failed_at);
+                let line = relaunch::restart_line(restarts, args.max_restarts, None, lost);
+                mpcrs_settings::report!(warn, "mpcrs-run: {line}");
+                match again(&args) {
+                    Ok(specs) => Run {
+                        specs,
+                        resumed_from: None,
+                    },
+                    Err(status) => return status,
+                }
+            }
+        };
+        previous = Some(failure);
+    }
+}
+
+/// Whether checkpoint directory `dir` has a complete epoch.
+fn has_epoch(dir: &std::path::Path) -> bool {
+    mpcrs_cr::CheckpointDir::open(dir)
+        .and_then(|s| s.latest())
+        .is_ok_and(|l| l.is_some())
+}
+
+/// Runs the processes of a job to their end and returns how it ended, or
+/// the status to exit with when it could not start.
 fn supervise_job(
     specs: Vec<supervise::ProcessSpec>,
     tag_output: bool,
     checkpoints: bool,
     program: &str,
-) -> ExitCode {
+) -> Result<supervise::Outcome, ExitCode> {
     // Supervised like every process of a job: own process group (nothing it starts
     // outlives the job), Ctrl-C/SIGTERM end it, a failure is reported by name;
     // SIGUSR1 asks a job with checkpoints for one.
@@ -243,7 +379,7 @@ fn supervise_job(
         Ok(t) => t,
         Err(e) => {
             mpcrs_settings::report!(error, "mpcrs-run: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
     let how = supervise::Supervision {
@@ -259,11 +395,11 @@ fn supervise_job(
         Ok(o) => o,
         Err(e) => {
             mpcrs_settings::report!(error, "mpcrs-run: cannot execute {program}: {e}");
-            return ExitCode::from(127);
+            return Err(ExitCode::from(127));
         }
     };
     if let Some(msg) = outcome.message() {
         mpcrs_settings::report!(error, "mpcrs-run: {msg} ({program})");
     }
-    ExitCode::from(outcome.exit_code().clamp(0, 255) as u8)
+    Ok(outcome)
 }

@@ -376,7 +376,10 @@ fn checkpoint(settings: &'static Settings, ranks: usize, sequence: u64) -> CrSta
         })
         .and_then(|image| start_dump(&image, settings.dump_options(k)).map_err(|e| e.to_string()));
     let dump = match started {
-        Ok(Snapshot::Restored) => return rejoin(sequence),
+        Ok(Snapshot::Restored) => {
+            super::reload_settings_after_restore();
+            return rejoin(sequence);
+        }
         Ok(Snapshot::Writing(d)) => Some(d),
         Err(e) => {
             mpcrs_settings::report!(

@@ -12,7 +12,7 @@
 //! `Ignore`. A process restored from an image (`mpcrs-run --restart DIR`)
 //! resumes inside the leader's snapshot, and every rank returns `Restart`.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -126,6 +126,7 @@ impl Settings {
             .collect();
         let mut m = mpcrs_settings::JobManifest::of_this_job(ranks, processes, hosts);
         m.local = Some(self.local.root().to_path_buf());
+        m.dir = Some(self.dir.root().to_path_buf());
         m.nodes = self.nodes.clone();
         m.levels = self
             .schedule
@@ -152,14 +153,17 @@ impl Settings {
 
 /// The settings of the levels from the environment (see the variables).
 /// `hosts`: the number of hosts of the job (for the default schedule).
-fn level_settings(hosts: usize) -> Result<(mpcrs_levels::Schedule, usize, bool), String> {
-    let schedule = match env::CHECKPOINT_LEVELS.get() {
+fn level_settings(
+    hosts: usize,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Result<(mpcrs_levels::Schedule, usize, bool), String> {
+    let schedule = match var(env::CHECKPOINT_LEVELS.name) {
         Some(v) => v
             .parse::<mpcrs_levels::Schedule>()
             .map_err(|e| format!("{}={v:?}: {e}", env::CHECKPOINT_LEVELS.name))?,
         None => mpcrs_levels::Schedule::default_for(hosts),
     };
-    let group_size = match env::CHECKPOINT_GROUP_SIZE.get() {
+    let group_size = match var(env::CHECKPOINT_GROUP_SIZE.name) {
         Some(v) => v
             .trim()
             .parse::<usize>()
@@ -173,7 +177,7 @@ fn level_settings(hosts: usize) -> Result<(mpcrs_levels::Schedule, usize, bool),
             })?,
         None => 4,
     };
-    let inline = match env::POST_PROCESSING.get().as_deref().map(str::trim) {
+    let inline = match var(env::POST_PROCESSING.name).as_deref().map(str::trim) {
         None | Some("helpers") => false,
         Some("inline") => true,
         Some(v) => {
@@ -192,79 +196,121 @@ pub(crate) fn enabled() -> bool {
     *ENABLED.get_or_init(|| std::env::var_os(env::CHECKPOINT_DIR.name).is_some())
 }
 
+/// The settings of the checkpoints: made on first use from the environment,
+/// and again from the restorer's when the process is restored (a restart
+/// may name another checkpoint directory, a copy of the first, or other
+/// hosts). Each is leaked: checkpoints hold `&'static` references.
+static SETTINGS: AtomicPtr<Option<Result<Settings, String>>> = AtomicPtr::new(std::ptr::null_mut());
+
 fn settings() -> Option<&'static Result<Settings, String>> {
-    static S: OnceLock<Option<Result<Settings, String>>> = OnceLock::new();
-    S.get_or_init(|| {
-        let dir = std::env::var_os(env::CHECKPOINT_DIR.name)?;
-        let keep = match std::env::var(env::CHECKPOINT_KEEP.name) {
-            Ok(k) => match k.parse::<usize>() {
-                Ok(k) if k > 0 => k,
-                _ => {
-                    return Some(Err(format!(
-                        "{}={k:?} is not a positive integer",
-                        env::CHECKPOINT_KEEP.name
-                    )))
-                }
-            },
-            Err(_) => 2,
+    let mut current = SETTINGS.load(Ordering::Acquire);
+    if current.is_null() {
+        let made = Box::into_raw(Box::new(settings_from(&|k| std::env::var(k).ok())));
+        current = match SETTINGS.compare_exchange(
+            std::ptr::null_mut(),
+            made,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => made,
+            Err(first) => {
+                // SAFETY: `made` was never published.
+                drop(unsafe { Box::from_raw(made) });
+                first
+            }
         };
-        let cfg = match crate::config::JobConfig::from_env() {
+    }
+    // SAFETY: published settings are never freed.
+    unsafe { &*current }.as_ref()
+}
+
+/// In a process just restored: the settings of the run that restored it.
+fn reload_settings_after_restore() {
+    let Some(handed) = mpcrs_cr::restore::handed_over_environment() else {
+        return;
+    };
+    let var = |k: &str| {
+        handed
+            .iter()
+            .find(|(name, _)| name == k)
+            .map(|(_, v)| v.clone())
+    };
+    let made = Box::into_raw(Box::new(settings_from(&var)));
+    // The previous ones stay allocated: references to them may live on.
+    SETTINGS.store(made, Ordering::Release);
+}
+
+/// The settings the variables of `var` give; `None` without a checkpoint
+/// directory.
+fn settings_from(var: &dyn Fn(&str) -> Option<String>) -> Option<Result<Settings, String>> {
+    let dir = var(env::CHECKPOINT_DIR.name)?;
+    let keep = match var(env::CHECKPOINT_KEEP.name) {
+        Some(k) => match k.parse::<usize>() {
+            Ok(k) if k > 0 => k,
+            _ => {
+                return Some(Err(format!(
+                    "{}={k:?} is not a positive integer",
+                    env::CHECKPOINT_KEEP.name
+                )))
+            }
+        },
+        None => 2,
+    };
+    let cfg = match crate::config::JobConfig::from_variables(var) {
+        Ok(c) => c,
+        Err(e) => return Some(Err(e)),
+    };
+    let local = match var(env::CHECKPOINT_LOCAL.name) {
+        Some(l) => std::path::PathBuf::from(l),
+        None => mpcrs_levels::store::default_local_root(std::path::Path::new(&dir)),
+    };
+    let hosts = {
+        let mut n = cfg.nodes.clone();
+        n.sort_unstable();
+        n.dedup();
+        n.len()
+    };
+    let (schedule, group_size, inline) = match level_settings(hosts, var) {
+        Ok(l) => l,
+        Err(e) => return Some(Err(e)),
+    };
+    let full_every = match var(env::FULL_EVERY.name) {
+        None => 8,
+        Some(v) => match v.trim().parse::<u32>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                return Some(Err(format!(
+                    "{}={v:?} is not a number of images of 1 or more",
+                    env::FULL_EVERY.name
+                )))
+            }
+        },
+    };
+    let compression = match var(env::COMPRESS.name) {
+        None => None,
+        Some(v) => match mpcrs_cr::Compression::parse(v.trim()) {
             Ok(c) => c,
-            Err(e) => return Some(Err(e)),
-        };
-        let local = match env::CHECKPOINT_LOCAL.get_os() {
-            Some(l) => std::path::PathBuf::from(l),
-            None => mpcrs_levels::store::default_local_root(std::path::Path::new(&dir)),
-        };
-        let hosts = {
-            let mut n = cfg.nodes.clone();
-            n.sort_unstable();
-            n.dedup();
-            n.len()
-        };
-        let (schedule, group_size, inline) = match level_settings(hosts) {
-            Ok(l) => l,
-            Err(e) => return Some(Err(e)),
-        };
-        let full_every = match env::FULL_EVERY.get() {
-            None => 8,
-            Some(v) => match v.trim().parse::<u32>() {
-                Ok(n) if n >= 1 => n,
-                _ => {
-                    return Some(Err(format!(
-                        "{}={v:?} is not a number of images of 1 or more",
-                        env::FULL_EVERY.name
-                    )))
-                }
-            },
-        };
-        let compression = match env::COMPRESS.get() {
-            None => None,
-            Some(v) => match mpcrs_cr::Compression::parse(v.trim()) {
-                Ok(c) => c,
-                Err(e) => return Some(Err(format!("{}: {e}", env::COMPRESS.name))),
-            },
-        };
-        Some(
-            CheckpointDir::create(std::path::Path::new(&dir))
-                .map(|dir| Settings {
-                    dir,
-                    keep,
-                    local: mpcrs_levels::store::LocalStore::new(local),
-                    me: cfg.process,
-                    nodes: cfg.nodes.clone(),
-                    node_names: cfg.node_names.clone(),
-                    schedule,
-                    group_size,
-                    inline,
-                    stream: Stream::Images,
-                    full_every,
-                    compression,
-                })
-                .map_err(|e| format!("checkpoint directory {}: {e}", dir.to_string_lossy())),
-        )
-    })
-    .as_ref()
+            Err(e) => return Some(Err(format!("{}: {e}", env::COMPRESS.name))),
+        },
+    };
+    Some(
+        CheckpointDir::create(std::path::Path::new(&dir))
+            .map(|dir| Settings {
+                dir,
+                keep,
+                local: mpcrs_levels::store::LocalStore::new(local),
+                me: cfg.process,
+                nodes: cfg.nodes.clone(),
+                node_names: cfg.node_names.clone(),
+                schedule,
+                group_size,
+                inline,
+                stream: Stream::Images,
+                full_every,
+                compression,
+            })
+            .map_err(|e| format!("checkpoint directory {dir}: {e}")),
+    )
 }
 
 /// One checkpoint at a time: MPIX_Checkpoint's leader or the request thread.
@@ -463,7 +509,10 @@ fn take(settings: &'static Settings, ranks: usize) -> CrState {
     flush_output();
     let dump = match start_dump(&image, settings.dump_options(epoch.epoch())) {
         Ok(Snapshot::Writing(d)) => d,
-        Ok(Snapshot::Restored) => return CrState::Restart,
+        Ok(Snapshot::Restored) => {
+            reload_settings_after_restore();
+            return CrState::Restart;
+        }
         Err(e) => {
             mpcrs_settings::report!(
                 error,
