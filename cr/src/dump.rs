@@ -532,6 +532,8 @@ pub struct DumpOptions {
     pub incremental: Option<Incremental>,
     /// What the image stores compressed, if anything.
     pub compression: Option<Compression>,
+    /// Whose image it is, recorded in its header.
+    pub owner: Option<crate::image::Owner>,
 }
 
 /// Dumps this process into the image file `path` and waits until it is durable.
@@ -593,6 +595,7 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
     let DumpOptions {
         incremental,
         compression,
+        owner,
     } = options;
     let fail = |problem: String| ImageError {
         file: path.to_path_buf(),
@@ -682,6 +685,7 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
             brk,
             regions,
             parent: tracking.as_ref().and_then(|t| t.parent),
+            owner,
             meta_crc: 0,
         };
         let mut meta = image::encode(&header);

@@ -3,8 +3,9 @@
 //! ```text
 //! offset 0        header (HEADER_SIZE bytes): magic, version, identities of the
 //!                 executable and of the object holding the mpcrs runtime, brk,
-//!                 region count, CRC-32C of the header and region table, and
-//!                 for an incremental image its parent (epoch, metadata CRC)
+//!                 region count, CRC-32C of the header and region table,
+//!                 whose image it is (job key, epoch, process; version 4 on)
+//!                 and for an incremental image its parent (epoch, metadata CRC)
 //! HEADER_SIZE     region table: REGION_SIZE bytes per mapping
 //! then            the mappings' paths (for diagnostics and restore)
 //! page-aligned    each region's stored bytes, page-aligned, CRC-32C per region:
@@ -25,14 +26,16 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"MPCRSIMG";
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
+/// The oldest version read (images without an owner).
+pub const OLDEST_VERSION: u32 = 3;
 pub const HEADER_SIZE: usize = 4096;
 pub const REGION_SIZE: usize = 48;
 pub const PAGE: u64 = 4096;
 /// Longest executable path the header holds.
 pub const MAX_EXE_PATH: usize = 2048;
 /// Longest path of the runtime's object the header holds.
-pub const MAX_RUNTIME_PATH: usize = H_PARENT_EPOCH - H_RT_PATH;
+pub const MAX_RUNTIME_PATH: usize = H_OWNER_JOB - H_RT_PATH;
 
 /// Region flags.
 pub const SHARED: u32 = 1;
@@ -133,6 +136,17 @@ pub struct Parent {
     pub meta_crc: u32,
 }
 
+/// Whose image this is: the job (a key its launcher makes at the first run
+/// and every restart keeps), the epoch and the process. A file put in the
+/// place of another (copied from another epoch, another process or another
+/// job) has checksums that hold but the wrong owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Owner {
+    pub job: u64,
+    pub epoch: u64,
+    pub process: u32,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageHeader {
     pub exe: ExeIdentity,
@@ -143,6 +157,9 @@ pub struct ImageHeader {
     pub regions: Vec<Region>,
     /// For an incremental image, the image it applies to.
     pub parent: Option<Parent>,
+    /// Whose image it is (`None`: taken outside a job's checkpoint, or by a
+    /// version before 4).
+    pub owner: Option<Owner>,
     /// The CRC of this image's metadata (as sealed; 0 before).
     pub meta_crc: u32,
 }
@@ -182,6 +199,10 @@ const H_RT_SIZE: usize = H_EXE_PATH + MAX_EXE_PATH;
 const H_RT_CRC: usize = H_RT_SIZE + 8;
 const H_RT_PATH_LEN: usize = H_RT_SIZE + 12;
 const H_RT_PATH: usize = H_RT_SIZE + 16;
+const H_OWNER_JOB: usize = HEADER_SIZE - 40;
+const H_OWNER_EPOCH: usize = HEADER_SIZE - 32;
+const H_OWNER_PROCESS: usize = HEADER_SIZE - 24;
+const H_OWNER_SET: usize = HEADER_SIZE - 20;
 const H_PARENT_EPOCH: usize = HEADER_SIZE - 16;
 const H_PARENT_CRC: usize = HEADER_SIZE - 8;
 
@@ -214,6 +235,12 @@ pub fn encode(h: &ImageHeader) -> Vec<u8> {
     let rt = &rt[..rt.len().min(MAX_RUNTIME_PATH)];
     put_u32(&mut b, H_RT_PATH_LEN, rt.len() as u32);
     b[H_RT_PATH..H_RT_PATH + rt.len()].copy_from_slice(rt);
+    if let Some(o) = h.owner {
+        put_u64(&mut b, H_OWNER_JOB, o.job);
+        put_u64(&mut b, H_OWNER_EPOCH, o.epoch);
+        put_u32(&mut b, H_OWNER_PROCESS, o.process);
+        put_u32(&mut b, H_OWNER_SET, 1);
+    }
     if let Some(p) = h.parent {
         put_u64(&mut b, H_PARENT_EPOCH, p.epoch);
         put_u32(&mut b, H_PARENT_CRC, p.meta_crc);
@@ -271,10 +298,10 @@ pub fn read_header(path: &Path) -> Result<(File, ImageHeader), ImageError> {
     if &head[..8] != MAGIC {
         return Err(fail("not an mpcrs image (bad magic)".into()));
     }
-    if u32_at(&head, H_VERSION) != VERSION {
+    let version = u32_at(&head, H_VERSION);
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(fail(format!(
-            "image version {} (this mpcrs reads {VERSION})",
-            u32_at(&head, H_VERSION)
+            "image version {version} (this mpcrs reads {OLDEST_VERSION} to {VERSION})"
         )));
     }
     let count = u32_at(&head, H_REGIONS) as usize;
@@ -302,7 +329,13 @@ pub fn read_header(path: &Path) -> Result<(File, ImageHeader), ImageError> {
         size: u64_at(&meta, H_EXE_SIZE),
         crc: u32_at(&meta, H_EXE_CRC),
     };
-    let rt_len = (u32_at(&meta, H_RT_PATH_LEN) as usize).min(MAX_RUNTIME_PATH);
+    // Version 3 gave the runtime's path the owner's bytes too.
+    let rt_room = if version < 4 {
+        H_PARENT_EPOCH - H_RT_PATH
+    } else {
+        MAX_RUNTIME_PATH
+    };
+    let rt_len = (u32_at(&meta, H_RT_PATH_LEN) as usize).min(rt_room);
     let runtime = ExeIdentity {
         path: String::from_utf8_lossy(&meta[H_RT_PATH..H_RT_PATH + rt_len]).into_owned(),
         size: u64_at(&meta, H_RT_SIZE),
@@ -332,6 +365,11 @@ pub fn read_header(path: &Path) -> Result<(File, ImageHeader), ImageError> {
             runtime,
             brk: u64_at(&meta, H_BRK),
             regions,
+            owner: (version >= 4 && u32_at(&meta, H_OWNER_SET) == 1).then(|| Owner {
+                job: u64_at(&meta, H_OWNER_JOB),
+                epoch: u64_at(&meta, H_OWNER_EPOCH),
+                process: u32_at(&meta, H_OWNER_PROCESS),
+            }),
             parent: match u64_at(&meta, H_PARENT_EPOCH) {
                 0 => None,
                 epoch => Some(Parent {

@@ -23,6 +23,19 @@ pub fn job_id() -> String {
     format!("mpcrs-{}", std::process::id())
 }
 
+/// The key of the job this mpcrs-run starts ([`env::JOB_KEY`]): random, made
+/// once, the same for every run of it (a restart from a directory takes the
+/// key its manifest records instead).
+pub fn job_key() -> u64 {
+    use std::hash::BuildHasher;
+    static KEY: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *KEY.get_or_init(|| {
+        let seed = (std::process::id(), std::time::SystemTime::now());
+        // Never 0, which means "no key".
+        std::collections::hash_map::RandomState::new().hash_one(seed) | 1
+    })
+}
+
 /// What tells process `index` of `processes` who it is: PMI's rank and size, and
 /// mpcrs's own variables.
 /// `nodes` lists the node of every process (see [`env::NODES`]), `node_names`

@@ -139,6 +139,10 @@ pub fn restart_specs(
     }
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     cmd.env(env::CHECKPOINT_DIR.name, &dir);
+    match m.job {
+        Some(key) => cmd.env(env::JOB_KEY.name, format!("{key:x}")),
+        None => cmd.env_remove(env::JOB_KEY.name),
+    };
     cmd.env(env::CHECKPOINT_KEEP.name, args.keep.to_string());
     cmd.env(env::FULL_EVERY.name, args.full_every.to_string());
     if let Some(c) = &args.compress {
@@ -384,7 +388,11 @@ pub fn recover(
     rebuilt: &Path,
     verifier: &Verifier,
 ) -> Result<mpcrs_levels::recovery::Recovery, String> {
-    mpcrs_levels::recovery::recover(m, epoch_dir, k, rebuilt, &|p| verifier.check(p))
+    let check = |path: &Path, expected: mpcrs_levels::recovery::Expected| {
+        verifier.check(path)?;
+        crate::verifier::check_owner(path, expected, m.job)
+    };
+    mpcrs_levels::recovery::recover(m, epoch_dir, k, rebuilt, &check)
         .map_err(|e| format!("{}: {e}", epoch_name(k)))
 }
 

@@ -115,3 +115,32 @@ fn likely_chain_files(store: &mpcrs_cr::CheckpointDir, k: u64) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Whether the image at `path` is the one `expected` names: an image records
+/// its job, epoch and process (images of versions before 4, or taken
+/// outside a job, record none and pass). `job`: the job's key, as its
+/// manifest records it.
+pub fn check_owner(
+    path: &Path,
+    expected: mpcrs_levels::recovery::Expected,
+    job: Option<u64>,
+) -> Result<(), String> {
+    let (_, header) = mpcrs_cr::image::read_header(path).map_err(|e| e.problem)?;
+    let Some(owner) = header.owner else {
+        return Ok(());
+    };
+    if job.is_some_and(|j| j != owner.job) {
+        return Err(format!(
+            "is an image of another job (key {:x}, not {:x})",
+            owner.job,
+            job.unwrap_or_default()
+        ));
+    }
+    if owner.epoch != expected.epoch || owner.process as usize != expected.process {
+        return Err(format!(
+            "is process {}'s image of epoch {}, not process {}'s of epoch {}",
+            owner.process, owner.epoch, expected.process, expected.epoch
+        ));
+    }
+    Ok(())
+}

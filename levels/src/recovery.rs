@@ -77,9 +77,16 @@ pub struct Recovery {
     pub levels: Vec<Level>,
 }
 
-/// Whether a process's file is whole: `Ok`, or what is wrong. Called from
-/// several threads at once.
-pub type Check<'a> = dyn Fn(&Path) -> Result<(), String> + Sync + 'a;
+/// Whose file a level should hold: process `process`'s of epoch `epoch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expected {
+    pub epoch: u64,
+    pub process: usize,
+}
+
+/// Whether a process's file is whole and the one expected: `Ok`, or what is
+/// wrong. Called from several threads at once.
+pub type Check<'a> = dyn Fn(&Path, Expected) -> Result<(), String> + Sync + 'a;
 
 /// `f(0)..f(n)`, computed by as many threads as there are cores.
 pub fn side_by_side<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
@@ -116,11 +123,11 @@ pub fn side_by_side<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> 
 
 /// Checks a process's file with `check` (whether its content is whole):
 /// `Ok` when it is, else what is wrong.
-fn present_and(check: &Check<'_>, path: &Path) -> Result<(), String> {
+fn present_and(check: &Check<'_>, path: &Path, expected: Expected) -> Result<(), String> {
     if !path.is_file() {
         return Err("missing".into());
     }
-    check(path)
+    check(path, expected)
 }
 
 /// Recovers epoch `k` of the job of `m` (see the module); `check` says whether
@@ -134,7 +141,8 @@ pub fn recover(
     rebuilt: &Path,
     check: &Check<'_>,
 ) -> Result<Recovery, String> {
-    let intact = |path: &Path| present_and(check, path);
+    let intact =
+        |path: &Path, process: usize| present_and(check, path, Expected { epoch: k, process });
     let n = m.processes;
     let mut found: Vec<Option<(Level, PathBuf)>> = vec![None; n];
     let mut problems: Vec<Vec<String>> = vec![Vec::new(); n];
@@ -144,7 +152,7 @@ pub fn recover(
     let first_intact = |p: usize| -> (Option<(Level, PathBuf)>, Vec<String>) {
         let mut problems = Vec::new();
         if let Some(l1) = &files[p].local {
-            match intact(l1) {
+            match intact(l1, p) {
                 Ok(()) => return (Some((Level::Local, l1.clone())), problems),
                 Err(e) => {
                     problems.push(format!("L1 image {e} on {} ({})", host(m, p), l1.display()))
@@ -152,7 +160,7 @@ pub fn recover(
             }
         }
         if let Some((copy, q)) = &files[p].partner {
-            match intact(copy) {
+            match intact(copy, p) {
                 Ok(()) => return (Some((Level::Partner, copy.clone())), problems),
                 Err(e) => problems.push(format!("partner copy {e} on {}", host(m, *q))),
             }
@@ -204,7 +212,7 @@ pub fn recover(
                 Ok(()) => {
                     for &i in &lost {
                         let q = members[i];
-                        match intact(&out(i)) {
+                        match intact(&out(i), q) {
                             Ok(()) => {
                                 problems[q].push(format!(
                                     "rebuilt from the Reed-Solomon parity of its group (processes {:?}; intact: {})",
@@ -231,7 +239,7 @@ pub fn recover(
     for p in 0..n {
         if found[p].is_none() {
             let l4 = &files[p].global;
-            match intact(l4) {
+            match intact(l4, p) {
                 Ok(()) => found[p] = Some((Level::Global, l4.clone())),
                 Err(e) => problems[p].push(format!("L4 image {e} ({})", l4.display())),
             }

@@ -40,6 +40,9 @@ pub struct JobManifest {
     /// node-local storage goes from there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir: Option<PathBuf>,
+    /// The job's key (MPCRS_JOB_KEY), which its images record too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<u64>,
     #[serde(default)]
     pub nodes: Vec<u32>,
     /// The levels this epoch was to get (by number, 1 first), the levels
@@ -103,6 +106,7 @@ impl JobManifest {
                 .collect(),
             local: None,
             dir: None,
+            job: None,
             nodes: Vec::new(),
             levels: only_local(),
             complete: only_local(),
@@ -161,6 +165,7 @@ mod tests {
             loader_env: vec![("LD_LIBRARY_PATH".into(), "/opt/lib".into())],
             local: Some("/tmp/local".into()),
             dir: Some("/shared/ckpt".into()),
+            job: Some(0x1234_5678_9abc_def0),
             nodes: vec![0, 1],
             levels: vec![1, 2, 4],
             complete: vec![1, 2],

@@ -95,6 +95,8 @@ variables! {
         "At most this many images in a chain: a full image, then incremental ones (1: every image full).";
     COMPRESS = "MPCRS_COMPRESS", set_by "--compress", default "none",
         "What images store is compressed: none, zstd (level 3) or zstd:LEVEL (-7 to 19).";
+    JOB_KEY = "MPCRS_JOB_KEY", set_by "mpcrs-run", default "unset: images name no job",
+        "The job's key (hex), made at its first run and kept by every restart: images and manifests record it, and a restart refuses an image of another job.";
     RESTORE_CARRY_FDS = "MPCRS_RESTORE_CARRY_FDS", set_by "--restart, several processes", default "unset",
         "Variables naming descriptors the restored process keeps (its new PMI-2 connection).";
     LAUNCH_AGENT = "MPCRS_LAUNCH_AGENT", set_by "", default "ssh -o BatchMode=yes",

@@ -884,3 +884,130 @@ fn a_job_restarted_from_a_copy_of_its_directory_checkpoints_into_the_copy() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// Heat run to its end at -n 4 -p 2 with an epoch every 100 iterations (the
+/// last two kept): the scratch directory and the checkpoint directory, its
+/// node-local storage in `local/`.
+fn checkpointed_pair(name: &str) -> (PathBuf, PathBuf) {
+    let dir = scratch(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ckpt = dir.join("ckpt");
+    let heat = example("heat");
+    let o = run_job(
+        &[
+            "-n",
+            "4",
+            "-p",
+            "2",
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+            "--checkpoint-local",
+            dir.join("local").to_str().unwrap(),
+            heat.to_str().unwrap(),
+            "64",
+            "300",
+            "100",
+        ],
+        LIMIT,
+    );
+    expect_success(&o, "checkpointed heat");
+    (dir, ckpt)
+}
+
+/// An image put in the place of another keeps valid checksums; its header
+/// names its job, epoch and process, and `mpcrs-ckpt verify` and a restart
+/// refuse it naming the file: images of two processes swapped, an epoch's
+/// image copied into the next, another job's image. The restart falls back to
+/// the epoch before, whose images are whole, and ends the job.
+#[test]
+fn images_of_another_process_epoch_or_job_are_refused_by_name() {
+    fn swap(a: &Path, b: &Path) {
+        let t = a.with_extension("swap");
+        std::fs::rename(a, &t).unwrap();
+        std::fs::rename(b, a).unwrap();
+        std::fs::rename(&t, b).unwrap();
+    }
+    type Damage = fn(&Path, &Path, u64);
+    let cases: [(&str, Damage, &str); 3] = [
+        (
+            "swapped",
+            |dir, ckpt, k| {
+                swap(
+                    &dir.join(format!("local/node-0/epoch-{k}/process-0.img")),
+                    &dir.join(format!("local/node-0/epoch-{k}/process-1.img")),
+                );
+                swap(
+                    &ckpt.join(format!("epoch-{k}/process-0.img")),
+                    &ckpt.join(format!("epoch-{k}/process-1.img")),
+                );
+            },
+            "is process 1's image of epoch {k}, not process 0's of epoch {k}",
+        ),
+        (
+            "mixed",
+            |dir, ckpt, k| {
+                for (from, to) in [
+                    (
+                        dir.join(format!("local/node-0/epoch-{}/process-0.img", k - 1)),
+                        dir.join(format!("local/node-0/epoch-{k}/process-0.img")),
+                    ),
+                    (
+                        // Epoch k-1's L4 copy may not be made: its L1 image.
+                        dir.join(format!("local/node-0/epoch-{}/process-0.img", k - 1)),
+                        ckpt.join(format!("epoch-{k}/process-0.img")),
+                    ),
+                ] {
+                    std::fs::copy(from, to).unwrap();
+                }
+            },
+            "is process 0's image of epoch {j}, not process 0's of epoch {k}",
+        ),
+        (
+            "foreign",
+            |dir, ckpt, k| {
+                let (other, other_ckpt) = checkpointed_pair("owners-other");
+                assert_eq!(latest_epoch(&other_ckpt), Some(k));
+                std::fs::copy(
+                    other.join(format!("local/node-0/epoch-{k}/process-0.img")),
+                    dir.join(format!("local/node-0/epoch-{k}/process-0.img")),
+                )
+                .unwrap();
+                std::fs::copy(
+                    other_ckpt.join(format!("epoch-{k}/process-0.img")),
+                    ckpt.join(format!("epoch-{k}/process-0.img")),
+                )
+                .unwrap();
+                std::fs::remove_dir_all(&other).unwrap();
+            },
+            "is an image of another job",
+        ),
+    ];
+    for (name, damage, why) in cases {
+        let (dir, ckpt) = checkpointed_pair(&format!("owners-{name}"));
+        let k = latest_epoch(&ckpt).unwrap();
+        let why = why
+            .replace("{k}", &k.to_string())
+            .replace("{j}", &(k - 1).to_string());
+        damage(&dir, &ckpt, k);
+        let v = mpcrs_tests::mpcrs_ckpt(&["verify", ckpt.to_str().unwrap()]);
+        let (out, err) = mpcrs_tests::text(&v);
+        assert!(!v.status.success(), "{name}: verify passed\n{out}{err}");
+        let l1 = dir.join(format!("local/node-0/epoch-{k}/process-0.img"));
+        assert!(
+            out.contains(&format!(
+                "{}: wrong image (L1 (local)): {why}",
+                l1.display()
+            )),
+            "{name}:\n{out}{err}"
+        );
+        let (err, resumed) = restarted(&ckpt);
+        assert!(
+            err.contains(&format!("epoch-{k} cannot be restored"))
+                && err.contains(&why)
+                && err.contains(l1.to_str().unwrap()),
+            "{name}:\n{err}"
+        );
+        assert_eq!(resumed, Some((k - 1) * 100), "{name}:\n{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

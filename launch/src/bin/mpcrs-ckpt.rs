@@ -199,15 +199,24 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
             }
             let verified = mpcrs_cr::verify(&file);
             verifier.remember(&file, &verified);
-            match verified {
-                Ok(v) => println!(
+            let expected = mpcrs_levels::recovery::Expected {
+                epoch: k,
+                process: p,
+            };
+            let owner = mpcrs_launch::verifier::check_owner(&file, expected, m.job);
+            match (verified, owner) {
+                (Ok(_), Err(e)) => {
+                    println!("{}: wrong image ({level}): {e}", file.display());
+                    damaged.push(format!("{}: {e}", file.display()));
+                }
+                (Ok(v), Ok(())) => println!(
                     "{}: ok ({level}, {} regions, {} bytes of memory, executable {})",
                     file.display(),
                     v.header.regions.len(),
                     v.data_bytes,
                     v.header.exe.path
                 ),
-                Err(e) => {
+                (Err(e), _) => {
                     println!("{}: damaged ({level}): {}", file.display(), e.problem);
                     damaged.push(e.to_string());
                 }

@@ -211,6 +211,10 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
     if let Some(dir) = &args.checkpoint {
         let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
         cmd.env(env::CHECKPOINT_DIR.name, &dir);
+        cmd.env(
+            env::JOB_KEY.name,
+            format!("{:x}", mpcrs_launch::processes::job_key()),
+        );
         cmd.env(env::CHECKPOINT_KEEP.name, args.keep.to_string());
         cmd.env(env::FULL_EVERY.name, args.full_every.to_string());
         if let Some(c) = &args.compress {

@@ -57,6 +57,8 @@ pub(crate) struct Settings {
     /// every process and the host of every node.
     pub(crate) local: mpcrs_levels::store::LocalStore,
     pub(crate) me: usize,
+    /// The job's key (MPCRS_JOB_KEY; 0 when the launcher gave none).
+    pub(crate) job: u64,
     pub(crate) nodes: Vec<u32>,
     pub(crate) node_names: Vec<String>,
     /// Which levels each epoch gets (images; the application names the level
@@ -97,6 +99,11 @@ impl Settings {
                 full_every: self.full_every,
             }),
             compression: self.compression,
+            owner: (self.job != 0).then_some(mpcrs_cr::image::Owner {
+                job: self.job,
+                epoch: k,
+                process: self.me as u32,
+            }),
         }
     }
 
@@ -127,6 +134,7 @@ impl Settings {
         let mut m = mpcrs_settings::JobManifest::of_this_job(ranks, processes, hosts);
         m.local = Some(self.local.root().to_path_buf());
         m.dir = Some(self.dir.root().to_path_buf());
+        m.job = (self.job != 0).then_some(self.job);
         m.nodes = self.nodes.clone();
         m.levels = self
             .schedule
@@ -256,6 +264,18 @@ fn settings_from(var: &dyn Fn(&str) -> Option<String>) -> Option<Result<Settings
         },
         None => 2,
     };
+    let job = match var(env::JOB_KEY.name) {
+        None => 0,
+        Some(k) => match u64::from_str_radix(k.trim(), 16) {
+            Ok(k) => k,
+            Err(_) => {
+                return Some(Err(format!(
+                    "{}={k:?} is not a job key (hexadecimal)",
+                    env::JOB_KEY.name
+                )))
+            }
+        },
+    };
     let cfg = match crate::config::JobConfig::from_variables(var) {
         Ok(c) => c,
         Err(e) => return Some(Err(e)),
@@ -300,6 +320,7 @@ fn settings_from(var: &dyn Fn(&str) -> Option<String>) -> Option<Result<Settings
                 keep,
                 local: mpcrs_levels::store::LocalStore::new(local),
                 me: cfg.process,
+                job,
                 nodes: cfg.nodes.clone(),
                 node_names: cfg.node_names.clone(),
                 schedule,

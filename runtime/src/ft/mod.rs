@@ -74,6 +74,8 @@ fn shared(path: &Path) -> Result<&'static Shared, FtError> {
             keep: 1,
             local: mpcrs_levels::store::LocalStore::new(&config.local_dir),
             me: job.process,
+            // Protected data is not an image: its files name no owner.
+            job: 0,
             nodes: job.nodes.clone(),
             node_names: job.node_names.clone(),
             schedule: mpcrs_levels::Schedule::default_for(1),
@@ -577,7 +579,8 @@ fn newest_recoverable(dir: &mpcrs_cr::CheckpointDir, ranks: usize) -> Option<Fou
             &epoch_dir,
             k,
             &epoch_dir.join("rebuilt"),
-            &data::check,
+            // Protected data files name no owner: checksums only.
+            &|path, _| data::check(path),
         ) {
             Ok(r) => {
                 for note in &r.notes {
