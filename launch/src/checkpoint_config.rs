@@ -28,7 +28,8 @@ pub const KEYS: [&str; 9] = [
 /// The arguments of the file at `path`, as (option, `--option=value`);
 /// errors name the file and line.
 pub fn arguments(path: &Path) -> Result<Vec<(String, OsString)>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = mpcrs_settings::files::read_config_text(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut args = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let at = format!("{}:{}", path.display(), i + 1);

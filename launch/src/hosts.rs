@@ -43,7 +43,8 @@ pub fn parse_host_list(list: &str) -> Result<Vec<Host>, String> {
 /// A hostfile: one host per line, `name [slots=N]` (Open MPI) or `name:N`
 /// (MPICH); `#` starts a comment.
 pub fn parse_hostfile(path: &Path) -> Result<Vec<Host>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = mpcrs_settings::files::read_config_text(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut hosts = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let at = format!("{}:{}", path.display(), i + 1);

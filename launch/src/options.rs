@@ -15,11 +15,11 @@ use clap::Parser;
 )]
 pub struct Options {
     /// Number of MPI ranks.
-    #[arg(short = 'n', long = "np", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(short = 'n', long = "np", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_RANKS))]
     pub ranks: u32,
 
     /// Number of processes; ranks are spread over them in contiguous blocks.
-    #[arg(short = 'p', long = "processes", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(short = 'p', long = "processes", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_RANKS))]
     pub processes: u32,
 
     /// One rank per process (as -p equal to -n), for code that cannot share a
@@ -160,6 +160,50 @@ pub struct Options {
     pub left_out: Vec<String>,
 }
 
+/// The most ranks a job has: MPI numbers them with C ints.
+pub const MAX_RANKS: i64 = i32::MAX as i64;
+
+/// The address space the ranks of one process reserve for their stacks is
+/// checked before the job starts: beyond the process's limit (ulimit -v) or
+/// the half of x86-64's 128 TiB user space left for everything else, the
+/// processes would fail one by one mapping stacks, or first spend minutes
+/// making millions of ranks' tables. `stack`: each rank's stack.
+pub fn check_stack_space(ranks: u64, processes: u64, stack: u64) -> Result<(), String> {
+    let per_process = ranks.div_ceil(processes);
+    // Each stack has a guard page.
+    let needed = per_process.saturating_mul(stack.saturating_add(4096));
+    let mut limit = (
+        64u64 << 40,
+        "half of the 128 TiB a process can address".to_string(),
+    );
+    let mut rl = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit fills the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut rl) } == 0
+        && rl.rlim_cur != libc::RLIM_INFINITY
+        && rl.rlim_cur < limit.0
+    {
+        limit = (
+            rl.rlim_cur,
+            "the address-space limit of a process (ulimit -v)".into(),
+        );
+    }
+    if needed <= limit.0 {
+        return Ok(());
+    }
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    Err(format!(
+        "-n {ranks} in {processes} process{} puts {per_process} ranks in a process, whose stacks of {} KiB need {:.1} GiB of address space; {} is {:.1} GiB: lower -n or --stack-size, or use more processes (-p)",
+        if processes == 1 { "" } else { "es" },
+        stack >> 10,
+        gib(needed),
+        limit.1,
+        gib(limit.0)
+    ))
+}
+
 /// The hosts of --host or --hostfile, if given.
 pub fn hosts(args: &Options) -> Option<Result<Vec<crate::hosts::Host>, String>> {
     match (&args.host, &args.hostfile) {
@@ -215,12 +259,15 @@ fn parse_schedule(s: &str) -> Result<mpcrs_levels::Schedule, String> {
         .map_err(|e: mpcrs_levels::schedule::ScheduleError| e.to_string())
 }
 
+/// The longest checkpoint interval (about 31 years).
+const MAX_INTERVAL: f64 = 1e9;
+
 fn parse_seconds(s: &str) -> Result<f64, String> {
     s.trim()
         .parse::<f64>()
         .ok()
-        .filter(|v| v.is_finite() && *v >= 0.01)
-        .ok_or_else(|| format!("{s:?} is not a number of seconds of at least 0.01"))
+        .filter(|v| v.is_finite() && (0.01..=MAX_INTERVAL).contains(v))
+        .ok_or_else(|| format!("{s:?} is not a number of seconds from 0.01 to {MAX_INTERVAL:e}"))
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {

@@ -20,9 +20,8 @@ use crate::libc_state;
 use crate::libraries::{self, write_slot, Libraries};
 use crate::program_tls;
 
-/// Default ULT stack of a C rank: C programs size stack arrays for an OS thread's
-/// 8 MiB; only the pages a rank touches are committed.
-const C_STACK_SIZE: usize = 8 << 20;
+/// Default ULT stack of a C rank (see the constant).
+const C_STACK_SIZE: usize = mpcrs_settings::variables::C_STACK_SIZE as usize;
 
 const RTLD_DI_LINKMAP: c_int = 2;
 

@@ -2,8 +2,9 @@
 //! environment variable declared once with its default and meaning
 //! ([`variables`]), the layout of ranks over processes ([`layout`]), the job
 //! manifest that records a job in a checkpoint epoch so that it can be started
-//! again ([`manifest`]), and the diagnostics switch ([`diagnostics`],
-//! `MPCRS_LOG`).
+//! again ([`manifest`]), the diagnostics switch ([`diagnostics`],
+//! `MPCRS_LOG`), and how the configuration files users name are read
+//! ([`files`]).
 //!
 //! Owns: the names and defaults of the `MPCRS_*` variables, the rank blocks of
 //! each process, the manifest's format, how diagnostics are written.
@@ -13,6 +14,7 @@
 //! on none of them.
 
 pub mod diagnostics;
+pub mod files;
 pub mod layout;
 pub mod manifest;
 pub mod variables;

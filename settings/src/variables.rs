@@ -114,6 +114,11 @@ variables! {
         "Seconds after which mpcrs-run ends the job (exit status 124).";
 }
 
+/// The stack of a rank of a C program when MPCRS_STACK_SIZE does not say:
+/// C programs size stack arrays for an OS thread's 8 MiB; only the pages a
+/// rank touches are committed. (Rust programs: the scheduler's 1 MiB.)
+pub const C_STACK_SIZE: u64 = 8 << 20;
+
 /// [`ALL`] as mpcrs-run's `--help` shows it.
 pub fn help_text() -> String {
     let mut s = String::from("Environment variables:\n");

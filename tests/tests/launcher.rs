@@ -633,3 +633,55 @@ fn a_checkpoint_request_to_a_job_without_checkpoints_is_answered_not_fatal() {
     // Still supervising: the time limit ends the job, as without the signal.
     assert_eq!(o.status.code(), Some(124), "{err}");
 }
+
+/// Inputs beyond what a job can be: each refused before anything starts, in
+/// one line naming the option and the limit, with status 2; never a panic.
+#[test]
+fn huge_counts_intervals_and_files_that_are_not_files_are_refused_by_name() {
+    let hello = mpcrs_tests::example("hello");
+    let h = hello.to_str().unwrap();
+    let ckpt = std::env::temp_dir().join(format!("mpcrs-huge-{}", std::process::id()));
+    let c = ckpt.to_str().unwrap();
+    let cases: [(&[&str], &str); 7] = [
+        (&["-n", "4294967295", h], "4294967295 is not in 1..=2147483647"),
+        (&["-n", "4", "-p", "4294967295", h], "4294967295 is not in 1..=2147483647"),
+        (
+            &["--checkpoint", c, "--checkpoint-interval", "1e300", "-n", "2", h],
+            "\"1e300\" is not a number of seconds from 0.01 to 1e9",
+        ),
+        (&["--config", "/dev/zero", "-n", "2", h], "/dev/zero: cannot read: not a regular file"),
+        (&["--checkpoint-config", "/dev/zero", "-n", "2", h], "/dev/zero: not a regular file"),
+        (&["--hostfile", "/dev/zero", "-n", "2", h], "/dev/zero: not a regular file"),
+        (
+            &["--stack-size", "1000G", "-n", "100000", h],
+            "-n 100000 in 1 process puts 100000 ranks in a process, whose stacks of 1048576000 KiB need",
+        ),
+    ];
+    for (args, expected) in cases {
+        let o = run_job(args, Duration::from_secs(20));
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // Ten million ranks under an address-space limit of 8 GB.
+    let o = mpcrs_tests::run_command(
+        std::process::Command::new("sh").args([
+            "-c",
+            &format!(
+                "ulimit -v 8000000 && exec {} -n 10000000 {h}",
+                mpcrs_tests::mpcrs_run().display()
+            ),
+        ]),
+        Duration::from_secs(20),
+    );
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the address-space limit of a process (ulimit -v) is 7.5 GiB")
+            || err.contains("the address-space limit of a process (ulimit -v) is 7.6 GiB"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let _ = std::fs::remove_dir_all(&ckpt);
+}

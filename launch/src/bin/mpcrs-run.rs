@@ -154,6 +154,17 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
         .and_then(|p| p.parent().map(|d| d.to_path_buf()));
     let c_program =
         resolve_program(program).and_then(|p| mpcrs_elf::mpi_program(&p).map(|kind| (p, kind)));
+    let default_stack = match &c_program {
+        Some(_) => env::C_STACK_SIZE,
+        None => mpcrs_scheduler::DEFAULT_STACK_SIZE as u64,
+    };
+    let stack = args.stack_size.unwrap_or(default_stack);
+    if let Err(e) =
+        mpcrs_launch::options::check_stack_space(args.ranks as u64, args.processes as u64, stack)
+    {
+        mpcrs_settings::report!(error, "mpcrs-run: {e}");
+        return Err(ExitCode::from(2));
+    }
     let mut cmd = match (c_program, &here) {
         // A C/C++ program linked against libmpi (ours or MPICH's): its ranks run as
         // threads of mpcrs-exec, which loads one copy of the program per rank.

@@ -82,7 +82,7 @@ pub const DEFAULT_OPTION: &str = "default";
 
 impl NetConfig {
     pub fn load(path: &Path) -> Result<NetConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        let text = mpcrs_settings::files::read_config_text(path).map_err(|e| ConfigError {
             file: path.to_path_buf(),
             pos: None,
             reason: format!("cannot read: {e}"),

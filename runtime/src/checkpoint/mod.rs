@@ -750,7 +750,8 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s > 0.0)
-        .map(Duration::from_secs_f64);
+        // Longer than a Duration holds: never.
+        .and_then(|s| Duration::try_from_secs_f64(s).ok());
     // SAFETY: the handler only touches an atomic and makes a futex call.
     unsafe {
         let mut act: libc::sigaction = std::mem::zeroed();
@@ -763,7 +764,7 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
         .name("mpcrs-ckpt-request".into())
         .spawn(move || {
             mpcrs_cr::dump::prepare();
-            let mut next = interval.map(|i| Instant::now() + i);
+            let mut next = interval.and_then(|i| Instant::now().checked_add(i));
             loop {
                 let timeout = next.map(|t| t.saturating_duration_since(Instant::now()));
                 futex::wait(&REQUEST, 0, timeout);
@@ -811,7 +812,7 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
                     _ => {}
                 }
                 if why.is_some() {
-                    next = interval.map(|i| Instant::now() + i);
+                    next = interval.and_then(|i| Instant::now().checked_add(i));
                 }
             }
         });
