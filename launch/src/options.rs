@@ -71,9 +71,17 @@ pub struct Options {
     pub checkpoint: Option<std::path::PathBuf>,
 
     /// Also checkpoint every SECONDS, wherever the program is (as SIGUSR1 to
-    /// mpcrs-run does): unmodified programs get checkpoints too.
-    #[arg(long = "checkpoint-interval", value_name = "SECONDS", requires = "checkpoint", value_parser = parse_seconds)]
-    pub checkpoint_interval: Option<f64>,
+    /// mpcrs-run does): unmodified programs get checkpoints too. `auto`: at
+    /// the interval the job's measured checkpoint cost and the MTBF call for
+    /// (Daly's optimum, never more than 1% of the time in checkpoints).
+    #[arg(long = "checkpoint-interval", value_name = "SECONDS|auto", requires = "checkpoint", value_parser = parse_interval)]
+    pub checkpoint_interval: Option<String>,
+
+    /// With --checkpoint-interval auto: the job's mean time between failures
+    /// (SECONDS, or with a suffix s, m, h, d; default: five years over the
+    /// job's nodes).
+    #[arg(long = "mtbf", value_name = "DURATION", requires = "checkpoint_interval", value_parser = parse_duration)]
+    pub mtbf: Option<f64>,
 
     /// Node-local storage for checkpoints (L1): each node writes its
     /// processes' images under DIR/node-N/ (default: $MPCRS_CHECKPOINT_LOCAL,
@@ -268,6 +276,33 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
         .ok()
         .filter(|v| v.is_finite() && (0.01..=MAX_INTERVAL).contains(v))
         .ok_or_else(|| format!("{s:?} is not a number of seconds from 0.01 to {MAX_INTERVAL:e}"))
+}
+
+/// `--checkpoint-interval`: "auto", or seconds (as the runtime reads them).
+fn parse_interval(s: &str) -> Result<String, String> {
+    if s.trim() == "auto" {
+        return Ok("auto".into());
+    }
+    parse_seconds(s).map(|v| v.to_string())
+}
+
+/// `--mtbf`: seconds, or a number with a suffix s, m, h or d.
+fn parse_duration(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (num, unit) = match t.chars().last() {
+        Some('s') => (&t[..t.len() - 1], 1.0),
+        Some('m') => (&t[..t.len() - 1], 60.0),
+        Some('h') => (&t[..t.len() - 1], 3600.0),
+        Some('d') => (&t[..t.len() - 1], 86400.0),
+        _ => (t, 1.0),
+    };
+    num.parse::<f64>()
+        .ok()
+        .map(|v| v * unit)
+        .filter(|v| v.is_finite() && (1.0..=1e12).contains(v))
+        .ok_or_else(|| {
+            format!("{s:?} is not a duration from 1 s to 1e12 s (e.g. 3600, 90m, 24h, 7d)")
+        })
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {

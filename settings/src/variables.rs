@@ -84,7 +84,9 @@ variables! {
     POST_PROCESSING = "MPCRS_POST_PROCESSING", set_by "--post-processing", default "helpers",
         "helpers: levels L2-L4 are made by helper tasks while the ranks go on; inline: the checkpoint returns once they are made.";
     CHECKPOINT_INTERVAL = "MPCRS_CHECKPOINT_INTERVAL", set_by "--checkpoint-interval", default "unset: no periodic checkpoint",
-        "Seconds between checkpoints taken wherever the program is.";
+        "Seconds between checkpoints taken wherever the program is, or auto: Daly's optimum for the measured cost of the job's checkpoints and MPCRS_MTBF, never more than 1% of the time in checkpoints.";
+    MTBF = "MPCRS_MTBF", set_by "--mtbf", default "five years over the job's nodes",
+        "Mean time between failures, in seconds, that MPCRS_CHECKPOINT_INTERVAL=auto plans for.";
     RESTORE = "MPCRS_RESTORE", set_by "--restart, per process", default "unset",
         "The image a process restores before anything else runs.";
     RESTORE_CHAIN = "MPCRS_RESTORE_CHAIN", set_by "--restart, per process, for an incremental image", default "unset: DIR/epoch-J/ beside the image",

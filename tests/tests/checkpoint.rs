@@ -171,3 +171,66 @@ fn checkpoint_data_is_private_whatever_the_umask() {
     );
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// `--checkpoint-interval auto`: the interval follows the measured cost of
+/// the job's checkpoints: a job with 64 times the memory per rank checkpoints
+/// less often, each interval said in a line with the cost it comes from.
+#[test]
+fn the_auto_interval_grows_with_the_cost_of_the_images() {
+    let heat = mpcrs_tests::build_c(
+        &mpcrs_tests::shared_bench("heat.c"),
+        "heat-interval",
+        None,
+        &["-DWITH_MPIX", "-lm"],
+    );
+    let measured_interval = |kib: &str| -> f64 {
+        let dir = std::env::temp_dir().join(format!("mpcrs-auto-{kib}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let job = mpcrs_tests::BackgroundJob::start(&[
+            "-n",
+            "4",
+            "--checkpoint",
+            dir.to_str().unwrap(),
+            "--checkpoint-interval",
+            "auto",
+            "--mtbf",
+            "5",
+            heat.to_str().unwrap(),
+            kib,
+            "100000000",
+            "1000000000",
+        ]);
+        let line = |err: &str| {
+            err.lines()
+                .find(|l| l.contains("auto: checkpoints cost ") && !l.contains("not measured"))
+                .map(String::from)
+        };
+        job.wait_for(
+            "an interval from a measured cost",
+            Duration::from_secs(60),
+            |_, err| line(err).is_some(),
+        );
+        let (_, err) = job.output();
+        let (status, _, _) = job.kill_processes();
+        assert!(!status.success());
+        let _ = std::fs::remove_dir_all(&dir);
+        let line = line(&err).unwrap();
+        assert!(
+            err.contains(
+                "checkpoint interval 0.5 s (auto: checkpoints cost not measured yet, MTBF 5 s)"
+            ),
+            "{err}"
+        );
+        line.split("checkpoint interval ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"))
+    };
+    let small = measured_interval("512");
+    let large = measured_interval("32768");
+    assert!(
+        large > 2.0 * small,
+        "{large} s for 32 MiB per rank, {small} s for 512 KiB"
+    );
+}

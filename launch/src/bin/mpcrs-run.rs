@@ -235,8 +235,11 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
             env::CHECKPOINT_LOCAL.name,
             mpcrs_launch::options::local_root(args.checkpoint_local.as_deref(), &dir),
         );
-        if let Some(s) = args.checkpoint_interval {
-            cmd.env(env::CHECKPOINT_INTERVAL.name, s.to_string());
+        if let Some(s) = &args.checkpoint_interval {
+            cmd.env(env::CHECKPOINT_INTERVAL.name, s);
+        }
+        if let Some(m) = args.mtbf {
+            cmd.env(env::MTBF.name, m.to_string());
         }
         if let Some(levels) = &args.levels {
             cmd.env(env::CHECKPOINT_LEVELS.name, levels.to_string());

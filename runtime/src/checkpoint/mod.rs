@@ -25,6 +25,7 @@ use mpcrs_settings::variables as env;
 
 mod across;
 mod helpers;
+mod interval;
 pub(crate) mod network;
 mod post;
 
@@ -634,6 +635,7 @@ fn commit_epoch(
     } else {
         String::new()
     };
+    interval::measured(f.stall, f.write);
     mpcrs_settings::report!(info,
         "mpcrs: checkpoint epoch {k}: {} bytes ({} stored){images}, application stall {:.1} ms, write {:.0} MB/s",
         f.bytes,
@@ -746,12 +748,39 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
     let Some(Ok(settings)) = settings() else {
         return RequestServer(None);
     };
-    let interval = std::env::var(env::CHECKPOINT_INTERVAL.name)
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0)
-        // Longer than a Duration holds: never.
-        .and_then(|s| Duration::try_from_secs_f64(s).ok());
+    let nodes = {
+        let mut n = settings.nodes.clone();
+        n.sort_unstable();
+        n.dedup();
+        n.len()
+    };
+    let interval = interval::Interval::parse(
+        env::CHECKPOINT_INTERVAL.get().as_deref(),
+        env::MTBF.get().as_deref(),
+        nodes,
+    );
+    // The next checkpoint's time; `auto` says its interval when it changes.
+    let mut said: Option<Duration> = None;
+    let mut next_time = move || {
+        let i = interval?;
+        let d = i.next(interval::last_cost());
+        if let interval::Interval::Auto { mtbf } = i {
+            let changed = said.is_none_or(|s| d.abs_diff(s) * 10 > s);
+            if changed && network::get().is_none_or(|n| n.me() == 0) {
+                let cost = interval::last_cost().map_or("not measured yet".into(), |c| {
+                    format!("{:.3} s", c.as_secs_f64())
+                });
+                mpcrs_settings::report!(
+                    info,
+                    "mpcrs: checkpoint interval {:.1} s (auto: checkpoints cost {cost}, MTBF {:.0} s)",
+                    d.as_secs_f64(),
+                    mtbf.as_secs_f64()
+                );
+                said = Some(d);
+            }
+        }
+        Instant::now().checked_add(d)
+    };
     // SAFETY: the handler only touches an atomic and makes a futex call.
     unsafe {
         let mut act: libc::sigaction = std::mem::zeroed();
@@ -764,7 +793,7 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
         .name("mpcrs-ckpt-request".into())
         .spawn(move || {
             mpcrs_cr::dump::prepare();
-            let mut next = interval.and_then(|i| Instant::now().checked_add(i));
+            let mut next = next_time();
             loop {
                 let timeout = next.map(|t| t.saturating_duration_since(Instant::now()));
                 futex::wait(&REQUEST, 0, timeout);
@@ -812,7 +841,7 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
                     _ => {}
                 }
                 if why.is_some() {
-                    next = interval.and_then(|i| Instant::now().checked_add(i));
+                    next = next_time();
                 }
             }
         });
