@@ -230,7 +230,10 @@ unsafe fn put(
         )
     };
     match request {
-        Some(out) => request_handle(&w, call, r, None, out),
+        Some(out) => {
+            let r = r.map(|q| q.unwrap_or_else(|| RawRequest::completed(mpcrs::Status::empty())));
+            request_handle(&w, call, r, None, out)
+        }
         None => crate::windows::win_ret(&w, r.map(|_| ())),
     }
 }

@@ -183,6 +183,23 @@ fn an_unreachable_agent_host_ends_the_job_with_its_name() {
     );
 }
 
+/// For a heat job with checkpoints across hosts: a fresh checkpoint
+/// directory, the heat example, and the checksum of heat -n 8 256 16000 run
+/// uninterrupted in one process.
+fn checkpointed_heat_setup(name: &str) -> (std::path::PathBuf, String, String) {
+    let dir = std::env::temp_dir().join(format!("mpcrs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let heat = example("heat").to_str().unwrap().to_string();
+    let reference = heat_checksum(&expect_success(
+        &run_job(
+            &["-n", "8", "-c", "2", &heat, "256", "16000"],
+            Duration::from_secs(120),
+        ),
+        "uninterrupted heat",
+    ));
+    (dir, heat, reference)
+}
+
 /// A job of 4 processes on two hosts, checkpointed and killed, restarts on two
 /// other hosts (the checkpoint directory is at the same path on all, as on a
 /// shared file system) and ends with the checksum of an uninterrupted run.
@@ -190,16 +207,9 @@ fn an_unreachable_agent_host_ends_the_job_with_its_name() {
 fn a_job_checkpointed_on_two_hosts_restarts_on_two_others() {
     let hosts = Hosts::new(4, 2);
     let agent = hosts.agent_command();
-    let dir = std::env::temp_dir().join(format!("mpcrs-hosts-ckpt-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let d = dir.to_str().unwrap();
-    let heat = example("heat");
-    let heat = heat.to_str().unwrap();
+    let (dir, heat, reference) = checkpointed_heat_setup("hosts-ckpt");
+    let (d, heat) = (dir.to_str().unwrap(), heat.as_str());
     let limit = Duration::from_secs(120);
-    let reference = heat_checksum(&expect_success(
-        &run_job(&["-n", "8", "-c", "2", heat, "256", "16000"], limit),
-        "uninterrupted heat",
-    ));
     let first = hosts.list(&[1, 2]);
     let job = BackgroundJob::start(&[
         "-n",
@@ -251,16 +261,9 @@ fn a_job_checkpointed_on_two_hosts_restarts_on_two_others() {
 fn a_host_that_lost_a_process_is_left_out_and_a_spare_takes_its_place() {
     let hosts = Hosts::new(3, 4);
     let agent = hosts.agent_command();
-    let dir = std::env::temp_dir().join(format!("mpcrs-spare-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let d = dir.to_str().unwrap();
-    let heat = example("heat");
-    let heat = heat.to_str().unwrap();
+    let (dir, heat, reference) = checkpointed_heat_setup("spare");
+    let (d, heat) = (dir.to_str().unwrap(), heat.as_str());
     let limit = Duration::from_secs(120);
-    let reference = heat_checksum(&expect_success(
-        &run_job(&["-n", "8", "-c", "2", heat, "256", "16000"], limit),
-        "uninterrupted heat",
-    ));
     let (h1, h2, h3) = (hosts.host(1), hosts.host(2), hosts.host(3));
     let list = format!("{h1}:2,{h2}:2,{h3}:2");
     let job = BackgroundJob::start(&[

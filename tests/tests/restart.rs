@@ -422,27 +422,32 @@ fn a_writer_killed_mid_dump_leaves_the_previous_epoch_to_restart_from() {
 /// A short checkpointed run of a private copy of the heat example; returns
 /// the directory and the copy.
 fn checkpointed_copy(name: &str) -> (PathBuf, PathBuf) {
+    checkpointed_heat(name, &["-n", "4"])
+}
+
+/// Heat (a copy of the example's executable, in the scratch directory) run
+/// to its end in `layout` with an epoch every 100 iterations, the last two
+/// kept: the scratch directory and the checkpoint directory, its node-local
+/// storage in `local/`.
+fn checkpointed_heat(name: &str, layout: &[&str]) -> (PathBuf, PathBuf) {
     let dir = scratch(name);
     std::fs::create_dir_all(&dir).unwrap();
     let exe = dir.join("heat-copy");
     std::fs::copy(example("heat"), &exe).unwrap();
     let ckpt = dir.join("ckpt");
-    let o = run_job(
-        &[
-            "-n",
-            "4",
-            "--checkpoint",
-            ckpt.to_str().unwrap(),
-            "--checkpoint-local",
-            dir.join("local").to_str().unwrap(),
-            exe.to_str().unwrap(),
-            "64",
-            "300",
-            "100",
-        ],
-        LIMIT,
-    );
-    expect_success(&o, "checkpointed heat");
+    let local = dir.join("local");
+    let mut args = layout.to_vec();
+    args.extend_from_slice(&[
+        "--checkpoint",
+        ckpt.to_str().unwrap(),
+        "--checkpoint-local",
+        local.to_str().unwrap(),
+        exe.to_str().unwrap(),
+        "64",
+        "300",
+        "100",
+    ]);
+    expect_success(&run_job(&args, LIMIT), "checkpointed heat");
     (dir, ckpt)
 }
 
@@ -885,33 +890,8 @@ fn a_job_restarted_from_a_copy_of_its_directory_checkpoints_into_the_copy() {
     }
 }
 
-/// Heat run to its end at -n 4 -p 2 with an epoch every 100 iterations (the
-/// last two kept): the scratch directory and the checkpoint directory, its
-/// node-local storage in `local/`.
 fn checkpointed_pair(name: &str) -> (PathBuf, PathBuf) {
-    let dir = scratch(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    let ckpt = dir.join("ckpt");
-    let heat = example("heat");
-    let o = run_job(
-        &[
-            "-n",
-            "4",
-            "-p",
-            "2",
-            "--checkpoint",
-            ckpt.to_str().unwrap(),
-            "--checkpoint-local",
-            dir.join("local").to_str().unwrap(),
-            heat.to_str().unwrap(),
-            "64",
-            "300",
-            "100",
-        ],
-        LIMIT,
-    );
-    expect_success(&o, "checkpointed heat");
-    (dir, ckpt)
+    checkpointed_heat(name, &["-n", "4", "-p", "2"])
 }
 
 /// An image put in the place of another keeps valid checksums; its header

@@ -669,7 +669,9 @@ impl Window {
 
     /// MPI_Put (and MPI_Rput): `data` (packed origin bytes) into target
     /// `target`'s layout `blocks` at displacement `disp`. `keep` holds a
-    /// packed copy `data` points into, if any.
+    /// packed copy `data` points into, if any. `None`: complete already (a
+    /// target this process reaches by stores; the small result keeps the
+    /// common case free of a request written and read back).
     ///
     /// # Safety
     /// `data` valid for the blocks' bytes until the operation completes.
@@ -683,21 +685,20 @@ impl Window {
         target: i32,
         disp: isize,
         blocks: &[(i64, u64)],
-    ) -> Result<RawRequest> {
-        let done = || Ok(RawRequest::completed(Status::empty()));
+    ) -> Result<Option<RawRequest>> {
         let Some(t) = self.check_target(call, target)? else {
-            return done();
+            return Ok(None);
         };
         let at = self.locate(call, t, disp, blocks)?;
         let len: u64 = blocks.iter().map(|b| b.1).sum();
         if len == 0 {
-            return done();
+            return Ok(None);
         }
         if let Some(tg) = self.local(t) {
             self.check_local(call, tg, at, blocks)?;
             // SAFETY: checked layout; `data` holds `len` bytes (contract).
             unsafe { tg.scatter(at, blocks, std::slice::from_raw_parts(data, len as usize)) };
-            return done();
+            return Ok(None);
         }
         let req = Request {
             at,
@@ -707,6 +708,7 @@ impl Window {
         };
         // SAFETY: forwarded.
         unsafe { self.send_request(call, t, req, Some((data, len as usize, keep)), None, None) }
+            .map(Some)
     }
 
     /// MPI_Get (and MPI_Rget): target `target`'s layout into `into` (packed);
