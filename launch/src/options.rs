@@ -195,7 +195,7 @@ pub fn check_stack_space(ranks: u64, processes: u64, stack: u64) -> Result<(), S
     {
         limit = (
             rl.rlim_cur,
-            "the address-space limit of a process (ulimit -v)".into(),
+            "the address-space limit of a process (ulimit -v, RLIMIT_AS)".into(),
         );
     }
     if needed <= limit.0 {

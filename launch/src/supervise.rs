@@ -215,6 +215,23 @@ pub struct Supervision {
     pub time_limit: Option<Duration>,
 }
 
+/// How long after a process fails with a status the others are watched for
+/// one killed by a signal, the likelier cause.
+const CAUSE_WINDOW: Duration = Duration::from_millis(100);
+
+/// A process's failure as the job's outcome.
+fn failure(spec: &ProcessSpec, status: ExitStatus) -> Outcome {
+    let (reason, code) = describe(status);
+    Outcome::Failed {
+        index: spec.index,
+        ranks: spec.ranks.clone(),
+        host: spec.host.clone(),
+        reason,
+        signal: status.signal(),
+        code,
+    }
+}
+
 /// Runs the processes to completion; the first failure ends the others (within
 /// the `grace` period) and is reported.
 pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome> {
@@ -311,17 +328,31 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
                 done[i] = true;
                 tracing::debug!(process = spec.index, %status, "process ended");
                 if !status.success() {
-                    let (reason, code) = describe(status);
-                    failed = Some(Outcome::Failed {
-                        index: spec.index,
-                        ranks: spec.ranks.clone(),
-                        host: spec.host.clone(),
-                        reason,
-                        signal: status.signal(),
-                        code,
-                    });
+                    failed = Some(failure(spec, status));
                     break;
                 }
+            }
+        }
+        // A process that exits with a failure status may only be the first
+        // to notice another's death (its peer's connection reset): a process
+        // killed by a signal within the next moments is the cause, named
+        // instead (and the host a restart leaves out).
+        if let Some(Outcome::Failed { signal: None, .. }) = failed {
+            let until = Instant::now() + CAUSE_WINDOW;
+            'look: while Instant::now() < until {
+                for (i, (spec, child)) in children.iter_mut().enumerate() {
+                    if done[i] {
+                        continue;
+                    }
+                    if let Some(status) = child.try_wait()? {
+                        done[i] = true;
+                        if status.signal().is_some() {
+                            failed = Some(failure(spec, status));
+                            break 'look;
+                        }
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(2));
             }
         }
         if let Some(f) = failed {

@@ -678,8 +678,9 @@ fn huge_counts_intervals_and_files_that_are_not_files_are_refused_by_name() {
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("the address-space limit of a process (ulimit -v) is 7.5 GiB")
-            || err.contains("the address-space limit of a process (ulimit -v) is 7.6 GiB"),
+        err.contains("the address-space limit of a process (ulimit -v, RLIMIT_AS) is 7.5 GiB")
+            || err
+                .contains("the address-space limit of a process (ulimit -v, RLIMIT_AS) is 7.6 GiB"),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");

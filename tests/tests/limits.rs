@@ -100,7 +100,8 @@ fn a_fault_in_a_c_rank_names_the_rank() {
 
 /// A job whose stacks do not fit the address-space limit ends with one line
 /// naming RLIMIT_AS and what to change, a non-zero status, no backtrace, and
-/// no hang.
+/// no hang: refused by mpcrs-run before it starts, and by the runtime of a
+/// program started directly with that many ranks.
 #[test]
 fn an_address_space_limit_is_named_in_one_line() {
     let ring = example("ring");
@@ -112,6 +113,22 @@ fn an_address_space_limit_is_named_in_one_line() {
     );
     let o = run_command(
         Command::new("sh").args(["-c", &script]),
+        Duration::from_secs(120),
+    );
+    let err = text(&o).1;
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("mpcrs-run: -n 40000 in 1 process")
+            && err.contains("RLIMIT_AS")
+            && err.contains("--stack-size"),
+        "{err}"
+    );
+    let script = format!("ulimit -v 3000000 && exec {}", ring.display());
+    let o = run_command(
+        Command::new("sh")
+            .args(["-c", &script])
+            .env(mpcrs_settings::variables::RANKS.name, "40000"),
         Duration::from_secs(120),
     );
     let err = text(&o).1;

@@ -104,7 +104,12 @@ fn main() -> ExitCode {
             }
         }
     }
-    // Claimed for as long as the job runs, restarts included.
+    let specs = match first_run(&args) {
+        Ok(specs) => specs,
+        Err(status) => return status,
+    };
+    // Claimed once everything is checked (a refused job leaves no
+    // directory), for as long as the job runs, restarts included.
     let _claim = match &args.checkpoint {
         Some(dir) => match mpcrs_launch::checkpoint_dir::claim(dir) {
             Ok(c) => Some(c),
@@ -114,10 +119,6 @@ fn main() -> ExitCode {
             }
         },
         None => None,
-    };
-    let specs = match first_run(&args) {
-        Ok(specs) => specs,
-        Err(status) => return status,
     };
     let first = Run {
         specs,
