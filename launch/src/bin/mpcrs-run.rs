@@ -104,13 +104,10 @@ fn main() -> ExitCode {
             }
         }
     }
-    let specs = match first_run(&args) {
-        Ok(specs) => specs,
-        Err(status) => return status,
-    };
-    // Claimed once everything is checked (a refused job leaves no
-    // directory), for as long as the job runs, restarts included.
-    let _claim = match &args.checkpoint {
+    // Claimed for as long as the job runs, restarts included; a directory
+    // made by the claim goes again if the job is refused.
+    let made = args.checkpoint.as_ref().filter(|d| !d.exists()).cloned();
+    let claim = match &args.checkpoint {
         Some(dir) => match mpcrs_launch::checkpoint_dir::claim(dir) {
             Ok(c) => Some(c),
             Err(e) => {
@@ -120,6 +117,17 @@ fn main() -> ExitCode {
         },
         None => None,
     };
+    let specs = match first_run(&args) {
+        Ok(specs) => specs,
+        Err(status) => {
+            drop(claim);
+            if let Some(dir) = made {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            return status;
+        }
+    };
+    let _claim = claim;
     let first = Run {
         specs,
         resumed_from: None,
