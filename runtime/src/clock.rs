@@ -192,9 +192,7 @@ fn counter_ns() -> f64 {
 /// saw free at `seq`); `None` if another caller is doing it.
 #[cold]
 fn resample(seq: u64) -> Option<f64> {
-    SEQ.compare_exchange(seq, seq + 1, Ordering::Acquire, Ordering::Relaxed)
-        .ok()?;
-    fence(Ordering::Release);
+    lock_at(seq)?;
     let (tsc, now) = sample();
     let at = ANCHOR_TSC.load(Ordering::Relaxed);
     let anchor_ns = f64::from_bits(ANCHOR_NS.load(Ordering::Relaxed));
@@ -234,6 +232,11 @@ fn lock() -> Option<u64> {
     if seq & 1 == 1 {
         return None;
     }
+    lock_at(seq)
+}
+
+/// Takes the sequence lock if it still reads `seq` (free).
+fn lock_at(seq: u64) -> Option<u64> {
     SEQ.compare_exchange(seq, seq + 1, Ordering::Acquire, Ordering::Relaxed)
         .ok()?;
     fence(Ordering::Release);

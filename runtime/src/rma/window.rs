@@ -526,6 +526,13 @@ impl Window {
         Ok(Some(target as usize))
     }
 
+    /// Whether target `t` (one of the first 64) is locked, read without the
+    /// state's lock from the bits [`Window::publish`] keeps.
+    #[inline]
+    fn locked_by_bit(&self, t: usize) -> bool {
+        t < 64 && self.locked_low.load(Ordering::Acquire) & (1 << t) != 0
+    }
+
     /// Checks a target rank and that an access epoch is open to it; returns
     /// `None` for PROC_NULL.
     #[inline]
@@ -533,8 +540,7 @@ impl Window {
         let Some(t) = self.member(call, target)? else {
             return Ok(None);
         };
-        let locked = t < 64 && self.locked_low.load(Ordering::Acquire) & (1 << t) != 0;
-        let open = locked || self.open_to_all.load(Ordering::Acquire) || {
+        let open = self.locked_by_bit(t) || self.open_to_all.load(Ordering::Acquire) || {
             let st = self.state.lock();
             let e = &st.epochs;
             e.fence
@@ -1084,8 +1090,7 @@ impl Window {
         let Some(t) = self.member(call, target)? else {
             return Ok(None);
         };
-        let fast = t < 64 && self.locked_low.load(Ordering::Acquire) & (1 << t) != 0;
-        let locked = fast || {
+        let locked = self.locked_by_bit(t) || {
             let st = self.state.lock();
             st.epochs.lock_all.is_some() || st.epochs.locks.contains_key(&t)
         };
