@@ -1,5 +1,6 @@
 //! Park and unpark for whoever is running: a ULT, or a plain OS thread.
 
+use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -127,15 +128,36 @@ const THREAD_POLL: Duration = Duration::from_micros(100);
 /// it waits for may only arrive if somebody polls them, and every worker may
 /// be held by a ULT blocked in a system call: the thread polls them itself
 /// and sleeps briefly in between (returns are spurious by contract).
+/// How long it sleeps between polls once they have found nothing for about
+/// [`THREAD_POLLS_BEFORE_BACKOFF`] rounds: the runtime's own main thread waits
+/// for the ranks this way for the whole run, and waking every 100 us in every
+/// process kept the kernel's own threads from a 2-CPU machine's CPUs.
+const THREAD_POLL_BACKOFF: Duration = Duration::from_millis(1);
+const THREAD_POLLS_BEFORE_BACKOFF: u32 = 500;
+
+thread_local! {
+    /// Polls of this thread in a row that found nothing.
+    static THREAD_POLL_MISSES: Cell<u32> = const { Cell::new(0) };
+}
+
 fn park_thread(timeout: Option<Duration>) {
     match crate::scheduler::poll_progress_foreign() {
         None => match timeout {
             Some(t) => std::thread::park_timeout(t),
             None => std::thread::park(),
         },
-        Some(true) => {}
+        Some(true) => THREAD_POLL_MISSES.with(|m| m.set(0)),
         Some(false) => {
-            std::thread::park_timeout(timeout.map_or(THREAD_POLL, |t| t.min(THREAD_POLL)))
+            let misses = THREAD_POLL_MISSES.with(|m| {
+                m.set(m.get().saturating_add(1));
+                m.get()
+            });
+            let poll = if misses > THREAD_POLLS_BEFORE_BACKOFF {
+                THREAD_POLL_BACKOFF
+            } else {
+                THREAD_POLL
+            };
+            std::thread::park_timeout(timeout.map_or(poll, |t| t.min(poll)))
         }
     }
 }

@@ -50,9 +50,13 @@ pub(crate) struct Task {
     pub(crate) background: bool,
     /// Set when the ULT first runs.
     pub(crate) stack: Cell<StackInfo>,
+    /// Its worker's timer woke it last (a sleep or a wait with a timeout
+    /// ended), not another ULT or thread: its next run is no sign of work
+    /// for the worker's idle clock (see `WorkerCtx::run_loop`).
+    pub(crate) timer_wake: Cell<bool>,
 }
 
-// SAFETY: `body`, `yielder`, `local` and `stack` are only touched on the home worker's OS thread (the
+// SAFETY: `body`, `yielder`, `local`, `stack` and `timer_wake` are only touched on the home worker's OS thread (the
 // worker resumes the coroutine, and `yielder` is read only by code running inside
 // that coroutine, and `local` only by that code). Every other thread only uses the atomic `state` and `home`.
 unsafe impl Send for Task {}
@@ -76,6 +80,7 @@ impl Task {
             scheduler,
             background,
             stack: Cell::new(StackInfo::default()),
+            timer_wake: Cell::new(false),
         })
     }
 

@@ -254,7 +254,12 @@ impl WorkerCtx {
             self.queue.drain(&me.inbox);
             self.fire_timers();
             if let Some(task) = self.queue.pop(self.background_turn.replace(false)) {
-                idle_since = None;
+                // A ULT its timer woke (one that polls something between
+                // sleeps) keeps the worker idle: otherwise such a poller
+                // would keep it yielding its CPU for good (see PROGRESS_POLL).
+                if !task.timer_wake.replace(false) {
+                    idle_since = None;
+                }
                 self.resume(task);
                 runs_since_poll += 1;
                 if runs_since_poll >= RUNS_PER_POLL {
@@ -318,6 +323,7 @@ impl WorkerCtx {
         }
         let due = self.timers.borrow_mut().expired(Instant::now());
         for task in due {
+            task.timer_wake.set(true);
             task.unpark();
         }
     }

@@ -114,3 +114,51 @@ fn idle_workers_polling_a_network_nap_instead_of_yielding_for_good() {
         );
     }
 }
+
+/// A ULT that polls something between short sleeps (a rank waiting for
+/// another process through shared memory) is no work for its worker's idle
+/// clock: the worker naps until the ULT's next wake-up instead of yielding its
+/// CPU in between for as long as the wait lasts, which kept the kernel's own
+/// threads of a 2-CPU machine from running (an fsync waited for seconds).
+#[test]
+fn a_ult_polling_between_sleeps_leaves_its_worker_napping() {
+    for yields in [true, false] {
+        let s = Scheduler::builder()
+            .workers(2)
+            .yield_when_idle(yields)
+            .build()
+            .unwrap();
+        let h = s.handle();
+        let net = Arc::new(QuietNetwork {
+            pending: false.into(),
+            delivered: Event::new(),
+        });
+        h.add_progress_hook(net.clone());
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let d = done.clone();
+        let polls = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let p = polls.clone();
+        let poller = h.spawn_on(0, move || {
+            while !d.load(std::sync::atomic::Ordering::Acquire) {
+                p.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                mpcrs_scheduler::sleep(Duration::from_micros(50));
+            }
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        let polls_before = polls.load(std::sync::atomic::Ordering::Relaxed);
+        let used = cores_used_for_a_second();
+        let polled = polls.load(std::sync::atomic::Ordering::Relaxed) - polls_before;
+        done.store(true, std::sync::atomic::Ordering::Release);
+        poller.join().unwrap();
+        assert!(
+            used < 0.5,
+            "yield_when_idle({yields}): a ULT polling between 50 us sleeps kept its workers at {:.0}% of a core",
+            used * 100.0
+        );
+        // Its sleeps still end on time (napping is bounded by its timer).
+        assert!(
+            polled > 2_000,
+            "yield_when_idle({yields}): the poller woke {polled} times in a second"
+        );
+    }
+}

@@ -23,8 +23,21 @@ pub(super) fn start(s: &'static Settings, k: u64, planned: Vec<Level>) {
     helpers::start(move || post_process(s, k, &planned));
 }
 
-/// Whether a level's part ended well, saying why not.
-fn succeeded<T>(k: u64, me: usize, what: &str, r: std::io::Result<T>) -> bool {
+/// Whether a level's part ended well, saying why not; `started` says when it
+/// began (its time is logged at debug level).
+fn succeeded<T>(
+    k: u64,
+    me: usize,
+    what: &str,
+    started: std::time::Instant,
+    r: std::io::Result<T>,
+) -> bool {
+    tracing::debug!(
+        epoch = k,
+        what,
+        ms = started.elapsed().as_secs_f64() * 1e3,
+        "part of the post-processing ended"
+    );
     match r {
         Ok(_) => true,
         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
@@ -57,16 +70,20 @@ fn start_parts(
         if let Some(to) = partners[me] {
             let image = image.clone();
             let part = helpers::spawn(move || {
+                let started = std::time::Instant::now();
                 let what = format!("the partner copy to process {to}");
-                succeeded(k, me, &what, partner::send_copy(t, to, k, &image))
+                let r = partner::send_copy(t, to, k, &image);
+                succeeded(k, me, &what, started, r)
             });
             parts.push((Level::Partner, part));
         }
         for from in partner::kept_by(&partners, me) {
             let dest = s.local.partner_copy(node, k, from);
             let part = helpers::spawn(move || {
+                let started = std::time::Instant::now();
                 let what = format!("the partner copy of process {from}");
-                succeeded(k, me, &what, partner::receive_copy(t, from, k, &dest))
+                let r = partner::receive_copy(t, from, k, &dest);
+                succeeded(k, me, &what, started, r)
             });
             parts.push((Level::Partner, part));
         }
@@ -79,16 +96,18 @@ fn start_parts(
             .unwrap_or_default();
         let (image, parity) = (image.clone(), s.local.parity(node, k, me));
         let part = helpers::spawn(move || {
+            let started = std::time::Instant::now();
             let r = erasure::encode(t, &group, k, &image, &parity);
-            succeeded(k, me, "the Reed-Solomon encoding", r)
+            succeeded(k, me, "the Reed-Solomon encoding", started, r)
         });
         parts.push((Level::Erasure, part));
     }
     if planned.contains(&Level::Global) {
         let l4 = s.dir.epoch_dir(k).join(image_name(me));
         let part = helpers::spawn(move || {
+            let started = std::time::Instant::now();
             let r = mpcrs_levels::store::copy_durably(&HelperIo, &image, &l4);
-            succeeded(k, me, "the copy to the global directory", r)
+            succeeded(k, me, "the copy to the global directory", started, r)
         });
         parts.push((Level::Global, part));
     }
@@ -119,6 +138,7 @@ fn post_process(s: &'static Settings, k: u64, planned: &[Level]) {
         })
         .collect();
     tracing::debug!(epoch = k, ?finished, ?made, "post-processing done here");
+    let agreeing = std::time::Instant::now();
     let complete = match t {
         Some(t) => match completion::agree(t, k, &finished) {
             Ok(c) => c,
@@ -133,6 +153,11 @@ fn post_process(s: &'static Settings, k: u64, planned: &[Level]) {
         },
         None => Some(finished),
     };
+    tracing::debug!(
+        epoch = k,
+        ms = agreeing.elapsed().as_secs_f64() * 1e3,
+        "levels agreed"
+    );
     if let Some(complete) = complete {
         record(s, k, planned, &complete);
     }

@@ -29,6 +29,11 @@ const SPINS: u32 = 4096;
 /// After this long waiting for the other processes, check between short sleeps.
 const PATIENCE: Duration = Duration::from_millis(2);
 const NAP: Duration = Duration::from_micros(50);
+/// After this long (a process is held elsewhere: a checkpoint, file I/O), the
+/// naps grow: a thousandth of the wait so far at most, and the CPU goes to
+/// whoever can use it (on a 2-CPU machine, the kernel's writeback threads).
+const LONG_WAIT: Duration = Duration::from_millis(100);
+const LONG_NAP: Duration = Duration::from_micros(500);
 
 /// Rounds this process went through in node areas (`--net-stats`). A load and
 /// a store: a count lost when two areas count at once does not matter there.
@@ -131,7 +136,10 @@ impl NodeArea {
         }
         let start = Instant::now();
         while !poll_until(&mut cond, DEFAULT_POLL) {
-            if start.elapsed() > PATIENCE {
+            let waited = start.elapsed();
+            if waited > LONG_WAIT {
+                mpcrs_scheduler::sleep(LONG_NAP);
+            } else if waited > PATIENCE {
                 mpcrs_scheduler::sleep(NAP);
             }
         }

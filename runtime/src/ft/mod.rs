@@ -199,7 +199,12 @@ impl Ft {
         let s = self.shared.settings;
         // The last checkpoint's levels are made first (its peers wait for
         // them, and FTI's head finishes one checkpoint before the next).
+        let draining = std::time::Instant::now();
         self.in_process_lead(crate::checkpoint::drain_helpers)?;
+        tracing::debug!(
+            ms = draining.elapsed().as_secs_f64() * 1e3,
+            "waited for the last checkpoint's helpers"
+        );
         let mut k = [0u64];
         let pending = if self.comm.rank() == 0 {
             let pending = s
