@@ -76,23 +76,29 @@ impl mpcrs_scheduler::Progress for QuietNetwork {
     }
 }
 
+/// Two workers, in the given idle policy, polling a [`QuietNetwork`].
+fn two_workers_on_a_quiet_network(yields: bool) -> (Scheduler, Arc<QuietNetwork>) {
+    let s = Scheduler::builder()
+        .workers(2)
+        .yield_when_idle(yields)
+        .build()
+        .unwrap();
+    let net = Arc::new(QuietNetwork {
+        pending: false.into(),
+        delivered: Event::new(),
+    });
+    s.handle().add_progress_hook(net.clone());
+    (s, net)
+}
+
 /// Workers polling a network give their CPUs back once idle for a while, in
 /// both idle policies: yielding them for good kept the kernel's own threads of
 /// a 2-CPU machine (writeback, RCU) waiting for minutes.
 #[test]
 fn idle_workers_polling_a_network_nap_instead_of_yielding_for_good() {
     for yields in [true, false] {
-        let s = Scheduler::builder()
-            .workers(2)
-            .yield_when_idle(yields)
-            .build()
-            .unwrap();
+        let (s, net) = two_workers_on_a_quiet_network(yields);
         let h = s.handle();
-        let net = Arc::new(QuietNetwork {
-            pending: false.into(),
-            delivered: Event::new(),
-        });
-        h.add_progress_hook(net.clone());
         let n = net.clone();
         let waiter = h.spawn_on(0, move || n.delivered.wait());
         // Past the first idle stretch, during which workers poll and yield.
@@ -123,17 +129,9 @@ fn idle_workers_polling_a_network_nap_instead_of_yielding_for_good() {
 #[test]
 fn a_ult_polling_between_sleeps_leaves_its_worker_napping() {
     for yields in [true, false] {
-        let s = Scheduler::builder()
-            .workers(2)
-            .yield_when_idle(yields)
-            .build()
-            .unwrap();
+        // The network stays registered for the whole test.
+        let (s, _network) = two_workers_on_a_quiet_network(yields);
         let h = s.handle();
-        let net = Arc::new(QuietNetwork {
-            pending: false.into(),
-            delivered: Event::new(),
-        });
-        h.add_progress_hook(net.clone());
         let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let d = done.clone();
         let polls = Arc::new(std::sync::atomic::AtomicU64::new(0));
