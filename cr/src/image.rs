@@ -341,6 +341,17 @@ pub fn read_header(path: &Path) -> Result<(File, ImageHeader), ImageError> {
         size: u64_at(&meta, H_RT_SIZE),
         crc: u32_at(&meta, H_RT_CRC),
     };
+    // The fields are checked before use: a checksum only says the metadata is
+    // as written, and a file made to pass it must still not steer the reader
+    // or the restorer out of bounds.
+    let path_lens: u64 = (0..count)
+        .map(|i| u32_at(&meta, HEADER_SIZE + i * REGION_SIZE + 36) as u64)
+        .sum();
+    if path_lens != paths as u64 {
+        return Err(fail(format!(
+            "region table: its paths' lengths add up to {path_lens} bytes, the header says {paths}"
+        )));
+    }
     let mut regions = Vec::with_capacity(count);
     let mut path_at = HEADER_SIZE + count * REGION_SIZE;
     for i in 0..count {
@@ -357,6 +368,7 @@ pub fn read_header(path: &Path) -> Result<(File, ImageHeader), ImageError> {
             path: String::from_utf8_lossy(&meta[path_at..path_at + plen]).into_owned(),
         });
         path_at += plen;
+        check_region(i, &regions, meta_len, size).map_err(&fail)?;
     }
     Ok((
         file,
@@ -382,6 +394,79 @@ pub fn read_header(path: &Path) -> Result<(File, ImageHeader), ImageError> {
     ))
 }
 
+/// The highest end of a region: the top of a 47-bit user address space.
+pub const USER_TOP: u64 = 1 << 47;
+
+/// Every flag an image may set.
+const KNOWN_FLAGS: u32 = SHARED | HAS_DATA | KERNEL | DELTA | COMPRESSED;
+
+/// Checks the last of `regions` (region `i`) read from an image of `size`
+/// bytes whose metadata takes `meta_len`: whole pages of the user address
+/// space, after the region before, known flags and protections, its data
+/// inside the file after the metadata. Names the field that is wrong.
+fn check_region(i: usize, regions: &[Region], meta_len: u64, size: u64) -> Result<(), String> {
+    let r = &regions[i];
+    let what = format!("region {i} ({:#x}-{:#x})", r.start, r.end);
+    // The kernel's own mappings ([vsyscall]) are recorded, never restored,
+    // and lie above user space.
+    let top = if r.flags & KERNEL != 0 {
+        u64::MAX
+    } else {
+        USER_TOP
+    };
+    if r.start % PAGE != 0 || r.end % PAGE != 0 || r.start >= r.end || r.end > top {
+        return Err(format!(
+            "{what}: start and end are not whole pages of the user address space in order"
+        ));
+    }
+    if let Some(before) = i.checked_sub(1).map(|b| &regions[b]) {
+        if r.start < before.end {
+            return Err(format!(
+                "{what}: starts before the end of region {} ({:#x})",
+                i - 1,
+                before.end
+            ));
+        }
+    }
+    if r.flags & !KNOWN_FLAGS != 0 {
+        return Err(format!(
+            "{what}: unknown flags {:#x}",
+            r.flags & !KNOWN_FLAGS
+        ));
+    }
+    if r.prot & !((libc::PROT_READ | libc::PROT_WRITE | libc::PROT_EXEC) as u32) != 0 {
+        return Err(format!(
+            "{what}: protection {:#x} is not one of r, w, x",
+            r.prot
+        ));
+    }
+    if r.has_data() {
+        match r.data_offset.checked_add(r.stored) {
+            Some(_) if r.data_offset < meta_len => {
+                return Err(format!(
+                    "{what}: its data offset {} is inside the metadata ({meta_len} bytes)",
+                    r.data_offset
+                ))
+            }
+            // A file cut short, or a length no file reaches.
+            Some(end) if end > size => {
+                return Err(format!(
+                    "truncated: {what} {} needs bytes up to {end}, the file has {size}",
+                    r.path
+                ))
+            }
+            Some(_) => {}
+            None => {
+                return Err(format!(
+                    "{what}: its data ({} bytes at {}) ends past any file",
+                    r.stored, r.data_offset
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The extent table of DELTA region `r` of an opened image, checked against
 /// the region: extents in order, inside it, in whole pages, their data within
 /// what the region stores.
@@ -393,13 +478,16 @@ pub fn read_extents(path: &Path, file: &File, r: &Region) -> Result<Vec<Extent>,
     let mut count = [0u8; EXTENT_COUNT_SIZE];
     file.read_exact_at(&mut count, r.data_offset)
         .map_err(|e| fail(format!("extent table: {e}")))?;
-    let count = u64::from_le_bytes(count) as usize;
-    if extent_table_len(count.min(1 << 40)) > r.stored {
+    let count = u64::from_le_bytes(count);
+    // Every extent takes a table entry of the stored bytes: a count past that
+    // is refused before anything is allocated for it.
+    if count > r.stored / EXTENT_SIZE as u64 || extent_table_len(count as usize) > r.stored {
         return Err(fail(format!(
             "{count} extents do not fit in its {} stored bytes",
             r.stored
         )));
     }
+    let count = count as usize;
     let mut table = vec![0u8; count * EXTENT_SIZE];
     file.read_exact_at(&mut table, r.data_offset + EXTENT_COUNT_SIZE as u64)
         .map_err(|e| fail(format!("extent table: {e}")))?;
@@ -416,7 +504,7 @@ pub fn read_extents(path: &Path, file: &File, r: &Region) -> Result<Vec<Extent>,
             || x.len == 0
             || x.offset % PAGE != 0
             || x.len % PAGE != 0
-            || x.offset + x.len > r.len()
+            || x.offset.checked_add(x.len).is_none_or(|e| e > r.len())
             || x.kind > EXTENT_DATA
         {
             return Err(fail(format!(
