@@ -217,16 +217,32 @@ unsafe impl Send for PendingSend {}
 // SAFETY: as above.
 unsafe impl Send for PendingRecv {}
 
+/// The exit status of a process that received a frame breaking the protocol
+/// (sysexits' EX_PROTOCOL).
+pub(crate) const PROTOCOL_ERROR_STATUS: i32 = 76;
+
 impl Fabric {
+    /// Ends the job over a frame from process `from` that breaks the protocol
+    /// (`what` it was), with one line and [`PROTOCOL_ERROR_STATUS`]: its
+    /// sender is not a correct peer, and nothing it sent can be trusted.
+    #[cold]
+    fn protocol_error(&self, from: u32, what: std::fmt::Arguments<'_>) -> ! {
+        mpcrs_settings::report!(
+            error,
+            "mpcrs: process {}: {what} from process {from} breaks the protocol; ending the job",
+            self.me
+        );
+        crate::process::abort_job(PROTOCOL_ERROR_STATUS)
+    }
+
     /// A frame from process `from`.
     pub(crate) fn on_frame(&self, from: u32, frame: FrameBuf<'_>) {
-        let (h, header_len) = Header::decode(frame.bytes()).unwrap_or_else(|| {
-            panic!(
-                "process {}: malformed frame of {} bytes from process {from}",
-                self.me,
-                frame.bytes().len()
+        let Some((h, header_len)) = Header::decode(frame.bytes()) else {
+            self.protocol_error(
+                from,
+                format_args!("a malformed frame of {} bytes", frame.bytes().len()),
             )
-        });
+        };
         let mut order = self.inbound[from as usize].lock().unwrap();
         if h.seq != order.expected {
             let (v, at) = frame.keep();
@@ -277,10 +293,7 @@ impl Fabric {
             }
             Kind::Cts => {
                 let Some(send) = self.sends.lock().unwrap().remove(&h.id) else {
-                    panic!(
-                        "process {}: CTS from process {from} for unknown send {}",
-                        self.me, h.id
-                    );
+                    self.protocol_error(from, format_args!("a CTS for unknown send {}", h.id))
                 };
                 self.defer(Deferred::Data {
                     to: from,
@@ -293,14 +306,24 @@ impl Fabric {
             Kind::Data => {
                 let mut recvs = self.recvs.lock().unwrap();
                 let Some(r) = recvs.get_mut(&h.id) else {
-                    panic!(
-                        "process {}: data from process {from} for unknown receive {}",
-                        self.me, h.id
-                    );
+                    self.protocol_error(from, format_args!("data for unknown receive {}", h.id))
                 };
                 let chunk = frame.bytes().get(at..).unwrap_or(&[]);
                 let offset = h.addr as usize;
-                assert!(offset + chunk.len() <= r.want, "data beyond the receive");
+                if offset
+                    .checked_add(chunk.len())
+                    .is_none_or(|end| end > r.want)
+                {
+                    let want = r.want;
+                    drop(recvs);
+                    self.protocol_error(
+                        from,
+                        format_args!(
+                            "{} bytes of data at {offset} for a receive of {want}",
+                            chunk.len()
+                        ),
+                    )
+                }
                 // SAFETY: the receive's buffer holds `want` bytes (checked range) and
                 // stays valid until its completion is set (PendingRecv contract).
                 unsafe {
@@ -315,10 +338,7 @@ impl Fabric {
             }
             Kind::Fin => {
                 let Some(send) = self.sends.lock().unwrap().remove(&h.id) else {
-                    panic!(
-                        "process {}: FIN from process {from} for unknown send {}",
-                        self.me, h.id
-                    );
+                    self.protocol_error(from, format_args!("a FIN for unknown send {}", h.id))
                 };
                 send.done.complete(Status::empty());
             }
@@ -335,10 +355,10 @@ impl Fabric {
             }
             Kind::Cancelled => {
                 let Some(send) = self.sends.lock().unwrap().remove(&h.id) else {
-                    panic!(
-                        "process {}: cancel answer from process {from} for unknown send {}",
-                        self.me, h.id
-                    );
+                    self.protocol_error(
+                        from,
+                        format_args!("a cancel answer for unknown send {}", h.id),
+                    )
                 };
                 send.done.complete(Status::cancelled());
             }

@@ -192,4 +192,57 @@ mod tests {
         assert_eq!(n, HEADER_BYTES);
         assert_eq!(Header::decode(&b[..n]), Some((h, n)));
     }
+
+    fn kind() -> impl proptest::strategy::Strategy<Value = Kind> {
+        proptest::sample::select(vec![
+            Kind::Eager,
+            Kind::Rts,
+            Kind::Cts,
+            Kind::Data,
+            Kind::Fin,
+            Kind::Cancel,
+            Kind::Cancelled,
+        ])
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(2048))]
+
+        /// Whatever bytes a peer sends, decoding answers a header or None:
+        /// never a panic, and never a length past the bytes given.
+        #[test]
+        fn any_bytes_decode_to_a_header_or_none(b in proptest::collection::vec(proptest::num::u8::ANY, 0..96)) {
+            if let Some((_, n)) = Header::decode(&b) {
+                proptest::prop_assert!(n <= b.len());
+            }
+        }
+
+        /// Every header reads back as it was sent, whole or short.
+        #[test]
+        fn every_header_round_trips(
+            kind in kind(),
+            words in proptest::array::uniform8(proptest::num::u64::ANY),
+            small in proptest::array::uniform4(proptest::num::u32::ANY),
+            zeros in proptest::num::u8::ANY,
+        ) {
+            // Some headers short: the fields a short one leaves out are zero.
+            let pick = |bit: u8, w: u64| if zeros & (1 << bit) != 0 { 0 } else { w };
+            let h = Header {
+                kind,
+                seq: words[0],
+                context: words[1],
+                dest: small[0],
+                source: small[1] as i32,
+                tag: small[2] as i32,
+                len: words[2],
+                id: pick(0, words[3]),
+                token: pick(1, words[4]),
+                addr: pick(2, words[5]),
+                pid: pick(3, small[3] as u64) as u32,
+                node: pick(4, words[6]) as u32,
+            };
+            let (b, n) = h.encode();
+            proptest::prop_assert_eq!(Header::decode(&b[..n]), Some((h, n)));
+        }
+    }
 }
