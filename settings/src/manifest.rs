@@ -142,7 +142,53 @@ impl JobManifest {
                 m.args.len()
             ));
         }
+        m.check()
+            .map_err(|e| format!("{}: inconsistent manifest: {e}", path.display()))?;
         Ok(m)
+    }
+
+    /// The fields that readers index or count with: a manifest edited by hand
+    /// or forged is refused here, naming the field, instead of tripping a
+    /// reader later.
+    fn check(&self) -> Result<(), String> {
+        let p = self.processes;
+        if self.ranks > i32::MAX as usize {
+            return Err(format!(
+                "ranks: {} is above an MPI rank's range",
+                self.ranks
+            ));
+        }
+        if !self.hosts.is_empty() && self.hosts.len() != p {
+            return Err(format!("hosts: {} for {p} processes", self.hosts.len()));
+        }
+        if !self.nodes.is_empty() && self.nodes.len() != p {
+            return Err(format!("nodes: {} for {p} processes", self.nodes.len()));
+        }
+        if let Some(n) = self.nodes.iter().find(|&&n| n as usize >= p) {
+            return Err(format!("nodes: node {n} in a job of {p} processes"));
+        }
+        if !self.rank_processes.is_empty() && self.rank_processes.len() != self.ranks {
+            return Err(format!(
+                "rank_processes: {} for {} ranks",
+                self.rank_processes.len(),
+                self.ranks
+            ));
+        }
+        if let Some(q) = self.rank_processes.iter().find(|&&q| q as usize >= p) {
+            return Err(format!("rank_processes: process {q} in a job of {p}"));
+        }
+        for (name, levels) in [("levels", &self.levels), ("complete", &self.complete)] {
+            if let Some(l) = levels.iter().find(|l| !(1..=4).contains(*l)) {
+                return Err(format!("{name}: level {l} is not one of 1 to 4"));
+            }
+        }
+        if self.group_size < 2 {
+            return Err(format!("group_size: {} (2 or more)", self.group_size));
+        }
+        if self.base.contains(&0) {
+            return Err("base: epoch 0 (epochs count from 1)".into());
+        }
+        Ok(())
     }
 }
 
@@ -170,7 +216,7 @@ mod tests {
             levels: vec![1, 2, 4],
             complete: vec![1, 2],
             group_size: 2,
-            rank_processes: vec![0, 0, 1],
+            rank_processes: vec![0, 0, 0, 0, 1, 1, 1, 1],
             base: vec![3, 4],
         };
         let dir = std::env::temp_dir().join(format!("mpcrs-manifest-{}", std::process::id()));
@@ -186,6 +232,78 @@ mod tests {
         std::fs::write(&path, bad.to_json()).unwrap();
         let e = JobManifest::read(&path).unwrap_err();
         assert!(e.contains("inconsistent"), "{e}");
+        let mut bad = m.clone();
+        bad.rank_processes[3] = 2;
+        std::fs::write(&path, bad.to_json()).unwrap();
+        let e = JobManifest::read(&path).unwrap_err();
+        assert!(e.contains("rank_processes: process 2 in a job of 2"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A valid manifest of 8 ranks in 2 processes.
+    fn sample() -> JobManifest {
+        let mut m = JobManifest::of_this_job(8, 2, vec!["a".into(), "b".into()]);
+        m.nodes = vec![0, 1];
+        m.levels = vec![1, 2, 4];
+        m.complete = vec![1, 2];
+        m.rank_processes = vec![0, 0, 0, 0, 1, 1, 1, 1];
+        m.base = vec![3];
+        m
+    }
+
+    /// JSON values worth putting in a field.
+    fn value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        let number = prop_oneof![
+            any::<u64>(),
+            0u64..10,
+            Just(u32::MAX as u64 + 1),
+            Just(u64::MAX)
+        ];
+        prop_oneof![
+            number.clone().prop_map(serde_json::Value::from),
+            proptest::collection::vec(number, 0..12).prop_map(serde_json::Value::from),
+            "[a-z]{0,4}".prop_map(serde_json::Value::from),
+            Just(serde_json::Value::Null),
+            any::<i64>().prop_map(serde_json::Value::from),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(512))]
+
+        /// Any field of a manifest replaced by any value, or the text cut
+        /// anywhere: read answers an error naming the file, or a manifest
+        /// whose per-process and per-rank lists fit its counts.
+        #[test]
+        fn a_forged_or_cut_manifest_is_refused_or_consistent(
+            field in proptest::sample::select(vec![
+                "ranks", "processes", "hosts", "nodes", "levels", "complete",
+                "group_size", "rank_processes", "base", "job", "args",
+            ]),
+            v in value(),
+            cut in proptest::num::usize::ANY,
+        ) {
+            let dir = std::env::temp_dir().join(format!("mpcrs-manifest-forged-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("MANIFEST");
+            let mut json: serde_json::Value = serde_json::from_str(&sample().to_json()).unwrap();
+            json[field] = v;
+            let text = json.to_string();
+            for text in [&text[..], &text[..cut % (text.len() + 1)]] {
+                std::fs::write(&path, text).unwrap();
+                match JobManifest::read(&path) {
+                    Err(e) => proptest::prop_assert!(e.starts_with(&path.display().to_string()), "{}", e),
+                    Ok(m) => {
+                        proptest::prop_assert!(m.processes >= 1 && m.ranks >= m.processes);
+                        proptest::prop_assert!(m.hosts.is_empty() || m.hosts.len() == m.processes);
+                        proptest::prop_assert!(m.nodes.iter().all(|&n| (n as usize) < m.processes));
+                        proptest::prop_assert!(m.rank_processes.is_empty() || m.rank_processes.len() == m.ranks);
+                        proptest::prop_assert!(m.rank_processes.iter().all(|&q| (q as usize) < m.processes));
+                        proptest::prop_assert!(m.levels.iter().chain(&m.complete).all(|l| (1..=4).contains(l)));
+                    }
+                }
+            }
+        }
     }
 }

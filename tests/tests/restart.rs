@@ -650,6 +650,14 @@ fn unmodified_program_checkpointed_from_outside(
     run: &HeatRun,
     interval: bool,
 ) {
+    // Checkpoints every 0.3 s: the job must outlast two epochs however fast
+    // the machine runs it (with 16,000 iterations a -p 3 run over tcp once
+    // ended before its second epoch).
+    let longer = HeatRun {
+        iterations: "48000",
+        ..*run
+    };
+    let run = if interval { &longer } else { run };
     let dir = scratch(name);
     let d = dir.to_str().unwrap();
     let b = bin.to_str().unwrap();
