@@ -47,7 +47,9 @@ fn restart_lines(err: &str) -> Vec<&str> {
 /// at a random moment of each run `kills` times; the job must end by itself
 /// with the uninterrupted checksum, each restart said in one line.
 fn killed_at_random_moments_finishes_by_itself(name: &str, layout: &[&str], kills: u32) {
-    let (kib, iterations, every) = ("256", "3000", "300");
+    // Each run must outlast the kill's random moment (up to 1.3 s): a run
+    // resumed half-way through 3,000 iterations once ended within 1.2 s.
+    let (kib, iterations, every) = ("256", "6000", "600");
     let bin = heat();
     let b = bin.to_str().unwrap();
     let n = layout[layout.iter().position(|&a| a == "-n").unwrap() + 1];
