@@ -124,10 +124,6 @@ pub fn park() {
 /// How long a plain OS thread sleeps between its own polls of the network.
 const THREAD_POLL: Duration = Duration::from_micros(100);
 
-/// Parks a plain OS thread. Where a network registered progress hooks, what
-/// it waits for may only arrive if somebody polls them, and every worker may
-/// be held by a ULT blocked in a system call: the thread polls them itself
-/// and sleeps briefly in between (returns are spurious by contract).
 /// How long it sleeps between polls once they have found nothing for about
 /// [`THREAD_POLLS_BEFORE_BACKOFF`] rounds: the runtime's own main thread waits
 /// for the ranks this way for the whole run, and waking every 100 us in every
@@ -140,6 +136,10 @@ thread_local! {
     static THREAD_POLL_MISSES: Cell<u32> = const { Cell::new(0) };
 }
 
+/// Parks a plain OS thread. Where a network registered progress hooks, what
+/// it waits for may only arrive if somebody polls them, and every worker may
+/// be held by a ULT blocked in a system call: the thread polls them itself
+/// and sleeps briefly in between (returns are spurious by contract).
 fn park_thread(timeout: Option<Duration>) {
     match crate::scheduler::poll_progress_foreign() {
         None => match timeout {

@@ -8,10 +8,10 @@ use core::arch::asm;
 
 use crate::sys::call;
 
-/// Lowest and highest addresses a process's mappings may occupy (x86-64,
-/// 4-level page tables; vm.mmap_min_addr at its default).
+/// Lowest and highest addresses a process's mappings may occupy
+/// (vm.mmap_min_addr at its default; the end of user space as images check it).
 pub(super) const LOWEST: u64 = 0x10000;
-pub(super) const HIGHEST: u64 = 0x7fff_ffff_f000;
+pub(super) const HIGHEST: u64 = crate::image::USER_TOP;
 /// `PlanRegion::offset` of a mapping with no contents in the image.
 pub(super) const NO_DATA: u64 = u64::MAX;
 /// `PlanRegion::offset` of a mapping read from the pieces of a chain of

@@ -23,15 +23,11 @@ pub(super) fn start(s: &'static Settings, k: u64, planned: Vec<Level>) {
     helpers::start(move || post_process(s, k, &planned));
 }
 
-/// Whether a level's part ended well, saying why not; `started` says when it
-/// began (its time is logged at debug level).
-fn succeeded<T>(
-    k: u64,
-    me: usize,
-    what: &str,
-    started: std::time::Instant,
-    r: std::io::Result<T>,
-) -> bool {
+/// Runs a level's part (`what` it is) and says whether it ended well, saying
+/// why not; its time is logged at debug level.
+fn run_part<T>(k: u64, me: usize, what: &str, part: impl FnOnce() -> std::io::Result<T>) -> bool {
+    let started = std::time::Instant::now();
+    let r = part();
     tracing::debug!(
         epoch = k,
         what,
@@ -70,20 +66,16 @@ fn start_parts(
         if let Some(to) = partners[me] {
             let image = image.clone();
             let part = helpers::spawn(move || {
-                let started = std::time::Instant::now();
                 let what = format!("the partner copy to process {to}");
-                let r = partner::send_copy(t, to, k, &image);
-                succeeded(k, me, &what, started, r)
+                run_part(k, me, &what, || partner::send_copy(t, to, k, &image))
             });
             parts.push((Level::Partner, part));
         }
         for from in partner::kept_by(&partners, me) {
             let dest = s.local.partner_copy(node, k, from);
             let part = helpers::spawn(move || {
-                let started = std::time::Instant::now();
                 let what = format!("the partner copy of process {from}");
-                let r = partner::receive_copy(t, from, k, &dest);
-                succeeded(k, me, &what, started, r)
+                run_part(k, me, &what, || partner::receive_copy(t, from, k, &dest))
             });
             parts.push((Level::Partner, part));
         }
@@ -96,18 +88,18 @@ fn start_parts(
             .unwrap_or_default();
         let (image, parity) = (image.clone(), s.local.parity(node, k, me));
         let part = helpers::spawn(move || {
-            let started = std::time::Instant::now();
-            let r = erasure::encode(t, &group, k, &image, &parity);
-            succeeded(k, me, "the Reed-Solomon encoding", started, r)
+            run_part(k, me, "the Reed-Solomon encoding", || {
+                erasure::encode(t, &group, k, &image, &parity)
+            })
         });
         parts.push((Level::Erasure, part));
     }
     if planned.contains(&Level::Global) {
         let l4 = s.dir.epoch_dir(k).join(image_name(me));
         let part = helpers::spawn(move || {
-            let started = std::time::Instant::now();
-            let r = mpcrs_levels::store::copy_durably(&HelperIo, &image, &l4);
-            succeeded(k, me, "the copy to the global directory", started, r)
+            run_part(k, me, "the copy to the global directory", || {
+                mpcrs_levels::store::copy_durably(&HelperIo, &image, &l4)
+            })
         });
         parts.push((Level::Global, part));
     }

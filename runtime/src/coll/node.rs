@@ -30,8 +30,8 @@ const SPINS: u32 = 4096;
 const PATIENCE: Duration = Duration::from_millis(2);
 const NAP: Duration = Duration::from_micros(50);
 /// After this long (a process is held elsewhere: a checkpoint, file I/O), the
-/// naps grow: a thousandth of the wait so far at most, and the CPU goes to
-/// whoever can use it (on a 2-CPU machine, the kernel's writeback threads).
+/// naps grow to at most a two-hundredth of the wait so far, and the CPU goes
+/// to whoever can use it (on a 2-CPU machine, the kernel's writeback threads).
 const LONG_WAIT: Duration = Duration::from_millis(100);
 const LONG_NAP: Duration = Duration::from_micros(500);
 

@@ -219,7 +219,7 @@ unsafe impl Send for PendingRecv {}
 
 /// The exit status of a process that received a frame breaking the protocol
 /// (sysexits' EX_PROTOCOL).
-pub(crate) const PROTOCOL_ERROR_STATUS: i32 = 76;
+const PROTOCOL_ERROR_STATUS: i32 = 76;
 
 impl Fabric {
     /// Ends the job over a frame from process `from` that breaks the protocol
