@@ -5,6 +5,8 @@
 use std::sync::atomic::{fence, AtomicU32, Ordering};
 use std::time::Duration;
 
+use crate::bell::Bell;
+
 const AWAKE: u32 = 0;
 const SLEEPING: u32 = 1;
 
@@ -16,14 +18,20 @@ pub(crate) struct Sleeper {
 
 impl Sleeper {
     /// Sleeps unless `has_work` says otherwise once the sleeping flag is visible.
-    /// Returns early on a wake-up, a timeout or a spurious futex return.
-    pub(crate) fn sleep(&self, timeout: Option<Duration>, has_work: impl Fn() -> bool) {
+    /// Returns early on a wake-up, a ring of one of `bells`, a timeout or a
+    /// spurious futex return.
+    pub(crate) fn sleep(
+        &self,
+        timeout: Option<Duration>,
+        bells: &[Bell],
+        has_work: impl Fn() -> bool,
+    ) {
         self.state.store(SLEEPING, Ordering::SeqCst);
         // Pairs with the fence in `wake`: either the waker sees SLEEPING, or we see
         // the work it published before calling `wake`.
         fence(Ordering::SeqCst);
         if !has_work() {
-            crate::futex::wait(&self.state, SLEEPING, timeout);
+            crate::bell::wait(&self.state, SLEEPING, bells, timeout);
         }
         self.state.store(AWAKE, Ordering::SeqCst);
     }
@@ -50,4 +58,9 @@ pub(crate) const DEFAULT_IDLE_SPIN: Duration = Duration::from_micros(50);
 /// again: workers that yielded whenever idle kept both CPUs of a 2-CPU virtual
 /// machine busy, and its kernel threads (writeback, RCU) waited up to minutes
 /// for them, so an fsync of the checkpoint's helpers did too.
+///
+/// Where the hooks ring bells for everything they wait for (one node's
+/// processes over shared memory) and other processes share the worker's
+/// CPUs, the worker sleeps on the bells as soon as it is idle: a sleeper
+/// gives its CPU to whoever has work, a yielder only for a turn.
 pub(crate) const PROGRESS_POLL: Duration = Duration::from_millis(50);

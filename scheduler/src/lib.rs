@@ -18,6 +18,7 @@
 //! - Every primitive here also works on a plain OS thread (it parks the thread), so
 //!   the main thread can wait on ULTs with the same types.
 
+pub mod bell;
 mod blocking;
 mod fault;
 pub mod futex;
@@ -45,7 +46,7 @@ pub use scheduler::{Builder, Handle, Scheduler};
 pub use task::JoinHandle;
 pub use timer::sleep;
 pub use topology::{CpuPlace, Topology};
-pub use worker::{current_worker, has_ready_ults, spawn_local};
+pub use worker::{current_worker, has_ready_ults, spawn_local, yields_when_idle};
 
 /// Default ULT stack size. Stacks are reserved, not committed: an idle rank costs
 /// only the pages it touched (see `stack.rs` for how they are laid out and

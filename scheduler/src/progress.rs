@@ -4,6 +4,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::bell::Armed;
+
 /// The worker index hooks are polled with by a thread that is no worker (a
 /// program's own thread waiting in MPI).
 pub const FOREIGN_THREAD: usize = usize::MAX;
@@ -13,6 +15,20 @@ pub trait Progress: Send + Sync {
     /// Does a bounded amount of work on behalf of worker `worker`; returns true if
     /// anything happened (which keeps the worker from going to sleep).
     fn poll(&self, worker: usize) -> bool;
+
+    /// Arms the driver's bells for one sleep of a worker (see [`crate::bell`]):
+    /// `None` if it has none, or cannot arm them now.
+    fn arm(&self) -> Option<Box<dyn Armed>> {
+        None
+    }
+
+    /// Whether everything the driver waits for comes with a bell rung (a
+    /// worker then needs no polls to see it): workers whose CPUs other
+    /// processes share sleep as soon as they are idle, instead of polling
+    /// and yielding first.
+    fn rings_for_everything(&self) -> bool {
+        false
+    }
 }
 
 /// Hooks a scheduler can hold: a process has one per network plus a few drivers.
@@ -61,6 +77,20 @@ impl Hooks {
             }
         }
         any
+    }
+
+    /// Arms every hook's bells for a sleep; appended to `out`.
+    pub(crate) fn arm(&self, out: &mut Vec<Box<dyn Armed>>) {
+        let n = self.len.load(Ordering::Acquire);
+        out.extend(self.slots[..n].iter().filter_map(|s| s.get()?.arm()));
+    }
+
+    /// Whether every hook rings a bell for everything it waits for.
+    pub(crate) fn ring_for_everything(&self) -> bool {
+        let n = self.len.load(Ordering::Acquire);
+        self.slots[..n]
+            .iter()
+            .all(|s| s.get().is_some_and(|h| h.rings_for_everything()))
     }
 }
 

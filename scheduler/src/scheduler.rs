@@ -73,6 +73,16 @@ impl Shared {
     pub(crate) fn poll_progress(&self, worker: usize) -> bool {
         self.hooks.poll(worker)
     }
+
+    pub(crate) fn arm_bells(&self, out: &mut Vec<Box<dyn crate::bell::Armed>>) {
+        self.hooks.arm(out)
+    }
+
+    /// Whether the hooks ring bells for everything they wait for, and bells
+    /// work here.
+    pub(crate) fn hooks_ring_for_everything(&self) -> bool {
+        crate::bell::available() && self.has_progress_hooks() && self.hooks.ring_for_everything()
+    }
 }
 
 /// Configures and starts a [`Scheduler`].

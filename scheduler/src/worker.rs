@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use corosensei::stack::DefaultStack;
 use corosensei::CoroutineResult;
 
+use crate::bell::Bell;
 use crate::stack::{StackPool, UltStack};
 
 use crate::queue::LocalQueue;
@@ -37,6 +38,9 @@ pub(crate) struct WorkerCtx {
     /// Program polls answered without a switch since the last one that
     /// switched (see [`poll_switch_due`]).
     polls_without_switch: Cell<u32>,
+    /// ULTs parked until a bell rings ([`crate::bell::wait_in_ult`]): looked
+    /// at between ULTs, slept on when idle.
+    bell_waiters: RefCell<Vec<(Bell, Arc<Task>)>>,
 }
 
 thread_local! {
@@ -67,6 +71,12 @@ pub(crate) fn current_task() -> Option<Arc<Task>> {
             Arc::from_raw(p)
         }
     })
+}
+
+/// Whether the caller's worker gives its CPU away when idle (other threads
+/// or processes share its CPUs); false outside a worker.
+pub fn yields_when_idle() -> bool {
+    with_ctx(|ctx| ctx.shared.config.yields_when_idle()).unwrap_or(false)
 }
 
 /// Index of the worker running the caller, if the caller is on a worker thread.
@@ -175,6 +185,19 @@ where
     crate::Handle { shared }.spawn_on(index, f)
 }
 
+pub(crate) fn add_bell_waiter(bell: Bell, task: Arc<Task>) {
+    with_ctx(|ctx| ctx.bell_waiters.borrow_mut().push((bell, task)))
+        .expect("bell waiter registered outside a worker");
+}
+
+pub(crate) fn remove_bell_waiter(task: &Arc<Task>) {
+    with_ctx(|ctx| {
+        ctx.bell_waiters
+            .borrow_mut()
+            .retain(|(_, t)| !Arc::ptr_eq(t, task))
+    });
+}
+
 pub(crate) fn add_timer(deadline: Instant, task: Arc<Task>) {
     with_ctx(|ctx| ctx.timers.borrow_mut().add(deadline, task))
         .expect("timer registered outside a worker");
@@ -212,6 +235,7 @@ impl WorkerCtx {
             background_turn: Cell::new(false),
             polls_since_cpu_yield: Cell::new(0),
             polls_without_switch: Cell::new(0),
+            bell_waiters: RefCell::new(Vec::new()),
         }
     }
 
@@ -253,6 +277,7 @@ impl WorkerCtx {
         loop {
             self.queue.drain(&me.inbox);
             self.fire_timers();
+            self.wake_bell_waiters();
             if let Some(task) = self.queue.pop(self.background_turn.replace(false)) {
                 // A ULT its timer woke (one that polls something between
                 // sleeps) keeps the worker idle: otherwise such a poller
@@ -282,17 +307,33 @@ impl WorkerCtx {
                 std::hint::spin_loop();
                 continue;
             }
-            if self.shared.has_progress_hooks() && now - since < crate::idle::PROGRESS_POLL {
+            let sleep_now = config.yields_when_idle() && self.shared.hooks_ring_for_everything();
+            if self.shared.has_progress_hooks()
+                && !sleep_now
+                && now - since < crate::idle::PROGRESS_POLL
+            {
                 std::thread::yield_now();
                 continue;
             }
             let timeout = self.sleep_timeout(now);
-            me.sleeper.sleep(timeout, || {
+            let mut armed = Vec::new();
+            self.shared.arm_bells(&mut armed);
+            let mut bells: Vec<Bell> = self.bell_waiters.borrow().iter().map(|(b, _)| *b).collect();
+            for a in &armed {
+                a.bells(&mut bells);
+            }
+            // What was sent before the bells were armed rang none of them.
+            if !bells.is_empty() && self.poll_progress() {
+                idle_since = None;
+                continue;
+            }
+            me.sleeper.sleep(timeout, &bells, || {
                 !me.inbox.is_empty()
                     || self.shared.shutdown.load(Ordering::Acquire)
                     // A hook added since the timeout was chosen (see add_progress_hook).
                     || (timeout.is_none() && self.shared.has_progress_hooks())
             });
+            drop(armed);
             // Still idle unless the next round finds work: the worker naps
             // again instead of going back to yielding its CPU (see PROGRESS_POLL).
         }
@@ -330,6 +371,21 @@ impl WorkerCtx {
 
     fn poll_progress(&self) -> bool {
         self.shared.poll_progress(self.index)
+    }
+
+    /// Unparks the ULTs whose bell rang.
+    fn wake_bell_waiters(&self) {
+        if self.bell_waiters.borrow().is_empty() {
+            return;
+        }
+        self.bell_waiters.borrow_mut().retain(|(bell, task)| {
+            if bell.rang() {
+                task.unpark();
+                false
+            } else {
+                true
+            }
+        });
     }
 
     fn resume(&self, task: Arc<Task>) {

@@ -160,3 +160,114 @@ fn a_ult_polling_between_sleeps_leaves_its_worker_napping() {
         );
     }
 }
+
+/// A network whose senders ring a bell (see mpcrs_scheduler::bell): what
+/// one node's processes over shared memory look like to the scheduler.
+struct BellNetwork {
+    pending: std::sync::atomic::AtomicBool,
+    /// The event of the message under way.
+    delivered: std::sync::Mutex<Arc<Event>>,
+    /// Where a shared-memory channel keeps them: beside its frames.
+    bell: std::sync::atomic::AtomicU32,
+    sleepers: Arc<std::sync::atomic::AtomicU32>,
+}
+
+struct ArmedBell {
+    bell: mpcrs_scheduler::bell::Bell,
+    sleepers: Arc<std::sync::atomic::AtomicU32>,
+}
+
+impl mpcrs_scheduler::bell::Armed for ArmedBell {
+    fn bells(&self, out: &mut Vec<mpcrs_scheduler::bell::Bell>) {
+        out.push(self.bell);
+    }
+}
+
+impl Drop for ArmedBell {
+    fn drop(&mut self) {
+        self.sleepers
+            .fetch_sub(1, std::sync::atomic::Ordering::Release);
+    }
+}
+
+impl BellNetwork {
+    /// Another process's send: the frame, then the bell if anyone sleeps.
+    fn send(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.pending.store(true, SeqCst);
+        if self.sleepers.load(SeqCst) != 0 {
+            mpcrs_scheduler::bell::ring(&self.bell);
+        }
+    }
+}
+
+impl mpcrs_scheduler::Progress for BellNetwork {
+    fn poll(&self, _worker: usize) -> bool {
+        if self
+            .pending
+            .swap(false, std::sync::atomic::Ordering::AcqRel)
+        {
+            self.delivered.lock().unwrap().set();
+            return true;
+        }
+        false
+    }
+
+    fn arm(&self) -> Option<Box<dyn mpcrs_scheduler::bell::Armed>> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let seen = self.bell.load(SeqCst);
+        self.sleepers.fetch_add(1, SeqCst);
+        // SAFETY: the bell lives in the network, which the scheduler's hook
+        // list keeps alive for as long as any worker runs.
+        let bell = unsafe { mpcrs_scheduler::bell::Bell::new(&self.bell, seen) };
+        Some(Box::new(ArmedBell {
+            bell,
+            sleepers: self.sleepers.clone(),
+        }))
+    }
+
+    fn rings_for_everything(&self) -> bool {
+        true
+    }
+}
+
+/// Workers whose CPUs other processes share, polling a network that rings
+/// a bell for everything, sleep on it as soon as they are idle: a worker
+/// that polled and yielded first kept a CPU busy for the 50 ms of every
+/// short wait, which on a 2-CPU machine running 4 processes was CPU the
+/// others' ranks and checkpoint helpers needed. Each message still wakes
+/// its worker.
+#[test]
+fn workers_sharing_their_cpus_sleep_on_their_networks_bells_as_soon_as_idle() {
+    let s = Scheduler::builder()
+        .workers(2)
+        .yield_when_idle(true)
+        .build()
+        .unwrap();
+    let net = Arc::new(BellNetwork {
+        pending: false.into(),
+        delivered: std::sync::Mutex::new(Arc::new(Event::new())),
+        bell: 0.into(),
+        sleepers: Arc::default(),
+    });
+    s.handle().add_progress_hook(net.clone());
+    // Short waits, each shorter than the polling stretch of a worker that
+    // cannot count on bells.
+    let waits = 25;
+    let cpu0 = process_cpu_seconds();
+    let t0 = Instant::now();
+    for _ in 0..waits {
+        let delivered = Arc::new(Event::new());
+        *net.delivered.lock().unwrap() = delivered.clone();
+        let waiter = s.handle().spawn_on(0, move || delivered.wait());
+        std::thread::sleep(Duration::from_millis(40));
+        net.send();
+        waiter.join().unwrap();
+    }
+    let used = (process_cpu_seconds() - cpu0) / t0.elapsed().as_secs_f64();
+    assert!(
+        used < 0.25,
+        "workers idle between {waits} messages used {:.0}% of a core",
+        used * 100.0
+    );
+}

@@ -7,8 +7,9 @@
 
 use std::cell::UnsafeCell;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::shm::ShmRing;
 
@@ -128,8 +129,13 @@ pub struct ShmRail {
     replaced: Mutex<Vec<Box<Outgoing>>>,
     /// Rings being read; held by the one thread progressing, across popping and
     /// delivering, so that frames reach the sink in the order they were sent.
-    /// Boxed: `watch` points at them.
-    incoming: Exclusive<Vec<(u32, Box<ShmRing>)>>,
+    /// Shared: `watch` points at them, and sleeping workers hold them armed.
+    incoming: Exclusive<Vec<(u32, Arc<ShmRing>)>>,
+    /// The same rings, for workers arming their bells (`incoming` may be held
+    /// for a while by a delivery).
+    bells: Mutex<Vec<Arc<ShmRing>>>,
+    /// Workers asleep on armed bells (see [`ShmRail::arm`]).
+    armed: Arc<AtomicUsize>,
     /// The rings of `incoming`, looked at without the lock by every poll: most
     /// polls find nothing, and need not take it then. Replaced (under the lock)
     /// when rings join; replaced lists are kept in `retired` until `close_all`,
@@ -155,6 +161,8 @@ impl ShmRail {
                 .collect(),
             replaced: Mutex::new(Vec::new()),
             incoming: Exclusive::new(Vec::new()),
+            bells: Mutex::new(Vec::new()),
+            armed: Arc::new(AtomicUsize::new(0)),
             watch: AtomicPtr::new(std::ptr::null_mut()),
             retired: Mutex::new(Vec::new()),
             accepted: Mutex::new(Vec::new()),
@@ -219,9 +227,12 @@ impl ShmRail {
         let mut incoming = self.incoming.lock();
         closed += incoming.len();
         // No poll runs now (the caller holds the network still): the lists and
-        // the rings they point at can go.
+        // the rings they point at can go, once no worker sleeps armed on them.
         self.retire_watch();
         self.retired.lock().unwrap().clear();
+        let bells = std::mem::take(&mut *self.bells.lock().unwrap());
+        self.wait_disarmed(&bells);
+        drop(bells);
         incoming.clear();
         let mut accepted = self.accepted.lock().unwrap();
         closed += accepted.len();
@@ -306,11 +317,15 @@ impl ShmRail {
         };
         if joining && self.any_accepted.swap(false, Ordering::AcqRel) {
             let accepted = std::mem::take(&mut *self.accepted.lock().unwrap());
-            incoming.extend(
-                accepted
-                    .into_iter()
-                    .map(|(from, ring)| (from, Box::new(ring))),
-            );
+            let joined: Vec<(u32, Arc<ShmRing>)> = accepted
+                .into_iter()
+                .map(|(from, ring)| (from, Arc::new(ring)))
+                .collect();
+            self.bells
+                .lock()
+                .unwrap()
+                .extend(joined.iter().map(|(_, r)| r.clone()));
+            incoming.extend(joined);
             let list: Vec<Watched> = incoming.iter().map(|(_, r)| Watched(&**r)).collect();
             self.retire_watch();
             self.watch
@@ -336,6 +351,40 @@ impl ShmRail {
         unsafe { (*list).iter().any(|ring| (*ring.0).has_frame()) }
     }
 
+    /// Arms the bell of every ring being read, for one sleep of a worker
+    /// (see [`mpcrs_scheduler::bell`]): the writers ring them after their
+    /// next frame. The worker looks for frames once more before it sleeps.
+    pub fn arm(&self) -> Option<ArmedRings> {
+        let rings = self.bells.lock().unwrap().clone();
+        if rings.is_empty() {
+            return None;
+        }
+        self.armed.fetch_add(1, Ordering::AcqRel);
+        let bells = rings.iter().map(|r| r.arm()).collect();
+        Some(ArmedRings {
+            rings,
+            bells,
+            armed: self.armed.clone(),
+        })
+    }
+
+    /// Waits until no worker sleeps armed on `rings` (taken out of the rail
+    /// being closed): a checkpoint's image leaves the rings' memory out, so a
+    /// worker restored from it must not touch them when it wakes. Armed
+    /// sleepers are rung awake; each sleeps at most a millisecond anyway.
+    fn wait_disarmed(&self, rings: &[Arc<ShmRing>]) {
+        let start = Instant::now();
+        while self.armed.load(Ordering::Acquire) != 0 {
+            for r in rings {
+                r.wake_sleepers();
+            }
+            if start.elapsed() > Duration::from_secs(1) {
+                panic!("a worker slept armed on the shm rail for over a second");
+            }
+            std::thread::yield_now();
+        }
+    }
+
     /// Unpublishes the watch list, keeping it for `close_all` to free.
     fn retire_watch(&self) {
         let old = self.watch.swap(std::ptr::null_mut(), Ordering::AcqRel);
@@ -356,8 +405,39 @@ impl Drop for ShmRail {
     }
 }
 
+/// The bells of a rail's rings, armed for one sleep of a worker; disarmed
+/// when dropped.
+pub struct ArmedRings {
+    rings: Vec<Arc<ShmRing>>,
+    bells: Vec<mpcrs_scheduler::bell::Bell>,
+    armed: Arc<AtomicUsize>,
+}
+
+impl mpcrs_scheduler::bell::Armed for ArmedRings {
+    fn bells(&self, out: &mut Vec<mpcrs_scheduler::bell::Bell>) {
+        out.extend_from_slice(&self.bells);
+    }
+}
+
+impl Drop for ArmedRings {
+    fn drop(&mut self) {
+        for r in &self.rings {
+            r.disarm();
+        }
+        self.armed.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 impl mpcrs_scheduler::Progress for ShmRail {
     fn poll(&self, _worker: usize) -> bool {
         self.progress()
+    }
+
+    fn arm(&self) -> Option<Box<dyn mpcrs_scheduler::bell::Armed>> {
+        Some(Box::new(ShmRail::arm(self)?))
+    }
+
+    fn rings_for_everything(&self) -> bool {
+        true
     }
 }

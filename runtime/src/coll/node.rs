@@ -11,7 +11,7 @@
 //! the area is named after the job and the communicator's context, and leaves
 //! /dev/shm once every process mapped it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use mpcrs_scheduler::sync::{poll_until, spin_until, DEFAULT_POLL};
@@ -34,6 +34,9 @@ const NAP: Duration = Duration::from_micros(50);
 /// to whoever can use it (on a 2-CPU machine, the kernel's writeback threads).
 const LONG_WAIT: Duration = Duration::from_millis(100);
 const LONG_NAP: Duration = Duration::from_micros(500);
+/// Where processes share CPUs, the longest sleep on the bell: what a missed
+/// ring costs at most.
+const BELL_NAP: Duration = Duration::from_millis(1);
 
 /// Rounds this process went through in node areas (`--net-stats`). A load and
 /// a store: a count lost when two areas count at once does not matter there.
@@ -62,6 +65,11 @@ struct RoundLine {
 #[repr(C, align(64))]
 struct SlotHead {
     opened: AtomicU64,
+    /// The process's ULTs asleep on its bell, waiting for the others' arrivals
+    /// (see mpcrs_scheduler::bell), and the bell: an arriving process rings
+    /// those of every slot with sleepers.
+    sleepers: AtomicU32,
+    bell: AtomicU32,
     rounds: [RoundLine; 2],
 }
 
@@ -129,18 +137,48 @@ impl NodeArea {
 
     /// Polls `cond` (other processes' lines): spinning first where nothing else
     /// wants the CPU, then driving this process's network and letting other ULTs
-    /// run in between; after a while, between naps.
+    /// run in between; after a while, between naps. Where processes share
+    /// CPUs, the naps are sleeps on this process's bell, which arrivals ring.
     fn wait(&self, mut cond: impl FnMut() -> bool) {
         if spin_until(&mut cond, SPINS) {
             return;
         }
         let start = Instant::now();
+        let sharing = mpcrs_scheduler::yields_when_idle();
         while !poll_until(&mut cond, DEFAULT_POLL) {
             let waited = start.elapsed();
-            if waited > LONG_WAIT {
+            if sharing {
+                self.sleep_on_bell(&mut cond, BELL_NAP);
+            } else if waited > LONG_WAIT {
                 mpcrs_scheduler::sleep(LONG_NAP);
             } else if waited > PATIENCE {
                 mpcrs_scheduler::sleep(NAP);
+            }
+        }
+    }
+
+    /// Sleeps until an arrival rings this process's bell, or `most`, unless
+    /// `cond` holds once the sleep is announced.
+    fn sleep_on_bell(&self, cond: &mut impl FnMut() -> bool, most: Duration) {
+        let head = self.head(self.mine);
+        let seen = head.bell.load(Ordering::Acquire);
+        head.sleepers.fetch_add(1, Ordering::SeqCst);
+        if !cond() {
+            // SAFETY: the bell lies in the area's mapping, which `self` holds.
+            let bell = unsafe { mpcrs_scheduler::bell::Bell::new(&head.bell, seen) };
+            mpcrs_scheduler::bell::wait_in_ult(bell, most);
+        }
+        head.sleepers.fetch_sub(1, Ordering::Release);
+    }
+
+    /// Rings the bells of the processes asleep on one (after an arrival).
+    fn ring_sleepers(&self) {
+        for k in (0..self.processes).filter(|&k| k != self.mine) {
+            let head = self.head(k);
+            // Without a fence, as the shm rail does: a sleeper missed here
+            // wakes at the end of its nap (see mpcrs_scheduler::bell).
+            if head.sleepers.load(Ordering::Relaxed) != 0 {
+                mpcrs_scheduler::bell::ring(&head.bell);
             }
         }
     }
@@ -171,6 +209,7 @@ impl NodeArea {
         let line = self.line(self.mine, round);
         line.len.store(len as u64, Ordering::Relaxed);
         line.round.store(round, Ordering::Release);
+        self.ring_sleepers();
     }
 
     /// Length of slot `k`'s data for `round`, once it arrived there.

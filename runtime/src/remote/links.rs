@@ -694,6 +694,32 @@ impl Links {
             .unwrap_or(1 << 20)
     }
 
+    /// Arms the shared-memory rail's bells for one sleep of a worker (see
+    /// mpcrs_scheduler::bell).
+    pub(crate) fn arm(&self) -> Option<Box<dyn mpcrs_scheduler::bell::Armed>> {
+        self.instances.iter().find_map(|i| match i {
+            Instance::Shm(s) => s
+                .arm()
+                .map(|a| Box::new(a) as Box<dyn mpcrs_scheduler::bell::Armed>),
+            _ => None,
+        })
+    }
+
+    /// Whether every frame from another process rings a bell: the job's
+    /// processes are all on this node, reached over shared memory (and no
+    /// RDMA device is polled). Control messages over the signaling network
+    /// (connection requests, checkpoint steps) still wait for a worker's
+    /// timed poll, at most a millisecond.
+    pub(crate) fn rings_for_everything(&self) -> bool {
+        let here = self.nodes[self.me as usize];
+        self.shared_memory
+            && self.nodes.iter().all(|&n| n == here)
+            && !self
+                .instances
+                .iter()
+                .any(|i| matches!(i, Instance::Verbs(_)))
+    }
+
     /// Progress of the tcp rails (a system call each); whether anything moved.
     pub(crate) fn progress_sockets(&self) -> io::Result<bool> {
         let mut moved = false;

@@ -150,6 +150,22 @@ impl mpcrs_scheduler::Progress for Hook {
             }
         })
     }
+
+    fn arm(&self) -> Option<Box<dyn mpcrs_scheduler::bell::Armed>> {
+        let f = FABRIC.get()?;
+        // Held still around a snapshot: nothing to wake for (and the rings
+        // are being closed).
+        if f.progress_gate.is_closed() {
+            return None;
+        }
+        f.net().links.arm()
+    }
+
+    fn rings_for_everything(&self) -> bool {
+        FABRIC
+            .get()
+            .is_some_and(|f| f.net().links.rings_for_everything())
+    }
 }
 
 /// How a process joins the job's network: from its environment at start-up, from
