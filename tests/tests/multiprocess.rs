@@ -777,3 +777,51 @@ fn the_levels_transport_carries_messages_between_processes() {
         }
     }
 }
+
+/// Processes that wait in a collective for a late one, on a machine whose
+/// CPUs they share (4 processes, 2 CPUs), sleep on their bells: they leave
+/// the CPUs to the late one. Polling and yielding in between, each used
+/// 10-12% of a CPU for as long as the wait lasted.
+#[test]
+fn processes_waiting_for_a_late_one_leave_it_the_cpus() {
+    let bin = build_c(&c_source("late_root.c"), "late_root", None, &[]);
+    let late = 2.0;
+    let out = expect_success(
+        &run_job(
+            &[
+                "-n",
+                "4",
+                "-p",
+                "4",
+                bin.to_str().unwrap(),
+                &late.to_string(),
+            ],
+            LIMIT,
+        ),
+        "late_root",
+    );
+    let waits: Vec<(f64, f64)> = out
+        .lines()
+        .filter(|l| l.starts_with("rank "))
+        .map(|l| {
+            let n: Vec<f64> = l
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            assert_eq!(n[3], 42.0, "a rank got the wrong value: {l}");
+            (n[1], n[2])
+        })
+        .collect();
+    assert_eq!(waits.len(), 3, "one line per waiting rank:\n{out}");
+    for (waited, cpu) in waits {
+        assert!(
+            waited >= late * 0.9,
+            "a rank did not wait for the root:\n{out}"
+        );
+        assert!(
+            cpu < 0.06 * waited,
+            "a waiting process used {:.1}% of a CPU:\n{out}",
+            100.0 * cpu / waited
+        );
+    }
+}

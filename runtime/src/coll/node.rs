@@ -148,7 +148,13 @@ impl NodeArea {
         while !poll_until(&mut cond, DEFAULT_POLL) {
             let waited = start.elapsed();
             if sharing {
-                self.sleep_on_bell(&mut cond, BELL_NAP);
+                // The worker drives the network while this ULT sleeps: no
+                // round of polls between two sleeps (one cost more CPU than
+                // the whole sleep's wake-up).
+                while !cond() {
+                    self.sleep_on_bell(&mut cond, BELL_NAP);
+                }
+                return;
             } else if waited > LONG_WAIT {
                 mpcrs_scheduler::sleep(LONG_NAP);
             } else if waited > PATIENCE {
