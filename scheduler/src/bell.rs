@@ -22,8 +22,50 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
+/// The two words of the protocol above, as they lie in memory shared between
+/// processes (a ring's header, a node area's slot): the count of announced
+/// sleepers and the bell. A zeroed `Doorbell` is a quiet one.
+#[repr(C)]
+#[derive(Default)]
+pub struct Doorbell {
+    sleepers: AtomicU32,
+    bell: AtomicU32,
+}
+
+impl Doorbell {
+    /// Announces a sleeper; returns the bell to sleep on. The caller looks at
+    /// its channel once more before it sleeps, and calls [`Doorbell::disarm`]
+    /// once awake.
+    ///
+    /// # Safety
+    /// The doorbell's memory stays mapped for as long as the bell is used
+    /// (slept on, or asked whether it rang).
+    pub unsafe fn arm(&self) -> Bell {
+        let seen = self.bell.load(Ordering::Acquire);
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        Bell {
+            word: &self.bell,
+            seen,
+        }
+    }
+
+    /// Withdraws an announcement of [`Doorbell::arm`].
+    pub fn disarm(&self) {
+        self.sleepers.fetch_sub(1, Ordering::Release);
+    }
+
+    /// After publishing to the channel: wakes one sleeper if any announced
+    /// itself (read without a fence: see the module's notes).
+    pub fn ring_if_sleeping(&self) {
+        if self.sleepers.load(Ordering::Relaxed) != 0 {
+            ring(&self.bell);
+        }
+    }
+}
+
 /// A bell armed for one sleep: its word and the value the sleeper read before
-/// it announced itself.
+/// it announced itself. Made by [`Doorbell::arm`], whose caller keeps the
+/// doorbell's memory mapped while the bell is used.
 #[derive(Clone, Copy, Debug)]
 pub struct Bell {
     word: *const AtomicU32,
@@ -33,17 +75,6 @@ pub struct Bell {
 // SAFETY: a bell is an address and a value; the word is only read through
 // atomics, and its mapping outlives the bell (see `Bell::new`).
 unsafe impl Send for Bell {}
-
-impl Bell {
-    /// A bell on `word` that held `seen`.
-    ///
-    /// # Safety
-    /// `word` stays mapped for as long as the bell is used: the [`Armed`] that
-    /// gives it out keeps the mapping alive.
-    pub unsafe fn new(word: *const AtomicU32, seen: u32) -> Bell {
-        Bell { word, seen }
-    }
-}
 
 /// A driver's bells, armed for one sleep of a worker. Dropping it withdraws
 /// the worker's announcement.
@@ -55,7 +86,7 @@ pub trait Armed: Send {
 /// Rings `word`, the bell of a channel the caller just published to and
 /// whose count said somebody sleeps: one sleeper wakes and polls (it hands
 /// what it finds to the ULTs that wait for it, waking their own workers).
-pub fn ring(word: &AtomicU32) {
+fn ring(word: &AtomicU32) {
     word.fetch_add(1, Ordering::Release);
     // SAFETY: `word` is a valid, aligned u32; FUTEX_WAKE (shared: the sleepers
     // are other processes) only identifies the futex by its address.
@@ -67,7 +98,7 @@ pub fn ring(word: &AtomicU32) {
 impl Bell {
     /// Whether the bell rang since it was armed.
     pub fn rang(&self) -> bool {
-        // SAFETY: the word is mapped while the bell is used (see `Bell::new`).
+        // SAFETY: the word is mapped while the bell is used (see `Doorbell::arm`).
         unsafe { (*self.word).load(Ordering::Acquire) != self.seen }
     }
 }
@@ -181,18 +212,20 @@ mod tests {
     #[test]
     fn a_rung_bell_ends_the_sleep_and_an_unrung_one_waits_for_the_timeout() {
         let own = Arc::new(AtomicU32::new(1));
-        let bell = Arc::new(AtomicU32::new(7));
-        // SAFETY: `bell` outlives every use of the bells made here.
-        let armed = || [unsafe { Bell::new(&*bell, bell.load(Ordering::Acquire)) }];
+        let door = Arc::new(Doorbell::default());
+        // SAFETY: `door` outlives every bell armed here.
+        let arm = || unsafe { door.arm() };
+        door.ring_if_sleeping();
         let t0 = Instant::now();
-        wait(&own, 1, &armed(), Some(Duration::from_millis(30)));
+        wait(&own, 1, &[arm()], Some(Duration::from_millis(30)));
         assert!(t0.elapsed() >= Duration::from_millis(25), "returned early");
+        door.disarm();
 
-        let bells = armed();
-        let b = bell.clone();
+        let bells = [arm()];
+        let d = door.clone();
         let ringer = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(20));
-            ring(&b);
+            d.ring_if_sleeping();
         });
         let t0 = Instant::now();
         wait(&own, 1, &bells, Some(Duration::from_secs(10)));
@@ -201,12 +234,19 @@ mod tests {
             "a rung bell did not wake the sleeper"
         );
         ringer.join().unwrap();
+        door.disarm();
 
         // Rung between arming and sleeping: no sleep at all.
-        let bells = armed();
-        ring(&bell);
+        let bells = [arm()];
+        door.ring_if_sleeping();
         let t0 = Instant::now();
         wait(&own, 1, &bells, Some(Duration::from_secs(10)));
         assert!(t0.elapsed() < Duration::from_secs(5), "a missed ring slept");
+        door.disarm();
+
+        // Nobody announced: a ring wakes no one, and changes nothing.
+        let before = door.bell.load(Ordering::Relaxed);
+        door.ring_if_sleeping();
+        assert_eq!(door.bell.load(Ordering::Relaxed), before);
     }
 }

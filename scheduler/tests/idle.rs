@@ -167,14 +167,13 @@ struct BellNetwork {
     pending: std::sync::atomic::AtomicBool,
     /// The event of the message under way.
     delivered: std::sync::Mutex<Arc<Event>>,
-    /// Where a shared-memory channel keeps them: beside its frames.
-    bell: std::sync::atomic::AtomicU32,
-    sleepers: Arc<std::sync::atomic::AtomicU32>,
+    /// Where a shared-memory channel keeps it: beside its frames.
+    doorbell: Arc<mpcrs_scheduler::bell::Doorbell>,
 }
 
 struct ArmedBell {
     bell: mpcrs_scheduler::bell::Bell,
-    sleepers: Arc<std::sync::atomic::AtomicU32>,
+    doorbell: Arc<mpcrs_scheduler::bell::Doorbell>,
 }
 
 impl mpcrs_scheduler::bell::Armed for ArmedBell {
@@ -185,19 +184,16 @@ impl mpcrs_scheduler::bell::Armed for ArmedBell {
 
 impl Drop for ArmedBell {
     fn drop(&mut self) {
-        self.sleepers
-            .fetch_sub(1, std::sync::atomic::Ordering::Release);
+        self.doorbell.disarm();
     }
 }
 
 impl BellNetwork {
     /// Another process's send: the frame, then the bell if anyone sleeps.
     fn send(&self) {
-        use std::sync::atomic::Ordering::SeqCst;
-        self.pending.store(true, SeqCst);
-        if self.sleepers.load(SeqCst) != 0 {
-            mpcrs_scheduler::bell::ring(&self.bell);
-        }
+        self.pending
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.doorbell.ring_if_sleeping();
     }
 }
 
@@ -214,15 +210,12 @@ impl mpcrs_scheduler::Progress for BellNetwork {
     }
 
     fn arm(&self) -> Option<Box<dyn mpcrs_scheduler::bell::Armed>> {
-        use std::sync::atomic::Ordering::SeqCst;
-        let seen = self.bell.load(SeqCst);
-        self.sleepers.fetch_add(1, SeqCst);
-        // SAFETY: the bell lives in the network, which the scheduler's hook
-        // list keeps alive for as long as any worker runs.
-        let bell = unsafe { mpcrs_scheduler::bell::Bell::new(&self.bell, seen) };
+        // SAFETY: the returned ArmedBell holds the doorbell as long as the
+        // bell is used.
+        let bell = unsafe { self.doorbell.arm() };
         Some(Box::new(ArmedBell {
             bell,
-            sleepers: self.sleepers.clone(),
+            doorbell: self.doorbell.clone(),
         }))
     }
 
@@ -247,8 +240,7 @@ fn workers_sharing_their_cpus_sleep_on_their_networks_bells_as_soon_as_idle() {
     let net = Arc::new(BellNetwork {
         pending: false.into(),
         delivered: std::sync::Mutex::new(Arc::new(Event::new())),
-        bell: 0.into(),
-        sleepers: Arc::default(),
+        doorbell: Arc::default(),
     });
     s.handle().add_progress_hook(net.clone());
     // Short waits, each shorter than the polling stretch of a worker that

@@ -15,15 +15,15 @@
 
 use std::ffi::CString;
 use std::io;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use mpcrs_scheduler::bell::Doorbell;
 
 /// Bytes before the data area: the consumer's position on its own cache line,
 /// then the consumer's bell on the next (see [`ShmRing::arm`]).
 const HEADER: usize = 128;
-/// Where the count of the consumer's sleeping workers lies in the header, and
-/// the bell they sleep on right after it.
-const SLEEPERS_AT: usize = 64;
-const BELL_AT: usize = 68;
+/// Where the consumer's doorbell lies in the header.
+const DOORBELL_AT: usize = 64;
 /// Frames start on a cache line.
 const ALIGN: u64 = 64;
 /// How far ahead of its position the producer clears the words of frames to come.
@@ -240,39 +240,13 @@ impl ShmRing {
         unsafe { &*(self.map.as_ptr() as *const AtomicU64) }
     }
 
-    fn sleepers(&self) -> &AtomicU32 {
-        // SAFETY: 4 bytes of the header, 4-aligned (page-aligned mapping).
-        unsafe { &*(self.map.as_ptr().add(SLEEPERS_AT) as *const AtomicU32) }
-    }
-
-    fn bell(&self) -> &AtomicU32 {
-        // SAFETY: as in `sleepers`.
-        unsafe { &*(self.map.as_ptr().add(BELL_AT) as *const AtomicU32) }
-    }
-
-    /// Consumer side, before a worker sleeps: announces the sleeper, so that
-    /// the producer rings the bell after its next frame (see
-    /// [`mpcrs_scheduler::bell`]). Returns the bell to sleep on; the caller
-    /// looks for frames once more before it sleeps, and calls [`ShmRing::disarm`]
-    /// once it woke.
-    pub fn arm(&self) -> mpcrs_scheduler::bell::Bell {
-        let seen = self.bell().load(Ordering::Acquire);
-        self.sleepers().fetch_add(1, Ordering::SeqCst);
-        // SAFETY: the bell lies in this ring's mapping, which the caller keeps
-        // (it holds the ring) until it disarms, after its sleep.
-        unsafe { mpcrs_scheduler::bell::Bell::new(self.bell(), seen) }
-    }
-
-    /// Withdraws an announcement of [`ShmRing::arm`].
-    pub fn disarm(&self) {
-        self.sleepers().fetch_sub(1, Ordering::Release);
-    }
-
-    /// Wakes whoever sleeps on this ring's bell (a ring being closed).
-    pub fn wake_sleepers(&self) {
-        if self.sleepers().load(Ordering::Acquire) != 0 {
-            mpcrs_scheduler::bell::ring(self.bell());
-        }
+    /// The consumer's doorbell (see [`mpcrs_scheduler::bell`]): a worker
+    /// about to sleep arms it and looks for frames once more; the producer
+    /// rings it after each frame if anyone sleeps.
+    pub fn doorbell(&self) -> &Doorbell {
+        // SAFETY: 8 bytes of the header, 4-aligned (page-aligned mapping),
+        // zeroed when the ring was created (a quiet doorbell).
+        unsafe { &*(self.map.as_ptr().add(DOORBELL_AT) as *const Doorbell) }
     }
 
     /// The frame word at position `pos` (line-aligned; never split by the wrap,
@@ -360,10 +334,7 @@ impl ShmRing {
         self.word(tail)
             .store(frame_word(tail, len), Ordering::Release);
         self.tail.store(tail + need, Ordering::Relaxed);
-        // Without a fence: see mpcrs_scheduler::bell for what that costs.
-        if self.sleepers().load(Ordering::Relaxed) != 0 {
-            mpcrs_scheduler::bell::ring(self.bell());
-        }
+        self.doorbell().ring_if_sleeping();
         true
     }
 

@@ -360,7 +360,12 @@ impl ShmRail {
             return None;
         }
         self.armed.fetch_add(1, Ordering::AcqRel);
-        let bells = rings.iter().map(|r| r.arm()).collect();
+        // SAFETY: the rings' mappings live as long as the Arcs kept with the
+        // bells, in the returned ArmedRings.
+        let bells = rings
+            .iter()
+            .map(|r| unsafe { r.doorbell().arm() })
+            .collect();
         Some(ArmedRings {
             rings,
             bells,
@@ -376,7 +381,7 @@ impl ShmRail {
         let start = Instant::now();
         while self.armed.load(Ordering::Acquire) != 0 {
             for r in rings {
-                r.wake_sleepers();
+                r.doorbell().ring_if_sleeping();
             }
             if start.elapsed() > Duration::from_secs(1) {
                 panic!("a worker slept armed on the shm rail for over a second");
@@ -422,7 +427,7 @@ impl mpcrs_scheduler::bell::Armed for ArmedRings {
 impl Drop for ArmedRings {
     fn drop(&mut self) {
         for r in &self.rings {
-            r.disarm();
+            r.doorbell().disarm();
         }
         self.armed.fetch_sub(1, Ordering::AcqRel);
     }

@@ -45,7 +45,8 @@ fn frames_and_a_large_single_copy_between_two_processes() {
 fn a_frame_from_another_process_rings_the_bell_of_a_sleeping_reader() {
     let name = format!("mpcrs-test-bell-{}", std::process::id());
     let ring = ShmRing::create(&name, 1 << 16).unwrap();
-    let mut bell = ring.arm();
+    // SAFETY (both arms): `ring` outlives every bell armed here.
+    let mut bell = unsafe { ring.doorbell().arm() };
     let mut child = Command::new(env!("CARGO_BIN_EXE_shm-peer"))
         .arg(&name)
         .spawn()
@@ -59,10 +60,10 @@ fn a_frame_from_another_process_rings_the_bell_of_a_sleeping_reader() {
             "the other process's frames did not ring the bell"
         );
         // Armed again with the bell's new value (a return may be spurious).
-        ring.disarm();
-        bell = ring.arm();
+        ring.doorbell().disarm();
+        bell = unsafe { ring.doorbell().arm() };
     }
-    ring.disarm();
+    ring.doorbell().disarm();
     // The peer sends on: take everything, or it never ends.
     let deadline = Instant::now() + Duration::from_secs(20);
     for _ in 0..1001 {

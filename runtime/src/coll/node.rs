@@ -11,9 +11,10 @@
 //! the area is named after the job and the communicator's context, and leaves
 //! /dev/shm once every process mapped it.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use mpcrs_scheduler::bell::Doorbell;
 use mpcrs_scheduler::sync::{poll_until, spin_until, DEFAULT_POLL};
 
 use super::{temp, Reduction};
@@ -65,11 +66,10 @@ struct RoundLine {
 #[repr(C, align(64))]
 struct SlotHead {
     opened: AtomicU64,
-    /// The process's ULTs asleep on its bell, waiting for the others' arrivals
-    /// (see mpcrs_scheduler::bell), and the bell: an arriving process rings
-    /// those of every slot with sleepers.
-    sleepers: AtomicU32,
-    bell: AtomicU32,
+    /// What the process's ULTs waiting for the others' arrivals sleep on
+    /// (see mpcrs_scheduler::bell): an arriving process rings every other
+    /// slot's.
+    doorbell: Doorbell,
     rounds: [RoundLine; 2],
 }
 
@@ -166,26 +166,20 @@ impl NodeArea {
     /// Sleeps until an arrival rings this process's bell, or `most`, unless
     /// `cond` holds once the sleep is announced.
     fn sleep_on_bell(&self, cond: &mut impl FnMut() -> bool, most: Duration) {
-        let head = self.head(self.mine);
-        let seen = head.bell.load(Ordering::Acquire);
-        head.sleepers.fetch_add(1, Ordering::SeqCst);
+        let door = &self.head(self.mine).doorbell;
+        // SAFETY: the doorbell lies in the area's mapping, which `self` holds
+        // past the sleep.
+        let bell = unsafe { door.arm() };
         if !cond() {
-            // SAFETY: the bell lies in the area's mapping, which `self` holds.
-            let bell = unsafe { mpcrs_scheduler::bell::Bell::new(&head.bell, seen) };
             mpcrs_scheduler::bell::wait_in_ult(bell, most);
         }
-        head.sleepers.fetch_sub(1, Ordering::Release);
+        door.disarm();
     }
 
-    /// Rings the bells of the processes asleep on one (after an arrival).
+    /// Rings the doorbells of the other processes (after an arrival).
     fn ring_sleepers(&self) {
         for k in (0..self.processes).filter(|&k| k != self.mine) {
-            let head = self.head(k);
-            // Without a fence, as the shm rail does: a sleeper missed here
-            // wakes at the end of its nap (see mpcrs_scheduler::bell).
-            if head.sleepers.load(Ordering::Relaxed) != 0 {
-                mpcrs_scheduler::bell::ring(&head.bell);
-            }
+            self.head(k).doorbell.ring_if_sleeping();
         }
     }
 
