@@ -1,5 +1,22 @@
 //! A worker: one pinned OS thread running ULTs from its local queue, polling progress
 //! hooks between them, and sleeping when everything it owns is parked.
+//!
+//! The loop, each round: take ULTs handed over by other threads, fire due
+//! timers, wake ULTs whose bell rang, run one ready ULT (polling the hooks
+//! every 16 runs). With nothing ready and nothing moved by a poll, the worker
+//! is idle, and in turn:
+//! 1. spins up to `idle_spin`, unless its CPUs are shared;
+//! 2. with progress hooks, polls and yields its CPU for up to
+//!    [`crate::idle::PROGRESS_POLL`], unless its CPUs are shared and every hook
+//!    rings a bell for everything it waits for;
+//! 3. sleeps: it arms the hooks' bells, polls once more (what was sent before
+//!    the arming rang nothing), then waits on its own futex word, the hooks'
+//!    bells and its ULTs' bells at once, until its next timer, at most 1 ms
+//!    with hooks (drivers without bells are polled that often).
+//!
+//! Running a ULT its own timer woke does not end the idle stretch (a poller
+//! between sleeps would otherwise keep the worker in step 2 for good); any
+//! other ULT run, or a poll that moved something, does.
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::Ordering;

@@ -205,6 +205,9 @@ pub(crate) struct Links {
     instances: Vec<Instance>,
     /// Whether one of them is shared memory (asked every progress round).
     shared_memory: bool,
+    /// Whether every frame from another process rings a bell (asked by every
+    /// idle worker; see [`Links::rings_for_everything`]).
+    rings_for_everything: bool,
     pub(crate) counters: Vec<RailCounters>,
 }
 
@@ -299,6 +302,10 @@ impl Links {
             };
             instances.push(instance);
         }
+        let shared_memory = instances.iter().any(|i| matches!(i, Instance::Shm(_)));
+        let rings_for_everything = shared_memory
+            && nodes.iter().all(|&n| n == nodes[me as usize])
+            && !instances.iter().any(|i| matches!(i, Instance::Verbs(_)));
         Ok(Links {
             me,
             last_elected: nodes.iter().map(|_| LastElected::default()).collect(),
@@ -311,7 +318,8 @@ impl Links {
             }))),
             replaced: Mutex::new(Vec::new()),
             set,
-            shared_memory: instances.iter().any(|i| matches!(i, Instance::Shm(_))),
+            shared_memory,
+            rings_for_everything,
             instances,
         })
     }
@@ -711,13 +719,7 @@ impl Links {
     /// (connection requests, checkpoint steps) still wait for a worker's
     /// timed poll, at most a millisecond.
     pub(crate) fn rings_for_everything(&self) -> bool {
-        let here = self.nodes[self.me as usize];
-        self.shared_memory
-            && self.nodes.iter().all(|&n| n == here)
-            && !self
-                .instances
-                .iter()
-                .any(|i| matches!(i, Instance::Verbs(_)))
+        self.rings_for_everything
     }
 
     /// Progress of the tcp rails (a system call each); whether anything moved.
