@@ -446,3 +446,82 @@ impl mpcrs_scheduler::Progress for ShmRail {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU32;
+    use std::time::{Duration, Instant};
+
+    /// Two rails of one job in this process, process 0 writing to process 1.
+    fn pair(job: &str) -> (ShmRail, ShmRail) {
+        let a = ShmRail::new(job, 0, 2, Box::new(|_, _| {}));
+        let b = ShmRail::new(job, 1, 2, Box::new(|_, _| {}));
+        let name = a.create_outgoing(1).unwrap();
+        b.accept_incoming(0, &name).unwrap();
+        // Joins the accepted ring to those read, and to those armed.
+        b.progress();
+        (a, b)
+    }
+
+    /// Closing the rail (a checkpoint) waits until no worker sleeps armed on
+    /// its rings, ringing them awake: a worker restored from the image must
+    /// not touch rings the image left out.
+    #[test]
+    fn closing_the_rail_wakes_and_waits_for_armed_sleepers() {
+        let (a, b) = pair(&format!("test-close-armed-{}", std::process::id()));
+        let b = Arc::new(b);
+        let woke = Arc::new(AtomicBool::new(false));
+        let (rail, w) = (b.clone(), woke.clone());
+        let sleeper = std::thread::spawn(move || {
+            let armed = rail.arm().expect("a ring to arm");
+            let mut bells = Vec::new();
+            mpcrs_scheduler::bell::Armed::bells(&armed, &mut bells);
+            let own = AtomicU32::new(0);
+            mpcrs_scheduler::bell::wait(&own, 0, &bells, Some(Duration::from_secs(60)));
+            w.store(true, Ordering::Release);
+            drop(armed);
+        });
+        while b.armed.load(Ordering::Acquire) == 0 {
+            std::thread::yield_now();
+        }
+        let t0 = Instant::now();
+        assert_eq!(b.close_all(), 1);
+        assert!(
+            woke.load(Ordering::Acquire),
+            "closed before the sleeper disarmed"
+        );
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the sleeper was not rung awake"
+        );
+        sleeper.join().unwrap();
+        assert!(b.arm().is_none(), "a closed rail still arms rings");
+        a.close_all();
+    }
+
+    /// A frame to a process whose worker sleeps armed wakes it.
+    #[test]
+    fn a_frame_wakes_an_armed_sleeper() {
+        let (a, b) = pair(&format!("test-frame-armed-{}", std::process::id()));
+        let armed = b.arm().expect("a ring to arm");
+        let mut bells = Vec::new();
+        mpcrs_scheduler::bell::Armed::bells(&armed, &mut bells);
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            a.send(1, b"hello").unwrap();
+            a
+        });
+        let t0 = Instant::now();
+        let own = AtomicU32::new(0);
+        mpcrs_scheduler::bell::wait(&own, 0, &bells, Some(Duration::from_secs(60)));
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the frame rang no bell"
+        );
+        drop(armed);
+        let a = sender.join().unwrap();
+        a.close_all();
+        b.close_all();
+    }
+}
