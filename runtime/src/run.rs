@@ -224,11 +224,18 @@ fn finish_fabric(f: &crate::remote::Fabric) {
     f.finish();
     if env::NET_STATS.is_set() {
         // One write, so that the lines of the job's processes do not interleave.
+        let sleeps = mpcrs_scheduler::sleep_counts();
         let stats = format!(
-            "{}mpcrs: net-stats process {}: collectives: {} rounds in the node's shared areas\n",
+            "{}mpcrs: net-stats process {}: collectives: {} rounds in the node's shared areas\n\
+             mpcrs: net-stats process {}: bells: {} sleeps, {} ended by a ring, {} by the timeout ({} then found frames)\n",
             f.stats(),
             f.me,
             crate::coll::node::rounds(),
+            f.me,
+            sleeps.sleeps,
+            sleeps.rung,
+            sleeps.timed_out,
+            sleeps.timed_out_then_moved,
         );
         use std::io::Write;
         let _ = std::io::stderr().lock().write_all(stats.as_bytes());

@@ -113,7 +113,9 @@ pub fn wait_in_ult(bell: Bell, timeout: Duration) {
             crate::park_timeout(timeout);
             crate::worker::remove_bell_waiter(&task);
         }
-        None => wait(&AtomicU32::new(0), 0, &[bell], Some(timeout)),
+        None => {
+            wait(&AtomicU32::new(0), 0, &[bell], Some(timeout));
+        }
     }
 }
 
@@ -141,15 +143,29 @@ pub(crate) fn available() -> bool {
     !NO_WAITV.load(Ordering::Relaxed)
 }
 
+/// Why a [`wait`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Woke {
+    /// `own` changed (another thread of the process woke the sleeper).
+    Own,
+    /// A bell rang.
+    Bell,
+    /// The timeout passed.
+    Timeout,
+    /// A signal, a spurious return, or a wait without bells (which cannot
+    /// tell).
+    Other,
+}
+
 /// Sleeps while `own` holds `expected` (a word of this process, which its
 /// threads change and wake with [`crate::futex::wake_one`]) and each bell
 /// holds the value it was armed with, at most `timeout`; returns early on a
 /// signal or spuriously. Bells past the 127th are left out (their senders'
 /// frames wait for the timeout).
-pub fn wait(own: &AtomicU32, expected: u32, bells: &[Bell], timeout: Option<Duration>) {
+pub fn wait(own: &AtomicU32, expected: u32, bells: &[Bell], timeout: Option<Duration>) -> Woke {
     if bells.is_empty() || !available() {
         crate::futex::wait(own, expected, timeout);
-        return;
+        return Woke::Other;
     }
     let mut words = Vec::with_capacity((bells.len() + 1).min(MAX_WORDS));
     words.push(FutexWaitv {
@@ -197,9 +213,23 @@ pub fn wait(own: &AtomicU32, expected: u32, bells: &[Bell], timeout: Option<Dura
             libc::CLOCK_MONOTONIC,
         )
     };
-    if r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
-        NO_WAITV.store(true, Ordering::Relaxed);
-        crate::futex::wait(own, expected, timeout);
+    if r == 0 {
+        return Woke::Own;
+    }
+    if r > 0 {
+        return Woke::Bell;
+    }
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(libc::ETIMEDOUT) => Woke::Timeout,
+        // A word had changed already.
+        Some(libc::EAGAIN) if own.load(Ordering::Relaxed) != expected => Woke::Own,
+        Some(libc::EAGAIN) => Woke::Bell,
+        Some(libc::ENOSYS) => {
+            NO_WAITV.store(true, Ordering::Relaxed);
+            crate::futex::wait(own, expected, timeout);
+            Woke::Other
+        }
+        _ => Woke::Other,
     }
 }
 
@@ -217,8 +247,9 @@ mod tests {
         let arm = || unsafe { door.arm() };
         door.ring_if_sleeping();
         let t0 = Instant::now();
-        wait(&own, 1, &[arm()], Some(Duration::from_millis(30)));
+        let woke = wait(&own, 1, &[arm()], Some(Duration::from_millis(30)));
         assert!(t0.elapsed() >= Duration::from_millis(25), "returned early");
+        assert!(matches!(woke, Woke::Timeout | Woke::Other), "{woke:?}");
         door.disarm();
 
         let bells = [arm()];
@@ -228,11 +259,12 @@ mod tests {
             d.ring_if_sleeping();
         });
         let t0 = Instant::now();
-        wait(&own, 1, &bells, Some(Duration::from_secs(10)));
+        let woke = wait(&own, 1, &bells, Some(Duration::from_secs(10)));
         assert!(
             t0.elapsed() < Duration::from_secs(5),
             "a rung bell did not wake the sleeper"
         );
+        assert!(matches!(woke, Woke::Bell | Woke::Other), "{woke:?}");
         ringer.join().unwrap();
         door.disarm();
 
@@ -240,8 +272,9 @@ mod tests {
         let bells = [arm()];
         door.ring_if_sleeping();
         let t0 = Instant::now();
-        wait(&own, 1, &bells, Some(Duration::from_secs(10)));
+        let woke = wait(&own, 1, &bells, Some(Duration::from_secs(10)));
         assert!(t0.elapsed() < Duration::from_secs(5), "a missed ring slept");
+        assert_eq!(woke, Woke::Bell);
         door.disarm();
 
         // Nobody announced: a ring wakes no one, and changes nothing.

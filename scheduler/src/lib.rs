@@ -37,6 +37,7 @@ mod worker;
 
 pub use blocking::{blocking_threads, run_blocking};
 pub use fault::{panic_message, set_ult_label, UltLabel};
+pub use idle::{sleep_counts, SleepCounts};
 pub use park::{
     context_id, current, in_ult, park, park_timeout, set_resume_hook, set_ult_local, ult_local,
     unpark_all, yield_for_poll, yield_now, Unparker,

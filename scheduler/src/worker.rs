@@ -26,7 +26,8 @@ use std::time::{Duration, Instant};
 use corosensei::stack::DefaultStack;
 use corosensei::CoroutineResult;
 
-use crate::bell::Bell;
+use crate::bell::{Bell, Woke};
+use crate::idle::{count, Count};
 use crate::stack::{StackPool, UltStack};
 
 use crate::queue::LocalQueue;
@@ -344,13 +345,27 @@ impl WorkerCtx {
                 idle_since = None;
                 continue;
             }
-            me.sleeper.sleep(timeout, &bells, || {
+            let woke = me.sleeper.sleep(timeout, &bells, || {
                 !me.inbox.is_empty()
                     || self.shared.shutdown.load(Ordering::Acquire)
                     // A hook added since the timeout was chosen (see add_progress_hook).
                     || (timeout.is_none() && self.shared.has_progress_hooks())
             });
             drop(armed);
+            if !bells.is_empty() && woke.is_some() {
+                count(Count::Sleep);
+                match woke {
+                    Some(Woke::Bell) => count(Count::Rung),
+                    Some(Woke::Timeout) => {
+                        count(Count::TimedOut);
+                        if self.poll_progress() {
+                            count(Count::TimedOutThenMoved);
+                            idle_since = None;
+                        }
+                    }
+                    _ => {}
+                }
+            }
             // Still idle unless the next round finds work: the worker naps
             // again instead of going back to yielding its CPU (see PROGRESS_POLL).
         }
