@@ -73,7 +73,7 @@ pub struct Bell {
 }
 
 // SAFETY: a bell is an address and a value; the word is only read through
-// atomics, and its mapping outlives the bell (see `Bell::new`).
+// atomics, and its mapping outlives the bell (see `Doorbell::arm`).
 unsafe impl Send for Bell {}
 
 /// A driver's bells, armed for one sleep of a worker. Dropping it withdraws

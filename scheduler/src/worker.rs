@@ -292,6 +292,9 @@ impl WorkerCtx {
         let config = &self.shared.config;
         let mut runs_since_poll = 0u32;
         let mut idle_since: Option<Instant> = None;
+        // The last sleep ended by its timeout: what the next poll finds came
+        // without a ring (`--net-stats`).
+        let mut after_timeout = false;
         loop {
             self.queue.drain(&me.inbox);
             self.fire_timers();
@@ -313,9 +316,13 @@ impl WorkerCtx {
             }
             runs_since_poll = 0;
             if self.poll_progress() {
+                if std::mem::take(&mut after_timeout) {
+                    count(Count::TimedOutThenMoved);
+                }
                 idle_since = None;
                 continue;
             }
+            after_timeout = false;
             if self.shared.shutdown.load(Ordering::Acquire) && me.inbox.is_empty() {
                 break;
             }
@@ -358,10 +365,7 @@ impl WorkerCtx {
                     Some(Woke::Bell) => count(Count::Rung),
                     Some(Woke::Timeout) => {
                         count(Count::TimedOut);
-                        if self.poll_progress() {
-                            count(Count::TimedOutThenMoved);
-                            idle_since = None;
-                        }
+                        after_timeout = true;
                     }
                     _ => {}
                 }

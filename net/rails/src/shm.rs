@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use mpcrs_scheduler::bell::Doorbell;
 
 /// Bytes before the data area: the consumer's position on its own cache line,
-/// then the consumer's bell on the next (see [`ShmRing::arm`]).
+/// then the consumer's doorbell on the next (see [`ShmRing::doorbell`]).
 const HEADER: usize = 128;
 /// Where the consumer's doorbell lies in the header.
 const DOORBELL_AT: usize = 64;

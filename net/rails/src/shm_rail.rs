@@ -131,9 +131,9 @@ pub struct ShmRail {
     /// delivering, so that frames reach the sink in the order they were sent.
     /// Shared: `watch` points at them, and sleeping workers hold them armed.
     incoming: Exclusive<Vec<(u32, Arc<ShmRing>)>>,
-    /// The same rings, for workers arming their bells (`incoming` may be held
-    /// for a while by a delivery).
-    bells: Mutex<Vec<Arc<ShmRing>>>,
+    /// The same rings, for workers arming their doorbells (`incoming` may be
+    /// held for a while by a delivery).
+    armable: Mutex<Vec<Arc<ShmRing>>>,
     /// Workers asleep on armed bells (see [`ShmRail::arm`]).
     armed: Arc<AtomicUsize>,
     /// The rings of `incoming`, looked at without the lock by every poll: most
@@ -161,7 +161,7 @@ impl ShmRail {
                 .collect(),
             replaced: Mutex::new(Vec::new()),
             incoming: Exclusive::new(Vec::new()),
-            bells: Mutex::new(Vec::new()),
+            armable: Mutex::new(Vec::new()),
             armed: Arc::new(AtomicUsize::new(0)),
             watch: AtomicPtr::new(std::ptr::null_mut()),
             retired: Mutex::new(Vec::new()),
@@ -230,9 +230,9 @@ impl ShmRail {
         // the rings they point at can go, once no worker sleeps armed on them.
         self.retire_watch();
         self.retired.lock().unwrap().clear();
-        let bells = std::mem::take(&mut *self.bells.lock().unwrap());
-        self.wait_disarmed(&bells);
-        drop(bells);
+        let rings = std::mem::take(&mut *self.armable.lock().unwrap());
+        self.wait_disarmed(&rings);
+        drop(rings);
         incoming.clear();
         let mut accepted = self.accepted.lock().unwrap();
         closed += accepted.len();
@@ -321,7 +321,7 @@ impl ShmRail {
                 .into_iter()
                 .map(|(from, ring)| (from, Arc::new(ring)))
                 .collect();
-            self.bells
+            self.armable
                 .lock()
                 .unwrap()
                 .extend(joined.iter().map(|(_, r)| r.clone()));
@@ -355,7 +355,7 @@ impl ShmRail {
     /// (see [`mpcrs_scheduler::bell`]): the writers ring them after their
     /// next frame. The worker looks for frames once more before it sleeps.
     pub fn arm(&self) -> Option<ArmedRings> {
-        let rings = self.bells.lock().unwrap().clone();
+        let rings = self.armable.lock().unwrap().clone();
         if rings.is_empty() {
             return None;
         }

@@ -146,7 +146,6 @@ impl NodeArea {
         let start = Instant::now();
         let sharing = mpcrs_scheduler::yields_when_idle();
         while !poll_until(&mut cond, DEFAULT_POLL) {
-            let waited = start.elapsed();
             if sharing {
                 // The worker drives the network while this ULT sleeps: no
                 // round of polls between two sleeps (one cost more CPU than
@@ -155,7 +154,9 @@ impl NodeArea {
                     self.sleep_on_bell(&mut cond, BELL_NAP);
                 }
                 return;
-            } else if waited > LONG_WAIT {
+            }
+            let waited = start.elapsed();
+            if waited > LONG_WAIT {
                 mpcrs_scheduler::sleep(LONG_NAP);
             } else if waited > PATIENCE {
                 mpcrs_scheduler::sleep(NAP);
