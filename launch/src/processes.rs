@@ -9,6 +9,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::Arc;
 
+use mpcrs_auth::{JobSecret, Role};
 use mpcrs_pmi::{self as pmi2, Ending, Server};
 use mpcrs_settings::rank_blocks;
 use mpcrs_settings::variables as env;
@@ -89,6 +90,7 @@ pub fn on_this_host(
             ranks: 0..ranks,
             host: host.to_string(),
             command: base,
+            first_input: None,
         }]
     } else {
         with_key_value_store(&base, processes, ranks, host)?
@@ -112,6 +114,7 @@ pub fn with_key_value_store(
 ) -> io::Result<Vec<ProcessSpec>> {
     let jobid = job_id();
     let server = Arc::new(Server::new(processes, &jobid));
+    let secret = JobSecret::generate()?;
     let mut specs = Vec::with_capacity(processes);
     let nodes = vec!["0"; processes].join(",");
     let shares = cpu_shares(processes);
@@ -123,6 +126,7 @@ pub fn with_key_value_store(
         let mut command = copy_command(base);
         command
             .env(pmi2::ENV_FD, fd.to_string())
+            .env(env::JOB_SECRET.name, secret.to_hex())
             .envs(identity(index, processes, &nodes, host));
         let keep_open = theirs;
         let cpus = match &shares {
@@ -171,6 +175,7 @@ pub fn with_key_value_store(
             ranks: block,
             host: host.to_string(),
             command,
+            first_input: None,
         });
     }
     Ok(specs)
@@ -249,24 +254,8 @@ pub fn across_hosts(
         .map_err(|e| format!("key-value store on {ip}: {e}"))?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let server = Arc::new(Server::new(processes, &job_id()));
-    std::thread::Builder::new()
-        .name("pmi2-accept".into())
-        .spawn(move || {
-            for _ in 0..processes {
-                let Ok((stream, _)) = listener.accept() else {
-                    return;
-                };
-                let server = server.clone();
-                std::thread::spawn(move || {
-                    let mut stream = stream;
-                    let _ = stream.set_nodelay(true);
-                    if let Ok(Ending::Aborted(msg)) = server.serve_connected(&mut stream) {
-                        mpcrs_settings::report!(error, "mpcrs-run: a process called abort: {msg}");
-                    }
-                });
-            }
-        })
-        .map_err(|e| e.to_string())?;
+    let secret = JobSecret::generate().map_err(|e| e.to_string())?;
+    serve_network_port(listener, server, secret.clone(), processes).map_err(|e| e.to_string())?;
     let cwd = match base.get_current_dir() {
         Some(d) => d.to_path_buf(),
         None => std::env::current_dir().map_err(|e| e.to_string())?,
@@ -287,6 +276,7 @@ pub fn across_hosts(
         let host = &hosts[placement[index]];
         let mut env: Vec<(String, String)> = base
             .get_envs()
+            .filter(|(k, _)| *k != env::JOB_SECRET.name)
             .filter_map(|(k, v)| {
                 Some((
                     k.to_string_lossy().into_owned(),
@@ -299,9 +289,11 @@ pub fn across_hosts(
             identity(index, processes, &nodes, &node_names).map(|(k, v)| (k.to_string(), v)),
         );
         env.extend((launch.own_env)(index));
+        let mut first_input = None;
         let command = if local[placement[index]] {
             let mut c = copy_command(base);
             c.envs(env.iter().map(|(k, v)| (k, v)));
+            c.env(env::JOB_SECRET.name, secret.to_hex());
             if launch.restorable {
                 restorable(&mut c);
             }
@@ -313,7 +305,18 @@ pub fn across_hosts(
                 .get_envs()
                 .filter(|(_, v)| v.is_none())
                 .map(|(k, _)| k.to_string_lossy().into_owned());
-            let mut line = format!("cd {} && exec", hosts::shell_quote(&cwd.to_string_lossy()));
+            // The secret comes first on the agent's standard input, read by a
+            // POSIX shell whatever the login shell: on a command line, anyone
+            // on either host could read it with ps.
+            let mut line = format!(
+                "cd {} && exec sh -c {} sh",
+                hosts::shell_quote(&cwd.to_string_lossy()),
+                hosts::shell_quote(&format!(
+                    "IFS= read -r {0} && export {0} && exec \"$@\"",
+                    env::JOB_SECRET.name
+                ))
+            );
+            first_input = Some(format!("{}\n", secret.to_hex()));
             if launch.restorable {
                 // The launcher's personality does not cross ssh: ASLR off there.
                 line.push_str(" setarch \"$(uname -m)\" -R");
@@ -343,9 +346,52 @@ pub fn across_hosts(
             ranks: block,
             host: host.name.clone(),
             command,
+            first_input,
         });
     }
     Ok(specs)
+}
+
+/// Serves the key-value store on `listener` (`PMI_PORT`) to the job's
+/// `processes` processes: each connection proves first that it knows the job's
+/// `secret`; one that does not (or says nothing for a while) is closed and the
+/// port keeps accepting until every process of the job came in.
+fn serve_network_port(
+    listener: std::net::TcpListener,
+    server: Arc<Server>,
+    secret: JobSecret,
+    processes: usize,
+) -> io::Result<()> {
+    /// How long a connection may take to prove itself.
+    const HANDSHAKE_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+    let admitted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    std::thread::Builder::new()
+        .name("pmi2-accept".into())
+        .spawn(move || {
+            while admitted.load(std::sync::atomic::Ordering::Acquire) < processes {
+                let Ok((mut stream, from)) = listener.accept() else {
+                    return;
+                };
+                let (server, secret, admitted) = (server.clone(), secret.clone(), admitted.clone());
+                std::thread::spawn(move || {
+                    let _ = stream.set_nodelay(true);
+                    let _ = stream.set_read_timeout(Some(HANDSHAKE_TIME));
+                    if let Err(e) = mpcrs_auth::over_stream(&mut stream, &secret, Role::Acceptor) {
+                        mpcrs_settings::report!(
+                            warn,
+                            "mpcrs-run: refused a connection to the key-value store from {from}: {e}"
+                        );
+                        return;
+                    }
+                    let _ = stream.set_read_timeout(None);
+                    admitted.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+                    if let Ok(Ending::Aborted(msg)) = server.serve_connected(&mut stream) {
+                        mpcrs_settings::report!(error, "mpcrs-run: a process called abort: {msg}");
+                    }
+                });
+            }
+        })?;
+    Ok(())
 }
 
 /// What each process of a job gets besides the base command.
@@ -478,5 +524,23 @@ mod tests {
             var_of(&many[0].command, env::WORKERS.name).as_deref(),
             Some("3")
         );
+    }
+
+    #[test]
+    fn every_launch_hands_its_processes_one_new_secret() {
+        assert_eq!(mpcrs_pmi::ENV_SECRET, env::JOB_SECRET.name);
+        let base = std::process::Command::new("true");
+        let secret_of = |specs: &[crate::supervise::ProcessSpec]| {
+            let all: Vec<String> = specs
+                .iter()
+                .map(|s| var_of(&s.command, env::JOB_SECRET.name).unwrap())
+                .collect();
+            assert!(all.iter().all(|s| *s == all[0]), "one secret per job");
+            mpcrs_auth::JobSecret::from_hex(&all[0]).unwrap();
+            all[0].clone()
+        };
+        let first = secret_of(&with_key_value_store(&base, 3, 3, "localhost").unwrap());
+        let second = secret_of(&with_key_value_store(&base, 3, 3, "localhost").unwrap());
+        assert_ne!(first, second);
     }
 }

@@ -16,6 +16,10 @@ pub struct ProcessSpec {
     pub ranks: Range<usize>,
     pub host: String,
     pub command: Command,
+    /// Written to the process's standard input, which is then closed: what a
+    /// process on another host must not see on a command line (the job's
+    /// secret, read by the launch agent's shell).
+    pub first_input: Option<String>,
 }
 
 /// How a job ended.
@@ -259,6 +263,9 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
         if tag_output {
             spec.command.stdout(Stdio::piped()).stderr(Stdio::piped());
         }
+        if spec.first_input.is_some() {
+            spec.command.stdin(Stdio::piped());
+        }
         if own_groups() {
             // SAFETY: setpgid in the child before exec only changes its own group.
             unsafe {
@@ -275,6 +282,11 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
                 return Err(e);
             }
         };
+        if let (Some(line), Some(mut stdin)) = (spec.first_input.take(), child.stdin.take()) {
+            // A few bytes into an empty pipe: the write does not block. A
+            // process gone already is reported as it ends.
+            let _ = stdin.write_all(line.as_bytes());
+        }
         if tag_output {
             let tag = format!(
                 "[{},{}-{}] ",
@@ -396,6 +408,7 @@ mod tests {
             ranks: index * 2..index * 2 + 2,
             host: "localhost".into(),
             command: c,
+            first_input: None,
         }
     }
 

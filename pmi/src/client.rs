@@ -106,6 +106,26 @@ pub const ENV_PORT: &str = "PMI_PORT";
 pub const ENV_RANK: &str = "PMI_RANK";
 pub const ENV_SIZE: &str = "PMI_SIZE";
 
+/// The job's secret (64 hex digits) that mpcrs-run gives its processes: a
+/// connection to its `PMI_PORT` proves it knows it before PMI starts. Other
+/// launchers give none and take no proof.
+pub const ENV_SECRET: &str = "MPCRS_JOB_SECRET";
+
+/// Opens the launcher's `PMI_PORT` at `addr`, proving the job's secret first
+/// when the launcher gave one.
+fn connect(addr: &str, secret: Option<&str>) -> io::Result<std::net::TcpStream> {
+    let mut stream = std::net::TcpStream::connect(addr)?;
+    if let Some(text) = secret {
+        let secret = mpcrs_auth::JobSecret::from_hex(text)
+            .map_err(|e| invalid(format!("{ENV_SECRET}: {e}")))?;
+        // The launcher answers at once; a silent peer is not the launcher.
+        stream.set_read_timeout(Some(std::time::Duration::from_secs(30)))?;
+        mpcrs_auth::over_stream(&mut stream, &secret, mpcrs_auth::Role::Connector)?;
+        stream.set_read_timeout(None)?;
+    }
+    Ok(stream)
+}
+
 /// The connection to the launcher: inherited, or opened over the network.
 pub enum PmiStream {
     Inherited(std::os::unix::net::UnixStream),
@@ -173,7 +193,7 @@ impl Client<PmiStream> {
                 // and the callers take it once (see above).
                 PmiStream::Inherited(unsafe { std::os::unix::net::UnixStream::from_raw_fd(fd) })
             }
-            (None, Some(addr)) => match std::net::TcpStream::connect(&addr) {
+            (None, Some(addr)) => match connect(&addr, var(ENV_SECRET).as_deref()) {
                 Ok(s) => PmiStream::Network(s),
                 Err(e) => {
                     return Some(Err(io::Error::new(

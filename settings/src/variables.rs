@@ -99,6 +99,8 @@ variables! {
         "What images store is compressed: none, zstd (level 3) or zstd:LEVEL (-7 to 19).";
     JOB_KEY = "MPCRS_JOB_KEY", set_by "mpcrs-run", default "unset: images name no job",
         "The job's key (hex), made at its first run and kept by every restart: images and manifests record it, and a restart refuses an image of another job.";
+    JOB_SECRET = "MPCRS_JOB_SECRET", set_by "mpcrs-run, per launch (on other hosts through the launch agent's standard input)", default "unset: process 0 makes one and hands it out through the PMI-2 key-value store",
+        "The job's secret (64 hex digits): every tcp link of the job and the PMI-2 port of a job across hosts run a challenge-response handshake keyed by it before anything else is read.";
     RESTORE_CARRY_FDS = "MPCRS_RESTORE_CARRY_FDS", set_by "--restart, several processes", default "unset",
         "Variables naming descriptors the restored process keeps (its new PMI-2 connection).";
     LAUNCH_AGENT = "MPCRS_LAUNCH_AGENT", set_by "", default "ssh -o BatchMode=yes",

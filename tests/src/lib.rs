@@ -378,6 +378,8 @@ pub fn process_report(out: &str, p: u32) -> &str {
 /// connection was inherited).
 pub struct JobProcess {
     pub kvs: mpcrs_pmi::Client<mpcrs_pmi::PmiStream>,
+    /// The job's secret, which every tcp link of the job proves it knows.
+    pub secret: mpcrs_auth::JobSecret,
     pub me: u32,
     pub count: u32,
     pub host: std::net::IpAddr,
@@ -392,10 +394,13 @@ pub fn join_job(topology: mpcrs_signaling::StaticTopology, wait: Duration) -> Jo
     let host = kvs
         .reachable_address()
         .unwrap_or_else(|| "127.0.0.1".parse().unwrap());
+    let secret = mpcrs_signaling::job_secret(&|k| std::env::var(k).ok(), me, &mut kvs).unwrap();
     let net =
-        mpcrs_signaling::Signaling::bootstrap(me, count, host, topology, &mut kvs, wait).unwrap();
+        mpcrs_signaling::Signaling::bootstrap(me, count, host, topology, &mut kvs, &secret, wait)
+            .unwrap();
     JobProcess {
         kvs,
+        secret,
         me,
         count,
         host,

@@ -4,13 +4,23 @@
 //! flushes queued frames and hands complete incoming frames to the rail's sink.
 //! A poll asks the kernel once which sockets have input ([`Readiness`]) and
 //! touches only those.
+//!
+//! Every connection, accepted or opened, first runs the job's handshake
+//! (mpcrs-auth): until the peer proved it knows the job's secret, nothing it
+//! sends reaches the sink, frames longer than a handshake's are refused unread,
+//! and nothing queued on our side but the handshake goes out. An accepted
+//! connection that fails is closed and counted ([`TcpRail::refused`]); the job
+//! goes on. A connection we opened that fails is an error: the address came
+//! from the job's own key-value store.
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use mpcrs_auth::{Handshake, JobSecret, Reply, Role};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::readiness::Readiness;
@@ -29,23 +39,62 @@ struct Endpoint {
     /// cost more than the read itself.
     scratch: Box<[u8]>,
     closed: bool,
+    /// Until the peer proved it belongs to the job.
+    pending: Option<Pending>,
+    role: Role,
+}
+
+/// An endpoint's handshake, and the frames queued on it meanwhile.
+struct Pending {
+    handshake: Handshake,
+    held: VecDeque<Vec<u8>>,
 }
 
 /// Bytes one read of a socket takes at most.
 const READ_BYTES: usize = 64 * 1024;
 
+/// Why an endpoint's peer is not let in.
+enum Untrusted {
+    Refused(mpcrs_auth::Refusal),
+    Io(io::Error),
+}
+
+impl std::fmt::Display for Untrusted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Untrusted::Refused(r) => write!(f, "{r}"),
+            Untrusted::Io(e) => write!(f, "{e} during the handshake"),
+        }
+    }
+}
+
 impl Endpoint {
-    fn new(stream: TcpStream) -> io::Result<Endpoint> {
+    /// A connection whose handshake starts now (its challenge queued first).
+    fn new(stream: TcpStream, secret: &JobSecret, role: Role) -> io::Result<Endpoint> {
         stream.set_nonblocking(true)?;
         stream.set_nodelay(true)?;
+        let (handshake, challenge) = Handshake::start(secret, role)?;
         Ok(Endpoint {
             stream,
-            out: VecDeque::new(),
+            out: VecDeque::from([framed(&[&challenge])?]),
             out_at: 0,
             inbuf: Vec::new(),
             scratch: vec![0u8; READ_BYTES].into_boxed_slice(),
             closed: false,
+            pending: Some(Pending {
+                handshake,
+                held: VecDeque::new(),
+            }),
+            role,
         })
+    }
+
+    /// Queues a frame: out now, or once the handshake is over.
+    fn queue(&mut self, msg: Vec<u8>) {
+        match &mut self.pending {
+            Some(p) => p.held.push_back(msg),
+            None => self.out.push_back(msg),
+        }
     }
 
     /// Writes what the socket takes; returns whether anything moved.
@@ -74,36 +123,87 @@ impl Endpoint {
         Ok(moved)
     }
 
-    /// Reads what is there; returns the complete frames.
-    fn receive(&mut self) -> io::Result<Vec<Vec<u8>>> {
+    /// Reads what is there into the input buffer.
+    fn read(&mut self) -> io::Result<()> {
         loop {
             match self.stream.read(&mut self.scratch) {
                 Ok(0) => {
                     self.closed = true;
-                    break;
+                    return Ok(());
                 }
                 Ok(n) => self.inbuf.extend_from_slice(&self.scratch[..n]),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
                 Err(e) => return Err(e),
             }
         }
-        let mut frames = Vec::new();
+    }
+
+    /// Takes the complete frames of the input buffer: the handshake's to the
+    /// handshake, the others into `frames` once the peer is trusted.
+    fn take_frames(
+        &mut self,
+        id: usize,
+        frames: &mut Vec<(usize, Vec<u8>)>,
+    ) -> Result<(), Untrusted> {
         let mut at = 0;
-        while self.inbuf.len() - at >= 4 {
-            let len = u32::from_le_bytes(self.inbuf[at..at + 4].try_into().unwrap()) as usize;
-            if self.inbuf.len() - at - 4 < len {
-                break;
+        let result = loop {
+            let rest = &self.inbuf[at..];
+            if rest.len() < 4 {
+                break Ok(());
             }
-            frames.push(self.inbuf[at + 4..at + 4 + len].to_vec());
+            let len = u32::from_le_bytes(rest[..4].try_into().unwrap()) as usize;
+            if self.pending.is_some() && len > mpcrs_auth::MAX_FRAME {
+                break Err(Untrusted::Refused(mpcrs_auth::Refusal::NotAHandshake {
+                    bytes: len,
+                }));
+            }
+            if rest.len() - 4 < len {
+                break Ok(());
+            }
+            let frame = &rest[4..4 + len];
             at += 4 + len;
-        }
+            let Some(p) = &mut self.pending else {
+                frames.push((id, frame.to_vec()));
+                continue;
+            };
+            match p.handshake.take(frame) {
+                Ok(Reply::Send(proof)) => match framed(&[&proof]) {
+                    Ok(f) => self.out.push_back(f),
+                    Err(e) => break Err(Untrusted::Io(e)),
+                },
+                Ok(Reply::Trusted) => {
+                    let held = std::mem::take(&mut p.held);
+                    self.out.extend(held);
+                    self.pending = None;
+                }
+                Err(r) => break Err(Untrusted::Refused(r)),
+            }
+        };
         self.inbuf.drain(..at);
-        Ok(frames)
+        result
     }
 }
 
+/// `parts` one after the other behind their total length, as the wire has it.
+fn framed(parts: &[&[u8]]) -> io::Result<Vec<u8>> {
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    let len32 = u32::try_from(len).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{len}-byte frame over tcp (limit 4 GiB)"),
+        )
+    })?;
+    let mut msg = Vec::with_capacity(len + 4);
+    msg.extend_from_slice(&len32.to_le_bytes());
+    for p in parts {
+        msg.extend_from_slice(p);
+    }
+    Ok(msg)
+}
+
 struct State {
-    endpoints: Vec<Endpoint>,
+    /// By id; `None` once refused (its socket closed).
+    endpoints: Vec<Option<Endpoint>>,
     /// Keys of the sockets found ready by the last look (kept for its capacity).
     ready: Vec<u64>,
 }
@@ -116,16 +216,19 @@ pub struct TcpRail {
     listener: Socket,
     addr: SocketAddr,
     readiness: Readiness,
+    secret: JobSecret,
     state: Mutex<State>,
     /// Held by the one thread progressing, from reading to delivering, so that
     /// frames of an endpoint reach the sink in the order they arrived.
     delivering: Mutex<()>,
     sink: Sink,
+    refused: AtomicU64,
 }
 
 impl TcpRail {
-    /// Listens on `host` (an ephemeral port); incoming frames go to `sink`.
-    pub fn bind(host: std::net::IpAddr, sink: Sink) -> io::Result<TcpRail> {
+    /// Listens on `host` (an ephemeral port) for peers that know `secret`;
+    /// incoming frames go to `sink`.
+    pub fn bind(host: std::net::IpAddr, secret: &JobSecret, sink: Sink) -> io::Result<TcpRail> {
         let addr = SocketAddr::new(host, 0);
         let listener = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
         listener.set_reuse_address(true)?;
@@ -142,12 +245,14 @@ impl TcpRail {
             listener,
             addr,
             readiness,
+            secret: secret.clone(),
             state: Mutex::new(State {
                 endpoints: Vec::new(),
                 ready: Vec::new(),
             }),
             delivering: Mutex::new(()),
             sink,
+            refused: AtomicU64::new(0),
         })
     }
 
@@ -156,19 +261,23 @@ impl TcpRail {
         self.addr
     }
 
-    /// Opens an endpoint to `addr`; returns its id.
+    /// Opens an endpoint to `addr`; returns its id. Frames sent on it leave
+    /// once the peer proved it belongs to the job.
     pub fn connect(&self, addr: SocketAddr) -> io::Result<usize> {
         let stream = TcpStream::connect(addr)?;
-        let ep = Endpoint::new(stream)?;
+        let ep = Endpoint::new(stream, &self.secret, Role::Connector)?;
         let mut st = self.state.lock().unwrap();
-        self.add(&mut st, ep)
+        let id = self.add(&mut st, ep)?;
+        // Our challenge goes now.
+        let _ = st.endpoints[id].as_mut().unwrap().flush()?;
+        Ok(id)
     }
 
     /// Makes `ep` an endpoint of the rail, watched for input; returns its id.
     fn add(&self, st: &mut State, ep: Endpoint) -> io::Result<usize> {
         let id = st.endpoints.len();
         self.readiness.watch(ep.stream.as_raw_fd(), id as u64)?;
-        st.endpoints.push(ep);
+        st.endpoints.push(Some(ep));
         Ok(id)
     }
 
@@ -179,29 +288,62 @@ impl TcpRail {
 
     /// [`TcpRail::send`] of the frame made of `parts` one after the other.
     pub fn send_parts(&self, id: usize, parts: &[&[u8]]) -> io::Result<()> {
-        let len: usize = parts.iter().map(|p| p.len()).sum();
-        let len32 = u32::try_from(len).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{len}-byte frame over tcp (limit 4 GiB)"),
-            )
-        })?;
-        let mut msg = Vec::with_capacity(len + 4);
-        msg.extend_from_slice(&len32.to_le_bytes());
-        for p in parts {
-            msg.extend_from_slice(p);
-        }
+        let msg = framed(parts)?;
         let mut st = self.state.lock().unwrap();
-        let ep = st.endpoints.get_mut(id).ok_or_else(|| {
-            io::Error::new(io::ErrorKind::NotFound, format!("no tcp endpoint {id}"))
-        })?;
-        ep.out.push_back(msg);
+        let ep = st
+            .endpoints
+            .get_mut(id)
+            .and_then(Option::as_mut)
+            .ok_or_else(|| {
+                io::Error::new(io::ErrorKind::NotFound, format!("no tcp endpoint {id}"))
+            })?;
+        ep.queue(msg);
         ep.flush().map(|_| ())
     }
 
-    /// Number of endpoints (connected or accepted).
+    /// Endpoints whose peer proved it belongs to the job.
     pub fn endpoints(&self) -> usize {
-        self.state.lock().unwrap().endpoints.len()
+        let st = self.state.lock().unwrap();
+        st.endpoints
+            .iter()
+            .flatten()
+            .filter(|ep| ep.pending.is_none())
+            .count()
+    }
+
+    /// Connections accepted and then closed because the peer did not prove it
+    /// belongs to the job (or broke off before it did).
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
+    }
+
+    /// Closes endpoint `id`, whose peer is not let in: an accepted one is
+    /// counted and forgotten; one we opened is an error.
+    fn refuse(&self, st: &mut State, id: usize, why: Untrusted) -> io::Result<()> {
+        let ep = st.endpoints[id].take().expect("a refused endpoint is open");
+        self.readiness.forget(ep.stream.as_raw_fd());
+        let _ = ep.stream.shutdown(std::net::Shutdown::Both);
+        match ep.role {
+            Role::Acceptor => {
+                self.refused.fetch_add(1, Ordering::Relaxed);
+                tracing::debug!(
+                    endpoint = id,
+                    "tcp rail {}: refused a connection: {why}",
+                    self.addr
+                );
+                Ok(())
+            }
+            Role::Connector => {
+                let peer = ep
+                    .stream
+                    .peer_addr()
+                    .map_or_else(|_| "a peer".to_string(), |a| a.to_string());
+                Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!("{peer} did not prove it belongs to the job: {why}"),
+                ))
+            }
+        }
     }
 
     /// One round of progress: accept, flush, receive. Returns whether anything
@@ -222,7 +364,11 @@ impl TcpRail {
                 loop {
                     match self.listener.accept() {
                         Ok((sock, _)) => {
-                            self.add(&mut st, Endpoint::new(sock.into())?)?;
+                            let mut ep = Endpoint::new(sock.into(), &self.secret, Role::Acceptor)?;
+                            // Our challenge goes now; a peer gone already is
+                            // refused at its first read.
+                            let _ = ep.flush();
+                            self.add(&mut st, ep)?;
                             moved = true;
                         }
                         Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
@@ -230,19 +376,57 @@ impl TcpRail {
                     }
                 }
             }
-            for ep in st.endpoints.iter_mut() {
-                if !ep.closed && !ep.out.is_empty() {
-                    moved |= ep.flush()?;
+            for id in 0..st.endpoints.len() {
+                let Some(ep) = st.endpoints[id].as_mut() else {
+                    continue;
+                };
+                if ep.closed || ep.out.is_empty() {
+                    continue;
+                }
+                match ep.flush() {
+                    Ok(m) => moved |= m,
+                    Err(e) if ep.pending.is_some() => self.refuse(&mut st, id, Untrusted::Io(e))?,
+                    Err(e) => return Err(e),
                 }
             }
             for &key in ready.iter().filter(|&&k| k != LISTENER) {
                 let id = key as usize;
-                let ep = &mut st.endpoints[id];
+                let Some(ep) = st.endpoints[id].as_mut() else {
+                    continue;
+                };
                 if ep.closed {
                     continue;
                 }
-                for f in ep.receive()? {
-                    delivered.push((id, f));
+                let taken = match ep.read() {
+                    Ok(()) => ep.take_frames(id, &mut delivered),
+                    Err(e) if ep.pending.is_some() => Err(Untrusted::Io(e)),
+                    Err(e) => return Err(e),
+                };
+                if let Err(why) = taken {
+                    self.refuse(&mut st, id, why)?;
+                    continue;
+                }
+                if ep.pending.is_some() && ep.closed {
+                    self.refuse(
+                        &mut st,
+                        id,
+                        Untrusted::Io(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "connection closed",
+                        )),
+                    )?;
+                    continue;
+                }
+                if !ep.out.is_empty() {
+                    // A proof, or what waited for the handshake's end.
+                    match ep.flush() {
+                        Ok(m) => moved |= m,
+                        Err(e) if ep.pending.is_some() => {
+                            self.refuse(&mut st, id, Untrusted::Io(e))?;
+                            continue;
+                        }
+                        Err(e) => return Err(e),
+                    }
                 }
                 if ep.closed {
                     self.readiness.forget(ep.stream.as_raw_fd());
@@ -286,9 +470,11 @@ mod tests {
         let total = 200;
         let count = Arc::new(AtomicUsize::new(0));
         let (d2, c2) = (done.clone(), count.clone());
+        let secret = JobSecret::generate().unwrap();
         let b = Arc::new(
             TcpRail::bind(
                 "127.0.0.1".parse().unwrap(),
+                &secret,
                 Box::new(move |_, f| {
                     r2.lock().unwrap().push(f);
                     if c2.fetch_add(1, Ordering::SeqCst) + 1 == total {
@@ -298,7 +484,9 @@ mod tests {
             )
             .unwrap(),
         );
-        let a = Arc::new(TcpRail::bind("127.0.0.1".parse().unwrap(), Box::new(|_, _| {})).unwrap());
+        let a = Arc::new(
+            TcpRail::bind("127.0.0.1".parse().unwrap(), &secret, Box::new(|_, _| {})).unwrap(),
+        );
         h.add_progress_hook(a.clone());
         h.add_progress_hook(b.clone());
         let id = a.connect(b.address()).unwrap();
@@ -317,5 +505,95 @@ mod tests {
         waiter.join().unwrap();
         assert_eq!(*received.lock().unwrap(), expect);
         assert_eq!(b.endpoints(), 1);
+    }
+
+    /// A rail receiving into a list, and a way to drive it until `until` holds.
+    fn receiving(secret: &JobSecret) -> (Arc<TcpRail>, Arc<Mutex<Vec<Vec<u8>>>>) {
+        let got: Arc<Mutex<Vec<Vec<u8>>>> = Arc::default();
+        let g = got.clone();
+        let rail = TcpRail::bind(
+            "127.0.0.1".parse().unwrap(),
+            secret,
+            Box::new(move |_, f| g.lock().unwrap().push(f)),
+        )
+        .unwrap();
+        (Arc::new(rail), got)
+    }
+
+    fn drive(rails: &[&TcpRail], until: impl Fn() -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !until() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "nothing happened in 10 s"
+            );
+            for r in rails {
+                r.progress().unwrap();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    fn raw_frame(bytes: &[u8]) -> Vec<u8> {
+        framed(&[bytes]).unwrap()
+    }
+
+    #[test]
+    fn strangers_are_refused_and_counted_while_the_job_s_peer_gets_through() {
+        let secret = JobSecret::generate().unwrap();
+        let (b, got) = receiving(&secret);
+        // A stranger that says nothing, one that sends a plausible data frame
+        // before any handshake, one that announces a huge frame, one that
+        // answers with garbage.
+        let silent = TcpStream::connect(b.address()).unwrap();
+        let mut data_first = TcpStream::connect(b.address()).unwrap();
+        data_first
+            .write_all(&raw_frame(b"\x02 data before hello"))
+            .unwrap();
+        let mut huge = TcpStream::connect(b.address()).unwrap();
+        huge.write_all(&u32::MAX.to_le_bytes()).unwrap();
+        let mut garbage = TcpStream::connect(b.address()).unwrap();
+        garbage.write_all(&[0x5a; 300]).unwrap();
+        drive(&[&b], || b.refused() == 3);
+        // The job's own peer, meanwhile, gets its frames in.
+        let (a, _) = receiving(&secret);
+        let id = a.connect(b.address()).unwrap();
+        a.send(id, b"first").unwrap();
+        a.send(id, b"second").unwrap();
+        drive(&[&a, &b], || got.lock().unwrap().len() == 2);
+        assert_eq!(
+            *got.lock().unwrap(),
+            vec![b"first".to_vec(), b"second".to_vec()]
+        );
+        assert_eq!(b.endpoints(), 1, "only the job's peer is trusted");
+        // The silent stranger is refused once it leaves.
+        drop(silent);
+        drive(&[&b], || b.refused() == 4);
+    }
+
+    #[test]
+    fn a_forged_handshake_is_refused_and_opening_a_link_to_a_stranger_fails() {
+        let secret = JobSecret::generate().unwrap();
+        let (b, got) = receiving(&secret);
+        // A peer with another secret runs the handshake faithfully.
+        let (forger, _) = receiving(&JobSecret::generate().unwrap());
+        let id = forger.connect(b.address()).unwrap();
+        forger.send(id, b"let me in").unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let err = loop {
+            assert!(std::time::Instant::now() < deadline);
+            b.progress().unwrap();
+            if let Err(e) = forger.progress() {
+                break e;
+            }
+        };
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+        assert!(
+            err.to_string()
+                .contains("did not prove it belongs to the job"),
+            "{err}"
+        );
+        drive(&[&b], || b.refused() == 1);
+        assert!(got.lock().unwrap().is_empty());
     }
 }

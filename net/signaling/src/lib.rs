@@ -1,7 +1,7 @@
 //! Signaling network of mpcrs (DESIGN.md section 5, seed 002 section 5.2.2).
 //!
 //! Owns: the ring bootstrap through the launcher's key-value store (only
-//! `rank:host:port` entries), and control messages (on-demand connect requests,
+//! `rank:host:port` entries, and the job's secret where the launcher gave none), and control messages (on-demand connect requests,
 //! rendezvous notices, checkpoint coordination) routed hop by hop to the connected
 //! process minimizing |rank - destination|; topologies ring, none and fully.
 //!
@@ -15,8 +15,10 @@
 pub mod control;
 pub mod network;
 pub mod route;
+mod secret;
 
 pub use control::{Control, ControlKind};
 pub use mpcrs_pmi::KeyValueStore;
 pub use network::{DataSink, Signaling, SignalingStats, SIGNALING_RAIL};
 pub use route::{initial_peers, next_hop, parse_ring_entry, ring_entry, RingEntry, StaticTopology};
+pub use secret::job_secret;

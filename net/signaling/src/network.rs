@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam::queue::SegQueue;
+use mpcrs_auth::JobSecret;
 use mpcrs_pmi::KeyValueStore;
 use mpcrs_rails::tcp::TcpRail;
 
@@ -47,6 +48,9 @@ pub struct SignalingStats {
     /// Hops of the control messages delivered here: total and longest.
     pub hops_total: u64,
     pub hops_max: u64,
+    /// Connections accepted and closed: their peers did not prove they belong
+    /// to the job.
+    pub refused: u64,
 }
 
 #[derive(Default)]
@@ -92,19 +96,22 @@ fn timed_out(what: String) -> io::Error {
 impl Signaling {
     /// Publishes this process's entry, waits for every process's, and opens the
     /// start-up links of `topology`: a link between two processes is opened by the
-    /// lower rank, so each pair has exactly one.
+    /// lower rank, so each pair has exactly one. Every link proves first that
+    /// both ends know the job's `secret`.
     pub fn bootstrap(
         me: u32,
         count: u32,
         host: IpAddr,
         topology: StaticTopology,
         kvs: &mut dyn KeyValueStore,
+        secret: &JobSecret,
         timeout: Duration,
     ) -> io::Result<Signaling> {
         let arrivals = Arc::new(SegQueue::new());
         let sink_queue = arrivals.clone();
         let rail = TcpRail::bind(
             host,
+            secret,
             Box::new(move |ep, frame| sink_queue.push((ep, frame))),
         )?;
         let net = Signaling {
@@ -290,6 +297,12 @@ impl Signaling {
             match frame.first() {
                 Some(&HELLO) if frame.len() == 5 => {
                     let from = u32::from_le_bytes(frame[1..5].try_into().unwrap());
+                    if from >= self.count || from == self.me {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("a hello naming process {from} (of {})", self.count),
+                        ));
+                    }
                     let mut links = self.links.lock().unwrap();
                     links.process_of.insert(ep, from);
                     // Two requests that crossed may link a pair twice: the first
@@ -459,6 +472,7 @@ impl Signaling {
             delivered: get(&k.delivered),
             hops_total: get(&k.hops_total),
             hops_max: get(&k.hops_max),
+            refused: self.rail.refused(),
         }
     }
 }

@@ -227,9 +227,16 @@ impl Fabric {
     /// sender is not a correct peer, and nothing it sent can be trusted.
     #[cold]
     fn protocol_error(&self, from: u32, what: std::fmt::Arguments<'_>) -> ! {
+        self.link_protocol_error(format_args!("{what} from process {from}"))
+    }
+
+    /// [`Fabric::protocol_error`] over a frame whose sender is not known yet
+    /// (`what` names the frame and the link).
+    #[cold]
+    pub(crate) fn link_protocol_error(&self, what: std::fmt::Arguments<'_>) -> ! {
         mpcrs_settings::report!(
             error,
-            "mpcrs: process {}: {what} from process {from} breaks the protocol; ending the job",
+            "mpcrs: process {}: {what} breaks the protocol; ending the job",
             self.me
         );
         crate::process::abort_job(PROTOCOL_ERROR_STATUS)

@@ -249,6 +249,7 @@ impl Links {
         nodes: Vec<u32>,
         job: &str,
         host: IpAddr,
+        secret: &mpcrs_auth::JobSecret,
         sinks: FrameSinks,
     ) -> io::Result<Links> {
         let sink = sinks.owned;
@@ -259,11 +260,18 @@ impl Links {
                 Driver::Tcp => {
                     let peers: Arc<Mutex<TcpPeers>> = Arc::default();
                     let (p, sink) = (peers.clone(), sink.clone());
+                    let processes = nodes.len() as u32;
                     let tcp = TcpRail::bind(
                         host,
+                        secret,
                         Box::new(move |ep, frame| match frame.first() {
                             Some(&HELLO) if frame.len() == 5 => {
                                 let from = u32::from_le_bytes(frame[1..5].try_into().unwrap());
+                                if from >= processes || from == me {
+                                    super::Fabric::expect().link_protocol_error(format_args!(
+                                        "a hello naming process {from} (of {processes}) on tcp rail {index}"
+                                    ))
+                                }
                                 p.lock().unwrap().process_of.insert(ep, from);
                                 // The requester learns its endpoint from the hello.
                                 super::Fabric::expect().net().links.add_endpoint(
@@ -274,12 +282,17 @@ impl Links {
                             }
                             Some(&DATA) => {
                                 let from = p.lock().unwrap().process_of.get(&ep).copied();
-                                let from = from.unwrap_or_else(|| {
-                                    panic!("tcp rail {index}: data before hello on endpoint {ep}")
-                                });
+                                let Some(from) = from else {
+                                    super::Fabric::expect().link_protocol_error(format_args!(
+                                        "a data frame before its hello on tcp rail {index}"
+                                    ))
+                                };
                                 sink(from, frame, 1)
                             }
-                            _ => panic!("tcp rail {index}: unknown frame of {} bytes", frame.len()),
+                            _ => super::Fabric::expect().link_protocol_error(format_args!(
+                                "an unknown {}-byte frame on tcp rail {index}",
+                                frame.len()
+                            )),
                         }),
                     )?;
                     Instance::Tcp { rail: tcp, peers }
@@ -720,6 +733,18 @@ impl Links {
     /// timed poll, at most a millisecond.
     pub(crate) fn rings_for_everything(&self) -> bool {
         self.rings_for_everything
+    }
+
+    /// Connections the tcp rails accepted and closed: their peers did not
+    /// prove they belong to the job.
+    pub(crate) fn refused_connections(&self) -> u64 {
+        self.instances
+            .iter()
+            .map(|i| match i {
+                Instance::Tcp { rail, .. } => rail.refused(),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Progress of the tcp rails (a system call each); whether anything moved.

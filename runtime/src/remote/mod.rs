@@ -241,9 +241,18 @@ impl Net {
         let machine = machine::Notes::of_job(&job);
         let mine = machine::Note::of_this_process(me, j.sched.workers());
         let noted = machine.add(&mine);
-        let signaling =
-            Signaling::bootstrap(me, count, host, topology, &mut kvs, BOOTSTRAP_TIMEOUT)
-                .map_err(|e| format!("signaling network: {e}"))?;
+        let secret = mpcrs_signaling::job_secret(j.var, me, &mut kvs)
+            .map_err(|e| format!("the job's secret: {e}"))?;
+        let signaling = Signaling::bootstrap(
+            me,
+            count,
+            host,
+            topology,
+            &mut kvs,
+            &secret,
+            BOOTSTRAP_TIMEOUT,
+        )
+        .map_err(|e| format!("signaling network: {e}"))?;
         match noted.and_then(|()| machine.read()) {
             Ok(notes) => {
                 // The job's settings win.
@@ -263,7 +272,7 @@ impl Net {
             owned: Arc::new(frame_sink),
             lent: lent_frame_sink,
         };
-        let links = Links::new(set, me, cfg.nodes.clone(), &job, host, sinks)
+        let links = Links::new(set, me, cfg.nodes.clone(), &job, host, &secret, sinks)
             .map_err(|e| format!("rails: {e}"))?;
         // The topology's links, not whatever is connected by now: a fast peer's
         // on-demand link may already be up.
@@ -696,7 +705,7 @@ impl Fabric {
         }
         let s = net.signaling.stats();
         out.push_str(&format!(
-            "mpcrs: net-stats process {}: signaling: links {} static + {} on demand, control messages {} sent, {} forwarded, {} delivered (hops: {} total, {} max); cross-memory copies: {} bytes\n",
+            "mpcrs: net-stats process {}: signaling: links {} static + {} on demand, control messages {} sent, {} forwarded, {} delivered (hops: {} total, {} max); cross-memory copies: {} bytes; connections refused: {} (strangers to the job)\n",
             self.me,
             s.static_links,
             s.ondemand_links,
@@ -706,6 +715,7 @@ impl Fabric {
             s.hops_total,
             s.hops_max,
             self.cross_memory_bytes.load(Ordering::Relaxed),
+            s.refused + net.links.refused_connections(),
         ));
         out
     }

@@ -90,6 +90,7 @@ fn main() {
         .map_or(20_000, |a| a.parse().unwrap());
     let JobProcess {
         mut kvs,
+        secret,
         me,
         host,
         net,
@@ -110,6 +111,7 @@ fn main() {
     let sink = tcp_inbox.clone();
     let tcp = TcpRail::bind(
         host,
+        &secret,
         Box::new(move |_, f| sink.lock().unwrap().push_back(f)),
     )
     .unwrap();

@@ -30,6 +30,7 @@ fn main() {
         count,
         host,
         net,
+        ..
     } = join_job(topology, WAIT);
     let net = Arc::new(net);
     // Forwarding goes on while this process waits in the key-value store's fence.
