@@ -543,4 +543,57 @@ mod tests {
         let second = secret_of(&with_key_value_store(&base, 3, 3, "localhost").unwrap());
         assert_ne!(first, second);
     }
+
+    #[test]
+    fn the_network_port_serves_the_job_s_processes_and_closes_on_strangers() {
+        use std::io::{Read, Write};
+        use std::net::{TcpListener, TcpStream};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let secret = mpcrs_auth::JobSecret::generate().unwrap();
+        let server = std::sync::Arc::new(mpcrs_pmi::Server::new(1, "strangers"));
+        super::serve_network_port(listener, server, secret.clone(), 1).unwrap();
+        // One that says nothing holds only its own thread.
+        let _silent = TcpStream::connect(addr).unwrap();
+        // A PMI client that skips the handshake is closed unanswered.
+        let mut plain = TcpStream::connect(addr).unwrap();
+        plain.write_all(b"000023cmd=init;pmi_version=2;").unwrap();
+        plain
+            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .unwrap();
+        let mut got = Vec::new();
+        match plain.read_to_end(&mut got) {
+            Ok(_) => {}
+            // Closed with our bytes unread.
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!("the port should close the connection: {e}"),
+        }
+        assert!(
+            !String::from_utf8_lossy(&got).contains("cmd="),
+            "no PMI answer"
+        );
+        // One with another secret is refused.
+        let mut forger = TcpStream::connect(addr).unwrap();
+        let e = mpcrs_auth::over_stream(
+            &mut forger,
+            &mpcrs_auth::JobSecret::generate().unwrap(),
+            mpcrs_auth::Role::Connector,
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied, "{e}");
+        // The job's process gets in and is served.
+        let port = addr.to_string();
+        let hex = secret.to_hex();
+        let var = |k: &str| match k {
+            mpcrs_pmi::ENV_PORT => Some(port.clone()),
+            mpcrs_pmi::ENV_RANK => Some("0".to_string()),
+            mpcrs_pmi::ENV_SECRET => Some(hex.clone()),
+            _ => None,
+        };
+        let mut c = mpcrs_pmi::Client::from_variables(var).unwrap().unwrap();
+        c.put("key", "value").unwrap();
+        c.fence().unwrap();
+        assert_eq!(c.get("key").unwrap().as_deref(), Some("value"));
+        c.finalize().unwrap();
+    }
 }

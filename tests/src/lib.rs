@@ -233,6 +233,49 @@ impl BackgroundJob {
     }
 }
 
+/// The tcp ports process `pid` listens on (its sockets in state LISTEN, from
+/// /proc/PID/net/tcp and tcp6 matched against its descriptors).
+pub fn listening_ports(pid: i32) -> Vec<u16> {
+    let inodes: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|dir| {
+            dir.flatten()
+                .filter_map(|e| std::fs::read_link(e.path()).ok())
+                .filter_map(|l| {
+                    let l = l.to_string_lossy().into_owned();
+                    Some(l.strip_prefix("socket:[")?.strip_suffix(']')?.to_string())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut ports = Vec::new();
+    for table in ["tcp", "tcp6"] {
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/net/{table}")) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            // local address, remote address, state (0A: LISTEN), ..., inode
+            if f.len() > 9 && f[3] == "0A" && inodes.iter().any(|i| i == f[9]) {
+                if let Some(port) = f[1].rsplit(':').next() {
+                    ports.push(u16::from_str_radix(port, 16).unwrap());
+                }
+            }
+        }
+    }
+    ports.sort_unstable();
+    ports.dedup();
+    ports
+}
+
+/// Variable `name` of running process `pid`'s environment.
+pub fn environment_variable(pid: i32, name: &str) -> Option<String> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    environ.split(|&b| b == 0).find_map(|kv| {
+        let kv = String::from_utf8_lossy(kv);
+        kv.strip_prefix(&format!("{name}=")).map(str::to_string)
+    })
+}
+
 /// The children of process `pid`, whichever of its threads started them.
 pub fn child_processes(pid: i32) -> Vec<i32> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {

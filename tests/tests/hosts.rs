@@ -314,3 +314,61 @@ fn a_host_that_lost_a_process_is_left_out_and_a_spare_takes_its_place() {
     assert_eq!(then, [h1.as_str(), &h1, &h3, &h3], "{started}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Processes on other hosts get the job's secret through the launch agent's
+/// standard input: it is in their environment, and on no command line of
+/// either side (where any user could read it with ps).
+#[test]
+fn the_job_s_secret_reaches_other_hosts_on_no_command_line() {
+    let hosts = Hosts::new(2, 0);
+    let list = hosts.list(&[1, 2]);
+    let agent = hosts.agent_command();
+    let heat = build_c(&mpcrs_tests::shared_bench("heat.c"), "heat", None, &["-lm"]);
+    let job = BackgroundJob::start(&[
+        "-n",
+        "4",
+        "-p",
+        "2",
+        "--host",
+        &list,
+        "--launch-agent",
+        &agent,
+        heat.to_str().unwrap(),
+        "256",
+        "30000",
+    ]);
+    let start = std::time::Instant::now();
+    let (secrets, processes) = loop {
+        let tree: Vec<i32> = job
+            .job_processes()
+            .into_iter()
+            .flat_map(|p| std::iter::once(p).chain(mpcrs_tests::descendants(p)))
+            .collect();
+        let secrets: Vec<String> = tree
+            .iter()
+            .filter_map(|&p| mpcrs_tests::environment_variable(p, mpcrs_pmi::ENV_SECRET))
+            .collect();
+        if secrets.len() == 2 {
+            break (secrets, tree);
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the job's processes never had the secret: {secrets:?}\n{:?}",
+            job.output()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(secrets[0], secrets[1], "one secret per job");
+    assert_eq!(secrets[0].len(), 64);
+    let on_a_command_line: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&secrets[0]))
+        .collect();
+    assert!(on_a_command_line.is_empty(), "{on_a_command_line:?}");
+    assert!(processes.len() >= 2);
+    let out = job.finish(Duration::from_secs(300));
+    expect_success(&out, "heat on two hosts");
+}

@@ -1,6 +1,6 @@
 //! The crates' dependencies keep their concerns apart: the launcher does not
-//! link the MPI runtime, the process image knows nothing of MPI, and settings
-//! and PMI-2 sit below everything. Read from `cargo metadata`, so a new
+//! link the MPI runtime, the process image knows nothing of MPI, and settings,
+//! the job's proof (mpcrs-auth) and PMI-2 sit below everything. Read from `cargo metadata`, so a new
 //! dependency that breaks this fails here.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -74,13 +74,16 @@ fn each_crate_depends_only_on_what_its_concern_needs() {
         !cr.contains("mpcrs") && !cr.contains("mpcrs-abi"),
         "mpcrs-cr: {cr:?}"
     );
-    for base in ["mpcrs-settings", "mpcrs-pmi", "mpcrs-elf"] {
+    for base in ["mpcrs-settings", "mpcrs-elf", "mpcrs-auth"] {
         assert!(
             closure(&deps, base).is_empty(),
             "{base}: {:?}",
             closure(&deps, base)
         );
     }
+    // PMI-2's network port takes the job's proof first.
+    let pmi = closure(&deps, "mpcrs-pmi");
+    assert!(pmi.iter().all(|d| d == "mpcrs-auth"), "mpcrs-pmi: {pmi:?}");
     // What the runtime and the launcher share comes from below both.
     assert!(closure(&deps, "mpcrs").contains("mpcrs-pmi"));
     assert!(launch.contains("mpcrs-pmi") && launch.contains("mpcrs-settings"));
