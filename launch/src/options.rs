@@ -32,6 +32,12 @@ pub struct Options {
     #[arg(long = "net-stats")]
     pub net_stats: bool,
 
+    /// When every rank waits in MPI and nothing is in flight: on (name each
+    /// rank's call and what it waits for, end the job with status 85) or off
+    /// (wait until killed).
+    #[arg(long = "deadlock-check", value_name = "ON|OFF", default_value = "on", value_parser = ["on", "off"])]
+    pub deadlock_check: String,
+
     /// Hosts to start processes on: NAME[:SLOTS],... (others through the launch agent).
     #[arg(long = "host", value_name = "HOSTS", conflicts_with = "hostfile")]
     pub host: Option<String>,

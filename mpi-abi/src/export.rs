@@ -21,6 +21,9 @@ macro_rules! mpi_fn {
                     // A blocking call runs other ranks' ULTs on this thread, whose
                     // errno is shared: the caller finds its own as it left it.
                     let _errno = crate::export::KeepErrno::new();
+                    // The call a deadlock report names.
+                    static CALL: &str = concat!("MPI_", stringify!($name));
+                    let _call = ::mpcrs::deadlock::CallNote::enter(&CALL);
                     // SAFETY: the body's contract is the function's. The
                     // closure lets the body `return` its code.
                     #[allow(unused_unsafe, clippy::redundant_closure_call)]

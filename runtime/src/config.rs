@@ -24,6 +24,8 @@ pub struct JobConfig {
     pub yield_when_idle: Option<bool>,
     /// The job takes checkpoints (it was given a checkpoint directory).
     pub checkpoints: bool,
+    /// A deadlock ends the job with a report (see [`env::DEADLOCK_CHECK`]).
+    pub deadlock_check: bool,
 }
 
 impl JobConfig {
@@ -113,7 +115,18 @@ impl JobConfig {
                 ))
             }
         };
+        let deadlock_check = match var(env::DEADLOCK_CHECK.name).as_deref().map(str::trim) {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(v) => {
+                return Err(format!(
+                    "{}={v:?} is neither on nor off",
+                    env::DEADLOCK_CHECK.name
+                ))
+            }
+        };
         Ok(JobConfig {
+            deadlock_check,
             ranks,
             processes,
             process,

@@ -40,6 +40,7 @@ mod comm;
 mod config;
 pub mod consts;
 mod datatype;
+pub mod deadlock;
 mod error;
 pub mod ft;
 mod group;
@@ -56,6 +57,7 @@ mod rma;
 pub mod run;
 mod scope;
 mod universe;
+mod waits;
 mod x87;
 
 pub use checkpoint::CrState;

@@ -29,6 +29,11 @@ pub(crate) fn mark_agent() {
     mpcrs_scheduler::set_ult_local(mpcrs_scheduler::ult_local() | AGENT);
 }
 
+/// Whether a ULT's local word marks a window agent.
+pub(crate) fn is_agent_word(word: usize) -> bool {
+    word & AGENT != 0
+}
+
 /// Whether the calling ULT is a window agent.
 pub(crate) fn is_agent() -> bool {
     mpcrs_scheduler::ult_local() & AGENT != 0

@@ -112,7 +112,7 @@ pub fn mprobe(
     let mine = comm.my_mailbox();
     Ok(if blocking {
         Some(RawMessage {
-            msg: p2p::wait_matching(mine, source, tag),
+            msg: p2p::wait_matching(mine, comm.context_id(), source, tag),
         })
     } else {
         p2p::take_matching(mine, source, tag).map(|msg| RawMessage { msg })
@@ -240,7 +240,16 @@ pub unsafe fn recv(
         return Ok(Status::empty());
     }
     // SAFETY: forwarded from this function's contract.
-    Ok(unsafe { p2p::recv_blocking(comm.my_mailbox(), source, tag, buf, capacity) })
+    Ok(unsafe {
+        p2p::recv_blocking(
+            comm.my_mailbox(),
+            comm.context_id(),
+            source,
+            tag,
+            buf,
+            capacity,
+        )
+    })
 }
 
 /// MPI_Iprobe / MPI_Probe.
@@ -255,7 +264,12 @@ pub fn probe(
         return Ok(Some(Status::empty()));
     }
     Ok(if blocking {
-        Some(p2p::probe(comm.my_mailbox(), source, tag))
+        Some(p2p::probe(
+            comm.my_mailbox(),
+            comm.context_id(),
+            source,
+            tag,
+        ))
     } else {
         p2p::iprobe(comm.my_mailbox(), source, tag)
     })

@@ -218,6 +218,8 @@ impl Completion {
     }
 
     pub(crate) fn wait(&self) -> Status {
+        let _waiting =
+            (!self.is_done()).then(|| crate::waits::waiting(crate::waits::Wait::Request));
         let mut helped = false;
         while !self.is_done() {
             // Wake for completion, or once to help with a copy in flight; the poll
@@ -281,6 +283,7 @@ pub(crate) fn wait_some(ops: &[&Pending]) -> Vec<usize> {
     ) {
         return found;
     }
+    let _waiting = crate::waits::waiting(crate::waits::Wait::Requests);
     let me = mpcrs_scheduler::current();
     loop {
         for p in ops {

@@ -137,6 +137,8 @@ fn start(cfg: &JobConfig) -> Option<Started> {
     };
     // MPI_Wtime's counter calibrates while the job starts.
     crate::clock::wtime();
+    crate::waits::install(cfg.local_ranks());
+    crate::deadlock::detector::start(cfg.process, cfg.processes, cfg.deadlock_check);
     let universe = Arc::new(Universe::new());
     let make_world = || {
         CommShared::new(
@@ -310,7 +312,10 @@ where
             handle.spawn_on(worker_of_rank(r - first, count, workers), move || {
                 set_current_rank(r as i32);
                 let comm = Communicator::from_shared(world, r as i32, r as i32, "MPI_COMM_WORLD");
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(comm))) {
+                let ended = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(comm)));
+                // It sends nothing more: others waiting for it wait forever.
+                crate::waits::finished();
+                match ended {
                     Ok(0) => 0,
                     // The other ranks may be waiting for this one: like mpirun when a
                     // process exits with an error, end the whole job.
@@ -347,6 +352,7 @@ where
         // (and answers their checkpoint requests: it refuses them).
         finish_fabric(f);
     }
+    crate::deadlock::detector::stop();
     drop(requests);
     *RUNNING.lock().unwrap() = None;
     sched.shutdown();

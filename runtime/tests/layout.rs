@@ -17,7 +17,7 @@ fn concept(rel: &Path) -> &'static str {
     match first.trim_end_matches(".rs") {
         "remote" => "fabric",
         "checkpoint" => "checkpoint",
-        "config" | "process" | "message" | "request" | "error" | "consts" => "base",
+        "config" | "process" | "message" | "request" | "error" | "consts" | "waits" => "base",
         _ => "mpi",
     }
 }

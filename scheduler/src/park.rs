@@ -73,6 +73,27 @@ pub fn in_ult() -> bool {
 thread_local! {
     /// The local word of a plain OS thread (one that runs no ULT right now).
     static THREAD_LOCAL_WORD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The note of a plain OS thread.
+    static THREAD_NOTE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The caller's note (0 if none): a second local word, its ULT's or its OS
+/// thread's, for what it is doing.
+pub fn ult_note() -> usize {
+    match worker::current_task_ptr() {
+        // SAFETY: as in `set_ult_local`.
+        Some(task) => unsafe { (*task).note.get() },
+        None => THREAD_NOTE.with(|w| w.get()),
+    }
+}
+
+/// Sets the caller's note (see [`ult_note`]).
+pub fn set_ult_note(value: usize) {
+    match worker::current_task_ptr() {
+        // SAFETY: as in `set_ult_local`.
+        Some(task) => unsafe { (*task).note.set(value) },
+        None => THREAD_NOTE.with(|w| w.set(value)),
+    }
 }
 
 /// Sets the caller's local word: its ULT's, or, outside a ULT, its OS thread's

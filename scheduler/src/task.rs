@@ -44,6 +44,9 @@ pub(crate) struct Task {
     pub(crate) yielder: Cell<*const UltYielder>,
     /// One word of ULT-local storage (the runtime keeps its rank context there).
     pub(crate) local: Cell<usize>,
+    /// A second word, for a note of what the ULT is doing (the runtime keeps
+    /// the MPI call a rank is in), read by others only as a hint.
+    pub(crate) note: Cell<usize>,
     pub(crate) scheduler: Arc<crate::scheduler::Shared>,
     /// A background ULT (a helper): its worker runs it only when no other ULT
     /// is ready, or for one turn after another yields.
@@ -77,6 +80,7 @@ impl Task {
             body: UnsafeCell::new(Body::New { func, stack_size }),
             yielder: Cell::new(std::ptr::null()),
             local: Cell::new(0),
+            note: Cell::new(0),
             scheduler,
             background,
             stack: Cell::new(StackInfo::default()),

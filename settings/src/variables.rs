@@ -67,6 +67,8 @@ variables! {
         "The network option (a <cli_option> of the rails configuration) the processes use.";
     NET_CONFIG = "MPCRS_NET_CONFIG", set_by "--config", default "the installed or source tree's config/rails.xml",
         "The rails configuration file.";
+    DEADLOCK_CHECK = "MPCRS_DEADLOCK_CHECK", set_by "--deadlock-check", default "on",
+        "on: when every rank waits in MPI and nothing is in flight, each rank is named with its call and what it waits for, and the job ends with status 85; off: a deadlocked job waits (idle) until it is killed.";
     NET_STATS = "MPCRS_NET_STATS", set_by "--net-stats", default "unset",
         "Set: each process prints its endpoints, messages and bytes per rail at the end.";
     EXPORTED = "MPCRS_EXPORTED", set_by "-x", default "empty",

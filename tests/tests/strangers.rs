@@ -153,35 +153,34 @@ fn strangers_at_every_port_of_a_running_job_are_refused_and_change_nothing() {
 fn a_peer_with_the_secret_that_breaks_the_protocol_ends_the_job_with_one_line() {
     let bin = heat();
     let bin = bin.to_str().unwrap();
-    let job = BackgroundJob::start(&[
-        "-n",
-        "4",
-        "-p",
-        "2",
-        "--net",
-        "multirail_tcp",
-        bin,
-        HEAT[0],
-        "100000",
-    ]);
-    let found = ports_of(&job, 2, PORTS);
-    let (pid, ports) = &found[1];
-    let secret = environment_variable(*pid, mpcrs_pmi::ENV_SECRET)
-        .expect("the job's processes have the secret");
-    let secret = mpcrs_auth::JobSecret::from_hex(&secret).unwrap();
-    // Every port of process 1, each with a hello naming a process the job
-    // does not have: the first one read ends the job.
-    let mut held = Vec::new();
-    for &port in ports {
-        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    // Each port of process 1 in a job of its own (the signaling network's,
+    // then the tcp rail's): a hello naming a process the job does not have
+    // ends the job.
+    for port_index in 0..PORTS {
+        let job = BackgroundJob::start(&[
+            "-n",
+            "4",
+            "-p",
+            "2",
+            "--net",
+            "multirail_tcp",
+            bin,
+            HEAT[0],
+            "100000",
+        ]);
+        let found = ports_of(&job, 2, PORTS);
+        let (pid, ports) = &found[1];
+        let secret = environment_variable(*pid, mpcrs_pmi::ENV_SECRET)
+            .expect("the job's processes have the secret");
+        let secret = mpcrs_auth::JobSecret::from_hex(&secret).unwrap();
+        let mut s = TcpStream::connect(("127.0.0.1", ports[port_index])).unwrap();
         mpcrs_auth::over_stream(&mut s, &secret, mpcrs_auth::Role::Connector)
             .expect("the job lets in a peer that knows its secret");
         s.write_all(&hello(99)).unwrap();
-        held.push(s);
+        let out = job.finish(LIMIT);
+        let (_, stderr) = text(&out);
+        assert!(!out.status.success(), "the job went on\n{stderr}");
+        assert!(stderr.contains("a hello naming process 99"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
     }
-    let out = job.finish(LIMIT);
-    let (_, stderr) = text(&out);
-    assert!(!out.status.success(), "the job went on\n{stderr}");
-    assert!(stderr.contains("a hello naming process 99"), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
 }

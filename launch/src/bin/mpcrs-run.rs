@@ -262,6 +262,7 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
     if args.net_stats {
         cmd.env(env::NET_STATS.name, "1");
     }
+    cmd.env(env::DEADLOCK_CHECK.name, &args.deadlock_check);
     let checkpoints = args.checkpoint.is_some();
     let launch = Launch::first_run(checkpoints);
     place(

@@ -19,6 +19,13 @@ pub enum ControlKind {
         step: u8,
         counters: Vec<(u32, u64)>,
     },
+    /// A round of the deadlock check (process 0 asks, the others answer
+    /// with what their ranks wait for, or report them): `values` by `step`.
+    Deadlock {
+        round: u64,
+        step: u8,
+        values: Vec<u64>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +111,19 @@ impl Control {
                     out.extend_from_slice(&c.to_le_bytes());
                 }
             }
+            ControlKind::Deadlock {
+                round,
+                step,
+                values,
+            } => {
+                out.push(4);
+                out.extend_from_slice(&round.to_le_bytes());
+                out.push(*step);
+                out.extend_from_slice(&(values.len() as u32).to_le_bytes());
+                for v in values {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
         }
         out
     }
@@ -136,6 +156,20 @@ impl Control {
                     epoch,
                     step,
                     counters,
+                }
+            }
+            4 => {
+                let round = c.u64()?;
+                let step = c.u8()?;
+                let n = c.u32()? as usize;
+                let mut values = Vec::with_capacity(n.min(1 << 16));
+                for _ in 0..n {
+                    values.push(c.u64()?);
+                }
+                ControlKind::Deadlock {
+                    round,
+                    step,
+                    values,
                 }
             }
             _ => return None,
@@ -183,6 +217,16 @@ mod tests {
                     epoch: 9,
                     step: 2,
                     counters: vec![(1, 4096), (3, 0)],
+                },
+            },
+            Control {
+                source: 3,
+                dest: 0,
+                hops: 2,
+                kind: ControlKind::Deadlock {
+                    round: 4,
+                    step: 1,
+                    values: vec![1, 7, u64::MAX],
                 },
             },
         ];

@@ -118,9 +118,33 @@ pub(super) fn spawn<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static
     match SCHEDULER.get() {
         // The last worker: with one rank per worker, rank 0's worker (which
         // often does more) is spared.
-        Some(h) => Helper::Running(h.spawn_background(h.workers() - 1, work)),
+        Some(h) => {
+            AT_WORK.fetch_add(1, Ordering::AcqRel);
+            Helper::Running(h.spawn_background(h.workers() - 1, move || {
+                let _done = AtWork;
+                work()
+            }))
+        }
         None => Helper::Done(work()),
     }
+}
+
+/// Helpers started and not yet finished.
+static AT_WORK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts a helper's end however its work ends.
+struct AtWork;
+
+impl Drop for AtWork {
+    fn drop(&mut self) {
+        AT_WORK.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Whether helpers are at work (the deadlock check waits for them: they may
+/// end a rank's wait).
+pub(crate) fn at_work() -> bool {
+    AT_WORK.load(Ordering::Acquire) > 0
 }
 
 /// Starts `work` as a helper that [`drain`] and [`stop`] wait for.

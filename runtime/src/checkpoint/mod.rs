@@ -29,7 +29,7 @@ mod interval;
 pub(crate) mod network;
 mod post;
 
-pub(crate) use helpers::{set_scheduler, set_transports, Stream};
+pub(crate) use helpers::{at_work as helpers_at_work, set_scheduler, set_transports, Stream};
 
 /// How helpers of the storage levels do I/O (see helpers.rs).
 pub(crate) fn helper_io() -> impl mpcrs_levels::Io {

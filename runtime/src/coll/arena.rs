@@ -319,7 +319,10 @@ impl Arena {
 
     /// A plain barrier.
     pub(crate) fn barrier(&self) -> Round<'_> {
-        let r = self.barrier.wait();
+        let r = {
+            let _waiting = crate::waits::waiting(crate::waits::Wait::Collective);
+            self.barrier.wait()
+        };
         Round {
             arena: self,
             generation: r.generation(),

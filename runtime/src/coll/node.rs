@@ -143,6 +143,7 @@ impl NodeArea {
         if spin_until(&mut cond, SPINS) {
             return;
         }
+        let _waiting = crate::waits::waiting(crate::waits::Wait::Collective);
         let start = Instant::now();
         let sharing = mpcrs_scheduler::yields_when_idle();
         while !poll_until(&mut cond, DEFAULT_POLL) {

@@ -124,7 +124,14 @@ impl Communicator {
         let b = bytes_of_mut(buf);
         // SAFETY: `b` is exclusively borrowed until the receive completes here.
         let st = unsafe {
-            super::recv_blocking(self.my_mailbox(), source, tag, b.as_mut_ptr(), b.len())
+            super::recv_blocking(
+                self.my_mailbox(),
+                self.context_id(),
+                source,
+                tag,
+                b.as_mut_ptr(),
+                b.len(),
+            )
         };
         self.status_result("MPI_Recv", st)
     }
@@ -198,7 +205,12 @@ impl Communicator {
         if self.check_peer("MPI_Probe", source, tag, true)? {
             return Ok(Status::empty());
         }
-        Ok(super::probe(self.my_mailbox(), source, tag))
+        Ok(super::probe(
+            self.my_mailbox(),
+            self.context_id(),
+            source,
+            tag,
+        ))
     }
 
     fn request<'s>(&self, scope: &Scope<'s, '_>, call: &'static str, p: Pending) -> Request<'s> {

@@ -5,6 +5,7 @@
 mod from_processes;
 pub(crate) mod mailbox;
 
+use crate::waits::{waiting, Wait};
 use mailbox::{Mailbox, Payload, PostedRecv, Unexpected};
 
 use crate::comm::CommShared;
@@ -198,14 +199,22 @@ pub(crate) unsafe fn recv(
 /// `buf` valid for `capacity` bytes and not accessed by anyone else until return.
 pub(crate) unsafe fn recv_blocking(
     mine: &Mailbox,
+    context: u64,
     source: i32,
     tag: i32,
     buf: *mut u8,
     capacity: usize,
 ) -> Status {
+    let waits_for = Wait::Message {
+        context,
+        source,
+        tag,
+    };
     if capacity > EAGER_LIMIT || THREAD_MULTIPLE.load(std::sync::atomic::Ordering::Relaxed) {
         // SAFETY: forwarded from this function's contract.
-        return unsafe { recv(mine, source, tag, buf, capacity) }.wait();
+        let posted = unsafe { recv(mine, source, tag, buf, capacity) };
+        let _waiting = waiting(waits_for);
+        return posted.wait();
     }
     loop {
         let seen = match mine.nothing_queued() {
@@ -232,7 +241,11 @@ pub(crate) unsafe fn recv_blocking(
                 seen
             }
         };
-        match mine.wait_fast(seen) {
+        let waited = {
+            let _waiting = waiting(waits_for);
+            mine.wait_fast(seen)
+        };
+        match waited {
             mailbox::FastWait::Done(st) => return st,
             mailbox::FastWait::Withdrawn => continue,
         }
@@ -247,9 +260,15 @@ pub(crate) fn take_matching(mine: &Mailbox, source: i32, tag: i32) -> Option<Une
     q.unexpected.remove(i)
 }
 
-/// MPI_Mprobe: waits for a matching message and takes it.
-pub(crate) fn wait_matching(mine: &Mailbox, source: i32, tag: i32) -> Unexpected {
+/// MPI_Mprobe: waits for a matching message (on the communicator of
+/// `context`) and takes it.
+pub(crate) fn wait_matching(mine: &Mailbox, context: u64, source: i32, tag: i32) -> Unexpected {
     let mut found = None;
+    let _waiting = waiting(Wait::Message {
+        context,
+        source,
+        tag,
+    });
     mine.arrivals.wait_until(|| {
         found = take_matching(mine, source, tag);
         found.is_some()
@@ -310,9 +329,18 @@ pub(crate) fn iprobe(mine: &Mailbox, source: i32, tag: i32) -> Option<Status> {
     })
 }
 
-/// MPI_Probe: waits until a matching message is there.
-pub(crate) fn probe(mine: &Mailbox, source: i32, tag: i32) -> Status {
+/// MPI_Probe: waits until a matching message is there (on the communicator
+/// of `context`).
+pub(crate) fn probe(mine: &Mailbox, context: u64, source: i32, tag: i32) -> Status {
+    if let Some(st) = iprobe(mine, source, tag) {
+        return st;
+    }
     let mut found = None;
+    let _waiting = waiting(Wait::Message {
+        context,
+        source,
+        tag,
+    });
     mine.arrivals.wait_until(|| {
         found = iprobe(mine, source, tag);
         found.is_some()

@@ -258,6 +258,7 @@ impl Fabric {
         }
         self.handle(&mut order, from, h, frame, header_len);
         order.expected += 1;
+        let mut handled = 1;
         loop {
             let next = order.expected;
             let Some((h, f, a)) = order.early.remove(&next) else {
@@ -265,7 +266,10 @@ impl Fabric {
             };
             self.handle(&mut order, from, h, FrameBuf::Owned(f, 0), a);
             order.expected += 1;
+            handled += 1;
         }
+        self.frames_handled
+            .fetch_add(handled, std::sync::atomic::Ordering::Release);
     }
 
     /// Acts on a frame in its turn (of its sender's `order`); its payload

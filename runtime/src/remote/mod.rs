@@ -105,6 +105,9 @@ pub(crate) struct Fabric {
     socket_pace: pace::SocketPace,
     /// Control messages (other than checkpoint coordination) acted upon.
     control_handled: AtomicU64,
+    /// Frames from other processes acted upon (for the deadlock check: a
+    /// frame still being handled is not counted yet).
+    frames_handled: AtomicU64,
     /// Checkpoint coordination messages sent, and those received, not yet taken.
     checkpoint_sent: AtomicU64,
     checkpoint_inbox: Mutex<Vec<Control>>,
@@ -130,6 +133,14 @@ pub(crate) struct Fabric {
 }
 
 static FABRIC: OnceLock<Fabric> = OnceLock::new();
+
+/// Where the deadlock check's messages go: (process, round, step, values).
+static DEADLOCK_MESSAGES: OnceLock<fn(u32, u64, u8, &[u64])> = OnceLock::new();
+
+/// Hands the deadlock check's messages to `handle` (set once, before ranks run).
+pub(crate) fn on_deadlock_messages(handle: fn(u32, u64, u8, &[u64])) {
+    let _ = DEADLOCK_MESSAGES.set(handle);
+}
 
 /// The node (host) this process runs on in this run of the job, as the
 /// launcher numbered the job's hosts; 0 in a job of one process.
@@ -330,6 +341,7 @@ impl Fabric {
             cross_memory_bytes: AtomicU64::new(0),
             socket_pace: pace::SocketPace::default(),
             control_handled: AtomicU64::new(0),
+            frames_handled: AtomicU64::new(0),
             checkpoint_sent: AtomicU64::new(0),
             checkpoint_inbox: Mutex::new(Vec::new()),
             on_checkpoint_message,
@@ -608,6 +620,15 @@ impl Fabric {
                     (self.on_checkpoint_message)(sequence, step);
                     continue;
                 }
+                ControlKind::Deadlock {
+                    round,
+                    step,
+                    values,
+                } => {
+                    if let Some(handle) = DEADLOCK_MESSAGES.get() {
+                        handle(c.source, *round, *step, values);
+                    }
+                }
                 ControlKind::ConnectRequest { rail, address }
                     if *rail != mpcrs_signaling::SIGNALING_RAIL =>
                 {
@@ -677,6 +698,19 @@ impl Fabric {
                 self.fail(e);
             }
         }
+    }
+
+    /// Frames this process sent to others, and frames from others it acted
+    /// upon (the deadlock check: equal sums over the job mean none in flight).
+    pub(crate) fn frame_counts(&self) -> (u64, u64) {
+        let sent = self
+            .net()
+            .links
+            .counters
+            .iter()
+            .map(|k| k.messages.load(Ordering::Acquire))
+            .sum();
+        (sent, self.frames_handled.load(Ordering::Acquire))
     }
 
     /// `--net-stats`: endpoints, messages and bytes per rail, control messages.

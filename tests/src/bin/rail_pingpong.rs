@@ -144,14 +144,15 @@ fn main() {
         }
     }
     // Process 0 opens the tcp connection; process 1 uses the one it accepts.
+    // Both drive the rail until the link's handshake is over.
     let tcp_ep = if me == 0 {
         tcp.connect(tcp_peer.unwrap().parse().unwrap()).unwrap()
     } else {
-        while tcp.endpoints() == 0 {
-            tcp.progress().unwrap();
-        }
         0
     };
+    while tcp.endpoints() == 0 {
+        tcp.progress().unwrap();
+    }
     kvs.fence().unwrap();
     measure("shm", me, &Shm(shm.clone(), peer, shm_inbox), iters);
     measure("tcp", me, &Tcp(tcp, tcp_ep, tcp_inbox), iters / 4);

@@ -71,6 +71,7 @@ fn main() {
                 ControlKind::ConnectRequest { .. } => "connect".to_string(),
                 ControlKind::Checkpoint { epoch, .. } => format!("epoch{epoch}"),
                 ControlKind::ConnectReply { .. } => "reply".to_string(),
+                ControlKind::Deadlock { .. } => "deadlock".to_string(),
             };
             received.push(format!("{what}/{}/{}", c.source, c.hops));
             if matches!(c.kind, ControlKind::Checkpoint { epoch: DONE, .. }) {

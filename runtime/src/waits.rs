@@ -1,0 +1,250 @@
+//! What each rank of this process waits for: one slot per rank, written only
+//! by the rank itself (plain stores on its own cache line: a wait costs no
+//! locked instruction), read by the deadlock check.
+
+use std::sync::atomic::{AtomicI32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// What a rank waits for, as the wait that marks it knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// A message from `source` (a rank of the communicator, or any) with `tag`.
+    Message { context: u64, source: i32, tag: i32 },
+    /// A request to finish (a send's or a receive's).
+    Request,
+    /// One of several requests.
+    Requests,
+    /// The other members of a collective.
+    Collective,
+}
+
+const RUNNING: u8 = 0;
+const WAITING: u8 = 1;
+const FINISHED: u8 = 2;
+
+const KIND_MESSAGE: u8 = 0;
+const KIND_REQUEST: u8 = 1;
+const KIND_REQUESTS: u8 = 2;
+const KIND_COLLECTIVE: u8 = 3;
+
+/// One rank's slot, alone on its cache line.
+#[repr(align(128))]
+#[derive(Default)]
+struct Slot {
+    state: AtomicU8,
+    kind: AtomicU8,
+    /// Transitions so far: the check sees a rank that woke and waits again.
+    changes: AtomicU64,
+    context: AtomicU64,
+    source: AtomicI32,
+    tag: AtomicI32,
+    /// The MPI call the rank is in (the C ABI's note; 0: none known).
+    call: AtomicUsize,
+}
+
+/// The slots of this process's ranks.
+pub(crate) struct RankWaits {
+    first: usize,
+    slots: Box<[Slot]>,
+}
+
+static WAITS: OnceLock<RankWaits> = OnceLock::new();
+
+/// Makes the slots of world ranks `local` (once per process).
+pub(crate) fn install(local: std::ops::Range<usize>) {
+    let _ = WAITS.set(RankWaits {
+        first: local.start,
+        slots: (0..local.len()).map(|_| Slot::default()).collect(),
+    });
+}
+
+/// The slots, once installed.
+pub(crate) fn installed() -> Option<&'static RankWaits> {
+    WAITS.get()
+}
+
+/// The calling rank's slot (none for helpers, agents and foreign threads,
+/// whose waits do not count).
+fn own_slot() -> Option<&'static Slot> {
+    let word = mpcrs_scheduler::ult_local();
+    if crate::process::is_agent_word(word) || !mpcrs_scheduler::in_ult() {
+        return None;
+    }
+    let rank = crate::process::rank_of_ult_word(word)? as usize;
+    let w = WAITS.get()?;
+    w.slots.get(rank.checked_sub(w.first)?)
+}
+
+/// Marks the calling rank as waiting for `what` until the mark is dropped. A
+/// wait inside another keeps the outer one's description.
+pub(crate) fn waiting(what: Wait) -> Option<Mark> {
+    let slot = own_slot()?;
+    if slot.state.load(Ordering::Relaxed) != RUNNING {
+        return None;
+    }
+    let (kind, context, source, tag) = match what {
+        Wait::Message {
+            context,
+            source,
+            tag,
+        } => (KIND_MESSAGE, context, source, tag),
+        Wait::Request => (KIND_REQUEST, 0, 0, 0),
+        Wait::Requests => (KIND_REQUESTS, 0, 0, 0),
+        Wait::Collective => (KIND_COLLECTIVE, 0, 0, 0),
+    };
+    slot.kind.store(kind, Ordering::Relaxed);
+    slot.context.store(context, Ordering::Relaxed);
+    slot.source.store(source, Ordering::Relaxed);
+    slot.tag.store(tag, Ordering::Relaxed);
+    slot.call
+        .store(mpcrs_scheduler::ult_note(), Ordering::Relaxed);
+    bump(slot);
+    // Release: the description is in place before the state says so.
+    slot.state.store(WAITING, Ordering::Release);
+    Some(Mark(slot))
+}
+
+/// Counts a transition of `slot` (only its rank writes it).
+fn bump(slot: &Slot) {
+    slot.changes
+        .store(slot.changes.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+}
+
+/// A rank's wait, until dropped.
+pub(crate) struct Mark(&'static Slot);
+
+impl Drop for Mark {
+    fn drop(&mut self) {
+        bump(self.0);
+        self.0.state.store(RUNNING, Ordering::Release);
+    }
+}
+
+/// Marks the calling rank as finished: its main returned, it sends nothing
+/// more.
+pub(crate) fn finished() {
+    if let Some(slot) = own_slot() {
+        bump(slot);
+        slot.state.store(FINISHED, Ordering::Release);
+    }
+}
+
+/// What this process's ranks do, summed up for the check.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Summary {
+    pub(crate) ranks: usize,
+    pub(crate) waiting: usize,
+    pub(crate) finished: usize,
+    /// The sum of every rank's transitions.
+    pub(crate) changes: u64,
+}
+
+impl RankWaits {
+    pub(crate) fn summary(&self) -> Summary {
+        let mut s = Summary {
+            ranks: self.slots.len(),
+            ..Summary::default()
+        };
+        for slot in self.slots.iter() {
+            // Changes first: a rank that moves between the two reads shows
+            // in the next look's count.
+            s.changes = s.changes.wrapping_add(slot.changes.load(Ordering::Acquire));
+            match slot.state.load(Ordering::Acquire) {
+                WAITING => s.waiting += 1,
+                FINISHED => s.finished += 1,
+                _ => {}
+            }
+        }
+        s
+    }
+
+    /// One line per rank of this process: the call it is in and what it
+    /// waits for.
+    pub(crate) fn describe(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .enumerate()
+            .map(|(i, slot)| {
+                let rank = self.first + i;
+                match slot.state.load(Ordering::Acquire) {
+                    FINISHED => format!("rank {rank}: finished (returned from main)"),
+                    RUNNING => format!("rank {rank}: running"),
+                    _ => format!("rank {rank}: {}", describe_wait(slot)),
+                }
+            })
+            .collect()
+    }
+}
+
+fn describe_wait(slot: &Slot) -> String {
+    let call = match slot.call.load(Ordering::Relaxed) {
+        0 => String::new(),
+        // SAFETY: a nonzero note is the address of a `&'static str` (see
+        // `CallNote`).
+        p => format!("in {} ", unsafe { *(p as *const &'static str) }),
+    };
+    let context = slot.context.load(Ordering::Relaxed);
+    let comm = if context == 0 {
+        "MPI_COMM_WORLD".to_string()
+    } else {
+        format!("the communicator of context {context}")
+    };
+    let what = match slot.kind.load(Ordering::Relaxed) {
+        KIND_MESSAGE => {
+            let from = match slot.source.load(Ordering::Relaxed) {
+                crate::consts::ANY_SOURCE => "any rank".to_string(),
+                s => format!("rank {s}"),
+            };
+            let tag = match slot.tag.load(Ordering::Relaxed) {
+                crate::consts::ANY_TAG => "any tag".to_string(),
+                t => format!("tag {t}"),
+            };
+            format!("waits for a message from {from} with {tag} on {comm}")
+        }
+        KIND_REQUEST => "waits for a request to finish".to_string(),
+        KIND_REQUESTS => "waits for one of several requests to finish".to_string(),
+        _ => "waits for the other members of a collective".to_string(),
+    };
+    format!("{call}{what}")
+}
+
+/// Whether a thread that is no rank's own (a thread the program started,
+/// calling MPI for its rank) ever made an MPI call here: such a thread may
+/// compute and then send while every rank waits, which the check cannot see,
+/// so the process never counts as quiet.
+static FOREIGN_CALLERS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// See [`FOREIGN_CALLERS`].
+pub(crate) fn foreign_callers() -> bool {
+    FOREIGN_CALLERS.load(Ordering::Relaxed)
+}
+
+/// The MPI call the calling thread of a rank is in, noted by the C ABI's
+/// entry points (the outermost one: calls made inside another keep its
+/// name), for the deadlock report.
+pub struct CallNote(bool);
+
+impl CallNote {
+    /// Notes `name` (a static holding the call's name) unless a call is
+    /// noted already.
+    #[inline]
+    pub fn enter(name: &'static &'static str) -> CallNote {
+        if !mpcrs_scheduler::in_ult() && !FOREIGN_CALLERS.load(Ordering::Relaxed) {
+            FOREIGN_CALLERS.store(true, Ordering::Relaxed);
+        }
+        if mpcrs_scheduler::ult_note() != 0 {
+            return CallNote(false);
+        }
+        mpcrs_scheduler::set_ult_note(name as *const &'static str as usize);
+        CallNote(true)
+    }
+}
+
+impl Drop for CallNote {
+    #[inline]
+    fn drop(&mut self) {
+        if self.0 {
+            mpcrs_scheduler::set_ult_note(0);
+        }
+    }
+}
