@@ -218,15 +218,15 @@ impl Completion {
     }
 
     pub(crate) fn wait(&self) -> Status {
-        let _waiting =
-            (!self.is_done()).then(|| crate::waits::waiting(crate::waits::Wait::Request));
         let mut helped = false;
         while !self.is_done() {
             // Wake for completion, or once to help with a copy in flight; the poll
             // budget starts afresh after helping, which may take long.
-            self.waiters.wait_until(|| {
-                self.is_done() || (!helped && self.copy_chunks.load(Ordering::Acquire) > 0)
-            });
+            self.waiters.wait_until_marked(
+                || self.is_done() || (!helped && self.copy_chunks.load(Ordering::Acquire) > 0),
+                mpcrs_scheduler::sync::DEFAULT_POLL,
+                || crate::waits::waiting(crate::waits::Wait::Request),
+            );
             if !helped && !self.is_done() && self.copy_chunks.load(Ordering::Acquire) > 0 {
                 self.help_copy();
                 helped = true;

@@ -66,8 +66,8 @@ pub(crate) fn installed() -> Option<&'static RankWaits> {
 /// The calling rank's slot (none for helpers, agents and foreign threads,
 /// whose waits do not count).
 fn own_slot() -> Option<&'static Slot> {
-    let word = mpcrs_scheduler::ult_local();
-    if crate::process::is_agent_word(word) || !mpcrs_scheduler::in_ult() {
+    let word = mpcrs_scheduler::ult_local_of_ult()?;
+    if crate::process::is_agent_word(word) {
         return None;
     }
     let rank = crate::process::rank_of_ult_word(word)? as usize;
@@ -222,29 +222,27 @@ pub(crate) fn foreign_callers() -> bool {
 /// The MPI call the calling thread of a rank is in, noted by the C ABI's
 /// entry points (the outermost one: calls made inside another keep its
 /// name), for the deadlock report.
-pub struct CallNote(bool);
+pub struct CallNote(Option<mpcrs_scheduler::NoteCell>);
 
 impl CallNote {
     /// Notes `name` (a static holding the call's name) unless a call is
-    /// noted already.
+    /// noted already: one lookup of the caller, no locked instruction.
     #[inline]
     pub fn enter(name: &'static &'static str) -> CallNote {
-        if !mpcrs_scheduler::in_ult() && !FOREIGN_CALLERS.load(Ordering::Relaxed) {
+        let (cell, in_ult) =
+            mpcrs_scheduler::note_unless_noted(name as *const &'static str as usize);
+        if !in_ult && !FOREIGN_CALLERS.load(Ordering::Relaxed) {
             FOREIGN_CALLERS.store(true, Ordering::Relaxed);
         }
-        if mpcrs_scheduler::ult_note() != 0 {
-            return CallNote(false);
-        }
-        mpcrs_scheduler::set_ult_note(name as *const &'static str as usize);
-        CallNote(true)
+        CallNote(cell)
     }
 }
 
 impl Drop for CallNote {
     #[inline]
     fn drop(&mut self) {
-        if self.0 {
-            mpcrs_scheduler::set_ult_note(0);
+        if let Some(cell) = self.0.take() {
+            cell.clear();
         }
     }
 }

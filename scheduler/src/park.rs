@@ -87,6 +87,48 @@ pub fn ult_note() -> usize {
     }
 }
 
+/// Where a note was set by [`note_unless_noted`]: clearing it needs no
+/// lookup of the caller.
+pub struct NoteCell(*const std::cell::Cell<usize>);
+
+impl NoteCell {
+    /// Clears the note. Call from the thread of execution that set it, while
+    /// it lives (its ULT, or its OS thread).
+    #[inline]
+    pub fn clear(self) {
+        // SAFETY: the cell is the note of the caller's ULT (whose task lives
+        // while the ULT runs) or of its OS thread (alive while it runs), and
+        // only that ULT or thread touches it.
+        unsafe { (*self.0).set(0) }
+    }
+}
+
+/// Notes `value` as what the caller does unless it has a note already, with
+/// one lookup of the caller: where the note was set (to clear it), and
+/// whether the caller is a ULT.
+#[inline]
+pub fn note_unless_noted(value: usize) -> (Option<NoteCell>, bool) {
+    let (cell, in_ult): (*const std::cell::Cell<usize>, bool) = match worker::current_task_ptr() {
+        // SAFETY: as in `set_ult_local`.
+        Some(task) => (unsafe { &(*task).note }, true),
+        None => (THREAD_NOTE.with(|w| w as *const _), false),
+    };
+    // SAFETY: see `NoteCell::clear`.
+    let note = unsafe { &*cell };
+    if note.get() != 0 {
+        return (None, in_ult);
+    }
+    note.set(value);
+    (Some(NoteCell(cell)), in_ult)
+}
+
+/// The caller's local word, if it is a ULT (one lookup).
+#[inline]
+pub fn ult_local_of_ult() -> Option<usize> {
+    // SAFETY: as in `set_ult_local`.
+    worker::current_task_ptr().map(|task| unsafe { (*task).local.get() })
+}
+
 /// Sets the caller's note (see [`ult_note`]).
 pub fn set_ult_note(value: usize) {
     match worker::current_task_ptr() {

@@ -319,10 +319,9 @@ impl Arena {
 
     /// A plain barrier.
     pub(crate) fn barrier(&self) -> Round<'_> {
-        let r = {
-            let _waiting = crate::waits::waiting(crate::waits::Wait::Collective);
-            self.barrier.wait()
-        };
+        let r = self
+            .barrier
+            .wait_marked(|| crate::waits::waiting(crate::waits::Wait::Collective));
         Round {
             arena: self,
             generation: r.generation(),

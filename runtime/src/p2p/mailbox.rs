@@ -305,7 +305,10 @@ impl Mailbox {
     /// Waits for the inline receive the caller posted when `seen` messages had
     /// been queued as unexpected: polls, then parks with its unparker left for
     /// the claimer.
-    pub(crate) fn wait_fast(&self, mut seen: u64) -> FastWait {
+    ///
+    /// `on_park` is called once polling gave up, and what it returns is
+    /// dropped on return (the mark of a long wait).
+    pub(crate) fn wait_fast<M>(&self, mut seen: u64, on_park: impl FnOnce() -> M) -> FastWait {
         let mut outcome = None;
         if poll_until(
             || {
@@ -316,6 +319,7 @@ impl Mailbox {
         ) {
             return outcome.expect("polled outcome");
         }
+        let _mark = on_park();
         loop {
             {
                 let mut q = self.lock();
@@ -386,7 +390,7 @@ mod tests {
         assert!(m.claim_fast(&q, 3, 7).is_none(), "claimed twice");
         assert_eq!((c.buf, c.capacity), (buf.as_mut_ptr(), 8));
         m.hand_off(q, Status::received(3, 7, 12, 8));
-        match m.wait_fast(seen) {
+        match m.wait_fast(seen, || ()) {
             FastWait::Done(st) => {
                 assert_eq!((st.source, st.tag, st.bytes), (3, 7, 8));
                 assert_eq!(st.error, ErrorClass::Truncate);
@@ -412,7 +416,7 @@ mod tests {
             m.claim_fast(&m.lock(), 1, 5).is_none(),
             "the second message overtook the first"
         );
-        assert!(matches!(m.wait_fast(seen), FastWait::Withdrawn));
+        assert!(matches!(m.wait_fast(seen, || ()), FastWait::Withdrawn));
         // Withdrawn: not claimable any more, the caller matches under the lock.
         let mut q = m.lock();
         assert!(m.claim_fast(&q, 1, 5).is_none());
@@ -439,6 +443,6 @@ mod tests {
         let q = m.lock();
         assert!(m.claim_fast(&q, 1, 5).is_some());
         m.hand_off(q, Status::received(1, 5, 1, 8));
-        assert!(matches!(m.wait_fast(seen), FastWait::Done(_)));
+        assert!(matches!(m.wait_fast(seen, || ()), FastWait::Done(_)));
     }
 }

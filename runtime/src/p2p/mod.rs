@@ -7,6 +7,7 @@ pub(crate) mod mailbox;
 
 use crate::waits::{waiting, Wait};
 use mailbox::{Mailbox, Payload, PostedRecv, Unexpected};
+use mpcrs_scheduler::sync::DEFAULT_POLL;
 
 use crate::comm::CommShared;
 pub use crate::message::EAGER_LIMIT;
@@ -241,11 +242,7 @@ pub(crate) unsafe fn recv_blocking(
                 seen
             }
         };
-        let waited = {
-            let _waiting = waiting(waits_for);
-            mine.wait_fast(seen)
-        };
-        match waited {
+        match mine.wait_fast(seen, || waiting(waits_for)) {
             mailbox::FastWait::Done(st) => return st,
             mailbox::FastWait::Withdrawn => continue,
         }
@@ -264,15 +261,20 @@ pub(crate) fn take_matching(mine: &Mailbox, source: i32, tag: i32) -> Option<Une
 /// `context`) and takes it.
 pub(crate) fn wait_matching(mine: &Mailbox, context: u64, source: i32, tag: i32) -> Unexpected {
     let mut found = None;
-    let _waiting = waiting(Wait::Message {
-        context,
-        source,
-        tag,
-    });
-    mine.arrivals.wait_until(|| {
-        found = take_matching(mine, source, tag);
-        found.is_some()
-    });
+    mine.arrivals.wait_until_marked(
+        || {
+            found = take_matching(mine, source, tag);
+            found.is_some()
+        },
+        DEFAULT_POLL,
+        || {
+            waiting(Wait::Message {
+                context,
+                source,
+                tag,
+            })
+        },
+    );
     found.expect("wait_until returned without a message")
 }
 
@@ -332,19 +334,21 @@ pub(crate) fn iprobe(mine: &Mailbox, source: i32, tag: i32) -> Option<Status> {
 /// MPI_Probe: waits until a matching message is there (on the communicator
 /// of `context`).
 pub(crate) fn probe(mine: &Mailbox, context: u64, source: i32, tag: i32) -> Status {
-    if let Some(st) = iprobe(mine, source, tag) {
-        return st;
-    }
     let mut found = None;
-    let _waiting = waiting(Wait::Message {
-        context,
-        source,
-        tag,
-    });
-    mine.arrivals.wait_until(|| {
-        found = iprobe(mine, source, tag);
-        found.is_some()
-    });
+    mine.arrivals.wait_until_marked(
+        || {
+            found = iprobe(mine, source, tag);
+            found.is_some()
+        },
+        DEFAULT_POLL,
+        || {
+            waiting(Wait::Message {
+                context,
+                source,
+                tag,
+            })
+        },
+    );
     found.expect("wait_until returned without a message")
 }
 

@@ -57,10 +57,24 @@ impl Barrier {
         self.wait_with(|_| ())
     }
 
+    /// [`Barrier::wait`] that calls `on_park` once polling gave up (see
+    /// [`WaitList::wait_until_marked`]).
+    pub fn wait_marked<M>(&self, on_park: impl FnOnce() -> M) -> BarrierWaitResult {
+        self.wait_full(|_| (), on_park)
+    }
+
     /// Waits for every party; the last to arrive runs `leader_action` (given the
     /// round's generation) before anyone is released, so its effects are visible to
     /// all parties when they return.
     pub fn wait_with(&self, leader_action: impl FnOnce(u64)) -> BarrierWaitResult {
+        self.wait_full(leader_action, || ())
+    }
+
+    fn wait_full<M>(
+        &self,
+        leader_action: impl FnOnce(u64),
+        on_park: impl FnOnce() -> M,
+    ) -> BarrierWaitResult {
         // Read before arriving: the generation cannot move until we have arrived.
         let gen = self.generation.load(Ordering::Acquire);
         if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.parties {
@@ -74,8 +88,11 @@ impl Barrier {
                 generation: gen,
             };
         }
-        self.waiters
-            .wait_until(|| self.generation.load(Ordering::Acquire) != gen);
+        self.waiters.wait_until_marked(
+            || self.generation.load(Ordering::Acquire) != gen,
+            crate::sync::DEFAULT_POLL,
+            on_park,
+        );
         BarrierWaitResult {
             leader: false,
             generation: gen,

@@ -27,10 +27,23 @@ impl WaitList {
     }
 
     /// Returns once `cond` is true: polls for `poll` first, then parks.
-    pub fn wait_until_with(&self, mut cond: impl FnMut() -> bool, poll: Duration) {
+    pub fn wait_until_with(&self, cond: impl FnMut() -> bool, poll: Duration) {
+        self.wait_until_marked(cond, poll, || ())
+    }
+
+    /// [`wait_until_with`](WaitList::wait_until_with) that calls `on_park` once
+    /// polling gave up, before it parks, and drops what it returned on return:
+    /// a mark of a long wait that a wait met while polling does not pay for.
+    pub fn wait_until_marked<M>(
+        &self,
+        mut cond: impl FnMut() -> bool,
+        poll: Duration,
+        on_park: impl FnOnce() -> M,
+    ) {
         if crate::sync::poll_until(&mut cond, poll) {
             return;
         }
+        let _mark = on_park();
         let me = current();
         loop {
             self.register(&me);
