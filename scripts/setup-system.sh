@@ -11,6 +11,7 @@ packages=(
   iproute2 procps util-linux                         # netns hosts, /proc readers, setpriv in tests
   cmake libibverbs-dev libnl-3-dev libnl-route-3-dev # the ibverbs rail (cargo feature)
   libhdf5-mpich-dev                                  # parallel HDF5 over MPI-IO (tests/c/hdf5_io.c)
+  slurm-wlm munge                                    # a real single-node Slurm (tests/tests/slurm.rs)
 )
 
 # Rust toolchain: the machine's own (rustup); nothing to install here.

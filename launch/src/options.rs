@@ -230,18 +230,7 @@ pub fn hosts(args: &Options) -> Option<Result<Vec<crate::hosts::Host>, String>> 
 /// The rails configuration to use: --config, else the installed copy
 /// (PREFIX/share/mpcrs/rails.xml beside PREFIX/bin), else the source tree's.
 pub fn rails_config(explicit: Option<std::path::PathBuf>) -> std::path::PathBuf {
-    if let Some(p) = explicit {
-        return p;
-    }
-    let installed = std::env::current_exe().ok().and_then(|e| {
-        e.parent()
-            .and_then(|d| d.parent())
-            .map(|p| p.join("share/mpcrs/rails.xml"))
-    });
-    match installed {
-        Some(p) if p.exists() => p,
-        _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/rails.xml"),
-    }
+    explicit.unwrap_or_else(mpcrs_rails::default_config_path)
 }
 
 /// The node-local root of a job whose checkpoint directory is `global`: the

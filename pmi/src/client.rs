@@ -31,13 +31,25 @@ impl<S: Read + Write> Client<S> {
     }
 
     /// PMI2_Init: learns rank and size.
-    pub fn init(mut stream: S, rank: usize) -> io::Result<Client<S>> {
+    /// `jobid`: the launcher's job id, if it gave one (`PMI_JOBID`: Slurm
+    /// asks for it back).
+    pub fn init(mut stream: S, rank: usize, jobid: Option<&str>) -> io::Result<Client<S>> {
+        // PMI-1's init first, as Slurm's server expects of a PMI-2 client.
+        stream.write_all(crate::wire::INIT_LINE)?;
+        let line = crate::wire::read_line(&mut stream)?;
+        let reply = crate::wire::decode_line(&line)?;
+        if reply[0].1 != "response_to_init" || get(&reply, "rc") != Some("0") {
+            return Err(invalid(format!(
+                "the PMI server answered init with {line:?}"
+            )));
+        }
         let r = rank.to_string();
-        stream.write_all(&encode(&[
-            ("cmd", "fullinit"),
-            ("pmirank", &r),
-            ("threaded", "FALSE"),
-        ]))?;
+        let mut fields = vec![("cmd", "fullinit"), ("pmirank", r.as_str())];
+        if let Some(id) = jobid {
+            fields.push(("pmijobid", id));
+        }
+        fields.push(("threaded", "FALSE"));
+        stream.write_all(&encode(&fields))?;
         let m = read_message(&mut stream)?
             .ok_or_else(|| invalid("the PMI-2 server closed the connection"))?;
         let num = |k: &str| {
@@ -105,6 +117,7 @@ pub const ENV_FD: &str = "PMI_FD";
 pub const ENV_PORT: &str = "PMI_PORT";
 pub const ENV_RANK: &str = "PMI_RANK";
 pub const ENV_SIZE: &str = "PMI_SIZE";
+pub const ENV_JOBID: &str = "PMI_JOBID";
 
 /// The job's secret (64 hex digits) that mpcrs-run gives its processes: a
 /// connection to its `PMI_PORT` proves it knows it before PMI starts. Other
@@ -203,7 +216,7 @@ impl Client<PmiStream> {
                 }
             },
         };
-        Some(Client::init(stream, rank))
+        Some(Client::init(stream, rank, var(ENV_JOBID).as_deref()))
     }
 
     /// The address of this host as the launcher sees it (over a network

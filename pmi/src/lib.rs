@@ -17,7 +17,7 @@ mod client;
 mod server;
 mod wire;
 
-pub use client::{Client, PmiStream, ENV_FD, ENV_PORT, ENV_RANK, ENV_SECRET, ENV_SIZE};
+pub use client::{Client, PmiStream, ENV_FD, ENV_JOBID, ENV_PORT, ENV_RANK, ENV_SECRET, ENV_SIZE};
 pub use server::{Ending, Server};
 pub use wire::{decode, encode, read_message, Message};
 

@@ -85,6 +85,13 @@ impl Server {
             };
             let cmd = m[0].1.clone();
             let reply: Vec<(String, String)> = match cmd.as_str() {
+                "init" => {
+                    if get(&m, "pmi_version") != Some("2") {
+                        return Err(invalid("a PMI-1 init for another version than 2"));
+                    }
+                    stream.write_all(crate::wire::INIT_REPLY)?;
+                    continue;
+                }
                 "fullinit" if known.is_none() => {
                     let r = get(&m, "pmirank")
                         .and_then(|r| r.parse::<usize>().ok())

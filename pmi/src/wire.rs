@@ -75,6 +75,12 @@ pub fn read_message(r: &mut impl Read) -> io::Result<Option<Message>> {
         }
         got += n;
     }
+    if &header == b"cmd=in" {
+        // PMI-1's init line, which a PMI-2 client sends first (Slurm's server
+        // expects it): `cmd=init pmi_version=2 pmi_subversion=0`.
+        let line = format!("cmd=in{}", read_line(r)?);
+        return decode_line(&line).map(Some);
+    }
     let len: usize = std::str::from_utf8(&header)
         .ok()
         .and_then(|s| s.trim().parse().ok())
@@ -90,6 +96,47 @@ pub fn read_message(r: &mut impl Read) -> io::Result<Option<Message>> {
     decode(&body).map(Some)
 }
 
+/// The PMI-1 init line a PMI-2 client opens with.
+pub const INIT_LINE: &[u8] = b"cmd=init pmi_version=2 pmi_subversion=0\n";
+/// The server's answer to it.
+pub const INIT_REPLY: &[u8] = b"cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n";
+
+/// The rest of a PMI-1 line, up to its newline (excluded), read byte by byte:
+/// nothing after it is taken from the stream.
+pub fn read_line(r: &mut impl Read) -> io::Result<String> {
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    loop {
+        if r.read(&mut byte)? == 0 {
+            return Err(invalid("PMI stream ended inside a PMI-1 line"));
+        }
+        if byte[0] == b'\n' {
+            break;
+        }
+        line.push(byte[0]);
+        if line.len() > 1024 {
+            return Err(invalid("a PMI-1 line longer than 1024 bytes"));
+        }
+    }
+    String::from_utf8(line).map_err(|_| invalid("PMI-1 line is not UTF-8"))
+}
+
+/// A PMI-1 line: `key=value` words separated by spaces, `cmd` first.
+pub fn decode_line(line: &str) -> io::Result<Message> {
+    let out: Message = line
+        .split_whitespace()
+        .map(|w| {
+            w.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .ok_or_else(|| invalid(format!("PMI-1 word without '=': {w:?}")))
+        })
+        .collect::<io::Result<_>>()?;
+    if out.first().is_none_or(|(k, _)| k != "cmd") {
+        return Err(invalid(format!("PMI-1 line without cmd first: {line:?}")));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +150,20 @@ mod tests {
         let m = decode(body).unwrap();
         assert_eq!(m[2], ("value".to_string(), "x;y".to_string()));
         assert!(decode("key=a;").is_err());
+    }
+
+    #[test]
+    fn a_pmi1_init_line_before_pmi2_messages_is_read_as_init() {
+        let mut bytes = INIT_LINE.to_vec();
+        bytes.extend(encode(&[("cmd", "fullinit"), ("pmirank", "3")]));
+        let mut r = &bytes[..];
+        let init = read_message(&mut r).unwrap().unwrap();
+        assert_eq!(init[0], ("cmd".to_string(), "init".to_string()));
+        assert_eq!(get(&init, "pmi_version"), Some("2"));
+        let next = read_message(&mut r).unwrap().unwrap();
+        assert_eq!(get(&next, "pmirank"), Some("3"));
+        let mut reply = &INIT_REPLY[..];
+        let line = read_line(&mut reply).unwrap();
+        assert_eq!(get(&decode_line(&line).unwrap(), "rc"), Some("0"));
     }
 }

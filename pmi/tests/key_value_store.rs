@@ -20,7 +20,7 @@ fn processes_exchange_ring_addresses_through_the_store() {
             s.serve(rank, &mut b).unwrap()
         }));
         clients.push(std::thread::spawn(move || {
-            let mut c = Client::init(a, rank).unwrap();
+            let mut c = Client::init(a, rank, None).unwrap();
             assert_eq!((c.rank, c.size), (rank, n));
             assert_eq!(c.job_id().unwrap(), "job-7");
             c.put(

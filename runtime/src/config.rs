@@ -59,15 +59,23 @@ impl JobConfig {
                 None => Ok(None),
             }
         };
-        let processes = read(env::PROCESSES.name)?.unwrap_or(1);
-        let ranks = read(env::RANKS.name)?.unwrap_or(1);
-        let process = match var(env::PROCESS.name) {
+        // A process started by another PMI-2 launcher (Slurm's srun, hydra)
+        // learns its place from PMI's variables, and runs one rank unless
+        // MPCRS_RANKS asks for more.
+        let by_pmi = var(mpcrs_pmi::ENV_FD).is_some() || var(mpcrs_pmi::ENV_PORT).is_some();
+        let (processes_var, process_var) = match var(env::PROCESSES.name) {
+            None if by_pmi => (mpcrs_pmi::ENV_SIZE, mpcrs_pmi::ENV_RANK),
+            _ => (env::PROCESSES.name, env::PROCESS.name),
+        };
+        let processes = read(processes_var)?.unwrap_or(1);
+        let ranks = read(env::RANKS.name)?.unwrap_or(processes);
+        let process = match var(process_var) {
             Some(v) => v
                 .trim()
                 .parse::<usize>()
                 .ok()
                 .filter(|&p| p < processes)
-                .ok_or_else(|| format!("{}={v:?} is not in 0..{processes}", env::PROCESS.name))?,
+                .ok_or_else(|| format!("{process_var}={v:?} is not in 0..{processes}"))?,
             None => 0,
         };
         if processes > ranks {

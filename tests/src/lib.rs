@@ -6,6 +6,7 @@
 //! the workspace test command (`cargo nextest run --workspace`, see README.md).
 
 pub mod netns;
+pub mod slurm;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -32,3 +32,18 @@ mod xml;
 pub use config::{ConfigError, Driver, NetConfig, Rail, RailSet, Topology, DEFAULT_OPTION};
 pub use gate::{Gate, MessageInfo, MessageKind};
 pub use xml::Pos;
+
+/// The rails configuration a process uses when none is named: the installed
+/// copy (PREFIX/share/mpcrs/rails.xml beside PREFIX/bin of the running
+/// program, mpcrs-run or mpcrs-exec), else the source tree's.
+pub fn default_config_path() -> std::path::PathBuf {
+    let installed = std::env::current_exe().ok().and_then(|e| {
+        e.parent()
+            .and_then(|d| d.parent())
+            .map(|p| p.join("share/mpcrs/rails.xml"))
+    });
+    match installed {
+        Some(p) if p.exists() => p,
+        _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/rails.xml"),
+    }
+}

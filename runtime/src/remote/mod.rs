@@ -227,9 +227,10 @@ impl Net {
                 cfg.process, cfg.processes
             ));
         }
+        // Under another launcher (srun), the installed configuration.
         let config = match (j.var)(env::NET_CONFIG.name) {
             Some(p) => std::path::PathBuf::from(p),
-            None => return Err(format!("{} is not set", env::NET_CONFIG.name)),
+            None => mpcrs_rails::default_config_path(),
         };
         let option = (j.var)(env::NET.name).unwrap_or_else(|| mpcrs_rails::DEFAULT_OPTION.into());
         let set = NetConfig::load(&config)
