@@ -1,7 +1,8 @@
 //! Jobs started by a real Slurm (`srun --mpi=pmi2`, see mpcrs_tests::slurm):
 //! the processes Slurm starts join one mpcrs job through Slurm's PMI-2 server,
 //! one rank each, or several ranks each as threads with `mpcrs-exec` and
-//! `MPCRS_RANKS`, and compute what mpcrs-run's jobs compute.
+//! `MPCRS_RANKS`, and compute what mpcrs-run's jobs compute; their
+//! checkpoints restart with mpcrs-run.
 
 use std::time::Duration;
 
@@ -60,4 +61,37 @@ fn processes_started_by_srun_are_one_job_with_ranks_as_threads() {
         let last = processes.parse::<u32>().unwrap() - 1;
         assert!(err.contains(&format!("net-stats process {last}:")), "{err}");
     }
+
+    // Checkpoints under srun, restarted by mpcrs-run in the allocation:
+    // mpcrs-exec made the processes restorable itself.
+    let heatx = build_c(
+        &shared_bench("heat.c"),
+        "heat-mpix",
+        None,
+        &["-lm", "-DWITH_MPIX"],
+    );
+    let dir = slurm.dir.join("checkpoints");
+    let o = slurm.srun(
+        &[
+            ("MPCRS_RANKS", "8"),
+            ("MPCRS_CHECKPOINT_DIR", dir.to_str().unwrap()),
+        ],
+        &[
+            "--mpi=pmi2",
+            "-n",
+            "2",
+            exec,
+            heatx.to_str().unwrap(),
+            HEAT[0],
+            HEAT[1],
+            "150",
+        ],
+        LIMIT,
+    );
+    let out = expect_success(&o, "heat with checkpoints under srun");
+    assert_eq!(heat_checksum(&out), eight);
+    let o = run_job(&["--restart", dir.to_str().unwrap()], LIMIT);
+    let out = expect_success(&o, "mpcrs-run --restart of srun's checkpoints");
+    assert!(out.contains("restarted after iteration 300"), "{out}");
+    assert_eq!(heat_checksum(&out), eight);
 }

@@ -8,7 +8,55 @@ use std::os::raw::{c_char, c_int};
 
 type AbiMain = unsafe extern "C" fn(c_int, *const *const c_char) -> c_int;
 
+/// glibc's tunable that keeps rseq unregistered: restored memory would hold a
+/// registration the new thread does not have.
+const NO_RSEQ: &str = "glibc.pthread.rseq=0";
+
+/// A process that takes checkpoints must be restorable at the same addresses:
+/// ASLR off and rseq unregistered, as mpcrs-run starts its processes. Started
+/// by another launcher (srun) with a checkpoint directory, mpcrs-exec arranges
+/// both and runs itself again; it returns only when nothing is to be done.
+fn become_restorable() {
+    if std::env::var_os(mpcrs_settings::variables::CHECKPOINT_DIR.name).is_none() {
+        return;
+    }
+    // SAFETY: personality(0xffffffff) only reads the persona.
+    let persona = unsafe { libc::personality(0xffff_ffff) };
+    let tunables = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+    let no_aslr = persona != -1 && persona & libc::ADDR_NO_RANDOMIZE != 0;
+    if no_aslr && tunables.contains(NO_RSEQ) {
+        return;
+    }
+    // SAFETY: sets this process's persona, which the exec below keeps.
+    if persona == -1
+        || unsafe { libc::personality((persona | libc::ADDR_NO_RANDOMIZE) as libc::c_ulong) } == -1
+    {
+        mpcrs_settings::report!(
+            error,
+            "mpcrs-exec: cannot turn address randomization off for restorable checkpoints: {}",
+            std::io::Error::last_os_error()
+        );
+        std::process::exit(1);
+    }
+    let tunables = if tunables.is_empty() {
+        NO_RSEQ.to_string()
+    } else {
+        format!("{tunables}:{NO_RSEQ}")
+    };
+    use std::os::unix::process::CommandExt;
+    let mut args = std::env::args_os();
+    let argv0 = args.next().unwrap_or_default();
+    let e = std::process::Command::new("/proc/self/exe")
+        .arg0(argv0)
+        .args(args)
+        .env("GLIBC_TUNABLES", tunables)
+        .exec();
+    mpcrs_settings::report!(error, "mpcrs-exec: cannot run itself again: {e}");
+    std::process::exit(1);
+}
+
 fn main() {
+    become_restorable();
     let args: Vec<CString> = std::env::args_os()
         .skip(1)
         .map(|a| CString::new(a.into_encoded_bytes()).expect("argument with a NUL byte"))
