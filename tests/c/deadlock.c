@@ -1,6 +1,8 @@
 /* Programs that wait in MPI, deadlocked or not (tests/tests/deadlock.rs):
  *   deadlock  every rank receives from the next with tag 7; nobody sends.
  *   mixed     even ranks receive from the next, odd ranks enter a barrier.
+ *   requests  every rank posts a receive from the next and a send to the
+ *             previous with different tags, and waits for both.
  *   slow S    rank 0 computes for S seconds, then sends every other rank the
  *             number 42, which they wait for in MPI_Recv: no deadlock.
  */
@@ -29,6 +31,13 @@ int main(int argc, char **argv) {
             MPI_Recv(&value, 1, MPI_INT, (rank + 1) % size, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         else
             MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(mode, "requests") == 0) {
+        MPI_Request reqs[2];
+        int out = rank;
+        MPI_Irecv(&value, 1, MPI_INT, (rank + 1) % size, 5, MPI_COMM_WORLD, &reqs[0]);
+        /* Synchronous: it finishes only when a receive with tag 6 matches it. */
+        MPI_Issend(&out, 1, MPI_INT, (rank + size - 1) % size, 6, MPI_COMM_WORLD, &reqs[1]);
+        MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
     } else if (strcmp(mode, "slow") == 0) {
         double seconds = argc > 2 ? atof(argv[2]) : 3.0;
         if (rank == 0) {

@@ -82,6 +82,24 @@ fn ranks_in_a_collective_and_in_receives_are_reported_with_their_calls() {
 }
 
 #[test]
+fn ranks_waiting_for_their_requests_are_reported_with_their_calls() {
+    let bin = program();
+    for layout in LAYOUTS {
+        let mut args = layout.to_vec();
+        args.extend([bin.to_str().unwrap(), "requests"]);
+        let o = run_job(&args, LIMIT);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(DEADLOCK_STATUS), "{layout:?}\n{out}\n{err}");
+        for r in 0..ranks(layout) {
+            assert!(
+                err.contains(&format!("mpcrs: deadlock: rank {r}: in MPI_Waitall waits for")),
+                "{layout:?}: rank {r}\n{err}"
+            );
+        }
+    }
+}
+
+#[test]
 fn ranks_waiting_long_for_a_peer_that_computes_are_not_reported() {
     let bin = program();
     for layout in LAYOUTS {
