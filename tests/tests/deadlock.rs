@@ -89,10 +89,16 @@ fn ranks_waiting_for_their_requests_are_reported_with_their_calls() {
         args.extend([bin.to_str().unwrap(), "requests"]);
         let o = run_job(&args, LIMIT);
         let (out, err) = text(&o);
-        assert_eq!(o.status.code(), Some(DEADLOCK_STATUS), "{layout:?}\n{out}\n{err}");
+        assert_eq!(
+            o.status.code(),
+            Some(DEADLOCK_STATUS),
+            "{layout:?}\n{out}\n{err}"
+        );
         for r in 0..ranks(layout) {
             assert!(
-                err.contains(&format!("mpcrs: deadlock: rank {r}: in MPI_Waitall waits for")),
+                err.contains(&format!(
+                    "mpcrs: deadlock: rank {r}: in MPI_Waitall waits for"
+                )),
                 "{layout:?}: rank {r}\n{err}"
             );
         }

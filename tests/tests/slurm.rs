@@ -94,4 +94,19 @@ fn processes_started_by_srun_are_one_job_with_ranks_as_threads() {
     let out = expect_success(&o, "mpcrs-run --restart of srun's checkpoints");
     assert!(out.contains("restarted after iteration 300"), "{out}");
     assert_eq!(heat_checksum(&out), eight);
+    // Nothing of Slurm's jobs is left in /dev/shm (named after Slurm's job
+    // ids, JOB.STEP; no mpcrs-run is there to clean up).
+    let left: Vec<String> = std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            n.strip_prefix("mpcrs-")
+                .and_then(|rest| rest.split('-').next())
+                .is_some_and(|id| {
+                    id.contains('.') && id.split('.').all(|p| p.parse::<u64>().is_ok())
+                })
+        })
+        .collect();
+    assert!(left.is_empty(), "left in /dev/shm: {left:?}");
 }

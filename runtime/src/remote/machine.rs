@@ -79,6 +79,12 @@ impl Notes {
             .write_all(note.line().as_bytes())
     }
 
+    /// Removes the notes: once every process passed the job's last fence
+    /// (under mpcrs-run its launcher would; under srun, nobody else does).
+    pub(crate) fn remove(&self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+
     /// Every note there (those of every process on this machine, once all have
     /// passed a fence after adding theirs).
     pub(crate) fn read(&self) -> std::io::Result<Vec<Note>> {

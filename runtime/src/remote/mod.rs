@@ -698,6 +698,8 @@ impl Fabric {
             if let Err(e) = kvs.fence().and_then(|_| kvs.finalize()) {
                 self.fail(e);
             }
+            // Every process has read them long ago.
+            machine::Notes::of_job(&self.net().job).remove();
         }
     }
 
