@@ -26,19 +26,31 @@ fn ranks(layout: &[&str]) -> usize {
     layout[1].parse().unwrap()
 }
 
+/// Runs the program in `mode` at `layout`, which must end with a deadlock
+/// report (and no panic); its standard error.
+fn reported(bin: &std::path::Path, layout: &[&str], mode: &str) -> String {
+    let mut args = layout.to_vec();
+    args.extend([bin.to_str().unwrap(), mode]);
+    let o = run_job(&args, LIMIT);
+    let (out, err) = text(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(DEADLOCK_STATUS),
+        "{mode} at {layout:?}\n{out}\n{err}"
+    );
+    assert!(
+        err.contains("nothing is in flight; ending the job"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
 #[test]
 fn a_ring_of_receives_is_reported_rank_by_rank_in_threads_and_across_processes() {
     let bin = program();
     for layout in LAYOUTS {
-        let mut args = layout.to_vec();
-        args.extend([bin.to_str().unwrap(), "deadlock"]);
-        let o = run_job(&args, LIMIT);
-        let (out, err) = text(&o);
-        assert_eq!(
-            o.status.code(),
-            Some(DEADLOCK_STATUS),
-            "{layout:?}\n{out}\n{err}"
-        );
+        let err = reported(&bin, layout, "deadlock");
         let n = ranks(layout);
         for r in 0..n {
             let line = format!(
@@ -47,11 +59,6 @@ fn a_ring_of_receives_is_reported_rank_by_rank_in_threads_and_across_processes()
             );
             assert_eq!(err.matches(&line).count(), 1, "{layout:?}: {line}\n{err}");
         }
-        assert!(
-            err.contains("nothing is in flight; ending the job"),
-            "{err}"
-        );
-        assert!(!err.contains("panicked"), "{err}");
     }
 }
 
@@ -59,15 +66,7 @@ fn a_ring_of_receives_is_reported_rank_by_rank_in_threads_and_across_processes()
 fn ranks_in_a_collective_and_in_receives_are_reported_with_their_calls() {
     let bin = program();
     for layout in LAYOUTS {
-        let mut args = layout.to_vec();
-        args.extend([bin.to_str().unwrap(), "mixed"]);
-        let o = run_job(&args, LIMIT);
-        let (out, err) = text(&o);
-        assert_eq!(
-            o.status.code(),
-            Some(DEADLOCK_STATUS),
-            "{layout:?}\n{out}\n{err}"
-        );
+        let err = reported(&bin, layout, "mixed");
         for r in (1..ranks(layout)).step_by(2) {
             let line = format!(
                 "mpcrs: deadlock: rank {r}: in MPI_Barrier waits for the other members of a collective"
@@ -85,15 +84,7 @@ fn ranks_in_a_collective_and_in_receives_are_reported_with_their_calls() {
 fn ranks_waiting_for_their_requests_are_reported_with_their_calls() {
     let bin = program();
     for layout in LAYOUTS {
-        let mut args = layout.to_vec();
-        args.extend([bin.to_str().unwrap(), "requests"]);
-        let o = run_job(&args, LIMIT);
-        let (out, err) = text(&o);
-        assert_eq!(
-            o.status.code(),
-            Some(DEADLOCK_STATUS),
-            "{layout:?}\n{out}\n{err}"
-        );
+        let err = reported(&bin, layout, "requests");
         for r in 0..ranks(layout) {
             assert!(
                 err.contains(&format!(

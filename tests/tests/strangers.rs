@@ -27,6 +27,14 @@ fn heat() -> PathBuf {
     build_c(&shared_bench("heat.c"), "heat", None, &["-lm"])
 }
 
+/// Heat at -n 4 -p 2 over tcp rails for `iterations`, with `extra` options.
+fn heat_over_tcp(bin: &str, iterations: &str, extra: &[&str]) -> BackgroundJob {
+    let mut args = vec!["-n", "4", "-p", "2", "--net", "multirail_tcp"];
+    args.extend_from_slice(extra);
+    args.extend([bin, HEAT[0], iterations]);
+    BackgroundJob::start(&args)
+}
+
 /// The job's processes and the ports each listens on, once every process
 /// listens on at least `ports` of them.
 fn ports_of(job: &BackgroundJob, processes: usize, ports: usize) -> Vec<(i32, Vec<u16>)> {
@@ -119,18 +127,7 @@ fn strangers_at_every_port_of_a_running_job_are_refused_and_change_nothing() {
         &run_job(&["-n", "4", bin, HEAT[0], HEAT[1]], LIMIT),
         "heat without strangers",
     ));
-    let job = BackgroundJob::start(&[
-        "-n",
-        "4",
-        "-p",
-        "2",
-        "--net",
-        "multirail_tcp",
-        "--net-stats",
-        bin,
-        HEAT[0],
-        HEAT[1],
-    ]);
+    let job = heat_over_tcp(bin, HEAT[1], &["--net-stats"]);
     let found = ports_of(&job, 2, PORTS);
     let mut connections = Vec::new();
     for (_, ports) in &found {
@@ -157,17 +154,7 @@ fn a_peer_with_the_secret_that_breaks_the_protocol_ends_the_job_with_one_line() 
     // then the tcp rail's): a hello naming a process the job does not have
     // ends the job.
     for port_index in 0..PORTS {
-        let job = BackgroundJob::start(&[
-            "-n",
-            "4",
-            "-p",
-            "2",
-            "--net",
-            "multirail_tcp",
-            bin,
-            HEAT[0],
-            "100000",
-        ]);
+        let job = heat_over_tcp(bin, "100000", &[]);
         let found = ports_of(&job, 2, PORTS);
         let (pid, ports) = &found[1];
         let secret = environment_variable(*pid, mpcrs_pmi::ENV_SECRET)

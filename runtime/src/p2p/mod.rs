@@ -260,10 +260,24 @@ pub(crate) fn take_matching(mine: &Mailbox, source: i32, tag: i32) -> Option<Une
 /// MPI_Mprobe: waits for a matching message (on the communicator of
 /// `context`) and takes it.
 pub(crate) fn wait_matching(mine: &Mailbox, context: u64, source: i32, tag: i32) -> Unexpected {
+    wait_for_arrival(mine, context, source, tag, || {
+        take_matching(mine, source, tag)
+    })
+}
+
+/// Waits until `look` finds what a message from (source, tag) on the
+/// communicator of `context` brings, looking again at every arrival.
+fn wait_for_arrival<T>(
+    mine: &Mailbox,
+    context: u64,
+    source: i32,
+    tag: i32,
+    mut look: impl FnMut() -> Option<T>,
+) -> T {
     let mut found = None;
     mine.arrivals.wait_until_marked(
         || {
-            found = take_matching(mine, source, tag);
+            found = look();
             found.is_some()
         },
         DEFAULT_POLL,
@@ -334,22 +348,7 @@ pub(crate) fn iprobe(mine: &Mailbox, source: i32, tag: i32) -> Option<Status> {
 /// MPI_Probe: waits until a matching message is there (on the communicator
 /// of `context`).
 pub(crate) fn probe(mine: &Mailbox, context: u64, source: i32, tag: i32) -> Status {
-    let mut found = None;
-    mine.arrivals.wait_until_marked(
-        || {
-            found = iprobe(mine, source, tag);
-            found.is_some()
-        },
-        DEFAULT_POLL,
-        || {
-            waiting(Wait::Message {
-                context,
-                source,
-                tag,
-            })
-        },
-    );
-    found.expect("wait_until returned without a message")
+    wait_for_arrival(mine, context, source, tag, || iprobe(mine, source, tag))
 }
 
 mod api;
