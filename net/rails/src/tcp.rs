@@ -269,7 +269,7 @@ impl TcpRail {
         let mut st = self.state.lock().unwrap();
         let id = self.add(&mut st, ep)?;
         // Our challenge goes now.
-        let _ = st.endpoints[id].as_mut().unwrap().flush()?;
+        st.endpoints[id].as_mut().unwrap().flush()?;
         Ok(id)
     }
 
