@@ -86,6 +86,10 @@ pub(crate) struct Completion {
     /// to claim from the back (high 32 bits).
     copy_cursors: AtomicU64,
     copy_finished: AtomicUsize,
+    /// What the operation is, for a deadlock report: 0 (not said), or the
+    /// packed operation of `describe`, with its communicator's context.
+    about: AtomicU64,
+    about_context: AtomicU64,
 }
 
 #[derive(Clone, Copy)]
@@ -126,6 +130,35 @@ impl Completion {
             copy_chunks: AtomicUsize::new(0),
             copy_cursors: AtomicU64::new(0),
             copy_finished: AtomicUsize::new(0),
+            about: AtomicU64::new(0),
+            about_context: AtomicU64::new(0),
+        })
+    }
+
+    /// Says what the operation is (a send or a receive, its peer and tag), for
+    /// a deadlock report.
+    pub(crate) fn describe(&self, op: crate::waits::Operation) {
+        self.about_context.store(op.context, Ordering::Relaxed);
+        let packed = 1 << 63
+            | (op.sending as u64) << 62
+            | ((op.peer as u32 as u64) & 0x3fff_ffff) << 32
+            | op.tag as u32 as u64;
+        self.about.store(packed, Ordering::Relaxed);
+    }
+
+    /// What `describe` said, if it was called.
+    pub(crate) fn operation(&self) -> Option<crate::waits::Operation> {
+        let packed = self.about.load(Ordering::Relaxed);
+        if packed >> 63 == 0 {
+            return None;
+        }
+        // The peer's 30 bits, sign-extended (MPI_ANY_SOURCE is negative).
+        let peer = (((packed >> 32) as u32) << 2) as i32 >> 2;
+        Some(crate::waits::Operation {
+            sending: packed >> 62 & 1 == 1,
+            context: self.about_context.load(Ordering::Relaxed),
+            peer,
+            tag: packed as u32 as i32,
         })
     }
 
@@ -225,7 +258,7 @@ impl Completion {
             self.waiters.wait_until_marked(
                 || self.is_done() || (!helped && self.copy_chunks.load(Ordering::Acquire) > 0),
                 mpcrs_scheduler::sync::DEFAULT_POLL,
-                || crate::waits::waiting(crate::waits::Wait::Request),
+                || crate::waits::waiting(crate::waits::Wait::Request(self.operation())),
             );
             if !helped && !self.is_done() && self.copy_chunks.load(Ordering::Acquire) > 0 {
                 self.help_copy();
@@ -283,7 +316,11 @@ pub(crate) fn wait_some(ops: &[&Pending]) -> Vec<usize> {
     ) {
         return found;
     }
-    let _waiting = crate::waits::waiting(crate::waits::Wait::Requests);
+    let first_unfinished = ops.iter().find_map(|p| match p {
+        Pending::Waiting(c) if !c.is_done() => Some(c.operation()),
+        _ => None,
+    });
+    let _waiting = crate::waits::waiting(crate::waits::Wait::Requests(first_unfinished.flatten()));
     let me = mpcrs_scheduler::current();
     loop {
         for p in ops {
@@ -304,6 +341,35 @@ pub(crate) fn wait_some(ops: &[&Pending]) -> Vec<usize> {
         let now = if now.is_empty() { ready(ops) } else { now };
         if !now.is_empty() {
             return now;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::waits::Operation;
+
+    #[test]
+    fn a_described_operation_reads_back_whole_with_wildcards() {
+        let c = Completion::new();
+        assert_eq!(c.operation(), None);
+        for op in [
+            Operation {
+                sending: true,
+                context: 7,
+                peer: 65_535,
+                tag: i32::MAX,
+            },
+            Operation {
+                sending: false,
+                context: 0,
+                peer: crate::consts::ANY_SOURCE,
+                tag: crate::consts::ANY_TAG,
+            },
+        ] {
+            c.describe(op);
+            assert_eq!(c.operation(), Some(op));
         }
     }
 }

@@ -10,12 +10,22 @@ use std::sync::OnceLock;
 pub(crate) enum Wait {
     /// A message from `source` (a rank of the communicator, or any) with `tag`.
     Message { context: u64, source: i32, tag: i32 },
-    /// A request to finish (a send's or a receive's).
-    Request,
-    /// One of several requests.
-    Requests,
+    /// A request to finish: a send's or a receive's, when known.
+    Request(Option<Operation>),
+    /// One of several requests (the first unfinished one, when known).
+    Requests(Option<Operation>),
     /// The other members of a collective.
     Collective,
+}
+
+/// What a request does, for the report (see `Completion::describe`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Operation {
+    pub(crate) sending: bool,
+    pub(crate) context: u64,
+    /// The destination of a send, the source of a receive.
+    pub(crate) peer: i32,
+    pub(crate) tag: i32,
 }
 
 const RUNNING: u8 = 0;
@@ -26,6 +36,10 @@ const KIND_MESSAGE: u8 = 0;
 const KIND_REQUEST: u8 = 1;
 const KIND_REQUESTS: u8 = 2;
 const KIND_COLLECTIVE: u8 = 3;
+const KIND_SEND: u8 = 4;
+const KIND_RECEIVE: u8 = 5;
+const KIND_SENDS: u8 = 6;
+const KIND_RECEIVES: u8 = 7;
 
 /// One rank's slot, alone on its cache line.
 #[repr(align(128))]
@@ -88,8 +102,17 @@ pub(crate) fn waiting(what: Wait) -> Option<Mark> {
             source,
             tag,
         } => (KIND_MESSAGE, context, source, tag),
-        Wait::Request => (KIND_REQUEST, 0, 0, 0),
-        Wait::Requests => (KIND_REQUESTS, 0, 0, 0),
+        Wait::Request(None) => (KIND_REQUEST, 0, 0, 0),
+        Wait::Requests(None) => (KIND_REQUESTS, 0, 0, 0),
+        Wait::Request(Some(op)) | Wait::Requests(Some(op)) => {
+            let kind = match (matches!(what, Wait::Request(_)), op.sending) {
+                (true, true) => KIND_SEND,
+                (true, false) => KIND_RECEIVE,
+                (false, true) => KIND_SENDS,
+                (false, false) => KIND_RECEIVES,
+            };
+            (kind, op.context, op.peer, op.tag)
+        }
         Wait::Collective => (KIND_COLLECTIVE, 0, 0, 0),
     };
     slot.kind.store(kind, Ordering::Relaxed);
@@ -189,18 +212,26 @@ fn describe_wait(slot: &Slot) -> String {
     } else {
         format!("the communicator of context {context}")
     };
+    let peer = match slot.source.load(Ordering::Relaxed) {
+        crate::consts::ANY_SOURCE => "any rank".to_string(),
+        s => format!("rank {s}"),
+    };
+    let tag = match slot.tag.load(Ordering::Relaxed) {
+        crate::consts::ANY_TAG => "any tag".to_string(),
+        t => format!("tag {t}"),
+    };
     let what = match slot.kind.load(Ordering::Relaxed) {
-        KIND_MESSAGE => {
-            let from = match slot.source.load(Ordering::Relaxed) {
-                crate::consts::ANY_SOURCE => "any rank".to_string(),
-                s => format!("rank {s}"),
-            };
-            let tag = match slot.tag.load(Ordering::Relaxed) {
-                crate::consts::ANY_TAG => "any tag".to_string(),
-                t => format!("tag {t}"),
-            };
-            format!("waits for a message from {from} with {tag} on {comm}")
+        KIND_MESSAGE => format!("waits for a message from {peer} with {tag} on {comm}"),
+        KIND_SEND => format!("waits for its send to {peer} with {tag} on {comm} to finish"),
+        KIND_RECEIVE => {
+            format!("waits for its receive from {peer} with {tag} on {comm} to finish")
         }
+        KIND_SENDS => format!(
+            "waits for its requests to finish, among them a send to {peer} with {tag} on {comm}"
+        ),
+        KIND_RECEIVES => format!(
+            "waits for its requests to finish, among them a receive from {peer} with {tag} on {comm}"
+        ),
         KIND_REQUEST => "waits for a request to finish".to_string(),
         KIND_REQUESTS => "waits for one of several requests to finish".to_string(),
         _ => "waits for the other members of a collective".to_string(),

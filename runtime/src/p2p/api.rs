@@ -78,7 +78,16 @@ impl Communicator {
         };
         let to = self.member_of_peer(dest as usize);
         // SAFETY: forwarded from this function's contract.
-        Ok(unsafe { super::send_to(&self.shared, to, msg) })
+        let pending = unsafe { super::send_to(&self.shared, to, msg) };
+        if let Pending::Waiting(c) = &pending {
+            c.describe(crate::waits::Operation {
+                sending: true,
+                context: self.context_id(),
+                peer: dest,
+                tag,
+            });
+        }
+        Ok(pending)
     }
 
     /// Starts a receive into `capacity` bytes at `buf` after checking `source`
@@ -99,7 +108,16 @@ impl Communicator {
             return Ok(Pending::Done(Status::empty()));
         }
         // SAFETY: forwarded from this function's contract.
-        Ok(unsafe { super::recv(self.my_mailbox(), source, tag, buf, capacity) })
+        let pending = unsafe { super::recv(self.my_mailbox(), source, tag, buf, capacity) };
+        if let Pending::Waiting(c) = &pending {
+            c.describe(crate::waits::Operation {
+                sending: false,
+                context: self.context_id(),
+                peer: source,
+                tag,
+            });
+        }
+        Ok(pending)
     }
 
     /// MPI_Send: returns once `buf` may be reused.
