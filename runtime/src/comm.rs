@@ -101,7 +101,7 @@ impl CommShared {
         Arc::new(CommShared {
             context,
             mailboxes: (0..n).map(|_| Mailbox::default()).collect(),
-            arena: Arena::new(meeting_here),
+            arena: Arena::new(meeting_here, context),
             group,
             universe,
             tiers,

@@ -14,8 +14,8 @@ pub(crate) enum Wait {
     Request(Option<Operation>),
     /// One of several requests (the first unfinished one, when known).
     Requests(Option<Operation>),
-    /// The other members of a collective.
-    Collective,
+    /// The other members of a collective on the communicator of `context`.
+    Collective { context: u64 },
 }
 
 /// What a request does, for the report (see `Completion::describe`).
@@ -113,7 +113,7 @@ pub(crate) fn waiting(what: Wait) -> Option<Mark> {
             };
             (kind, op.context, op.peer, op.tag)
         }
-        Wait::Collective => (KIND_COLLECTIVE, 0, 0, 0),
+        Wait::Collective { context } => (KIND_COLLECTIVE, context, 0, 0),
     };
     slot.kind.store(kind, Ordering::Relaxed);
     slot.context.store(context, Ordering::Relaxed);
@@ -234,7 +234,7 @@ fn describe_wait(slot: &Slot) -> String {
         ),
         KIND_REQUEST => "waits for a request to finish".to_string(),
         KIND_REQUESTS => "waits for one of several requests to finish".to_string(),
-        _ => "waits for the other members of a collective".to_string(),
+        _ => format!("waits for the other members of a collective on {comm}"),
     };
     format!("{call}{what}")
 }

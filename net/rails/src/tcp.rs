@@ -311,6 +311,15 @@ impl TcpRail {
             .count()
     }
 
+    /// Whether endpoint `id`'s peer proved it belongs to the job.
+    pub fn is_trusted(&self, id: usize) -> bool {
+        let st = self.state.lock().unwrap();
+        st.endpoints
+            .get(id)
+            .and_then(Option::as_ref)
+            .is_some_and(|ep| ep.pending.is_none())
+    }
+
     /// Connections accepted and then closed because the peer did not prove it
     /// belongs to the job (or broke off before it did).
     pub fn refused(&self) -> u64 {

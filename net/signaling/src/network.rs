@@ -161,13 +161,20 @@ impl Signaling {
             );
             net.open_link(p, addr)?;
         }
-        // The lower-ranked peers connect to us; wait for their hellos.
+        // The lower-ranked peers connect to us; wait for their hellos, and
+        // for the links we opened to finish their handshake (which needs this
+        // process to answer, so it cannot be left to a later progress).
         let missing = || -> Vec<u32> {
             let links = net.links.lock().unwrap();
             peers
                 .iter()
                 .copied()
-                .filter(|p| !links.endpoint_of.contains_key(p))
+                .filter(|p| {
+                    links
+                        .endpoint_of
+                        .get(p)
+                        .is_none_or(|&ep| !net.rail.is_trusted(ep))
+                })
                 .collect()
         };
         net.progress_until(

@@ -149,6 +149,8 @@ impl Drop for Scratch {
 }
 
 pub(crate) struct Arena {
+    /// The communicator's context (what a deadlock report names).
+    context: u64,
     barrier: Barrier,
     slots: Box<[SlotCell]>,
     /// Two scratch buffers used alternately by consecutive collectives, so a rank
@@ -240,8 +242,10 @@ impl<'a> Round<'a> {
 }
 
 impl Arena {
-    pub(crate) fn new(size: usize) -> Arena {
+    /// The arena of `size` ranks of the communicator of `context`.
+    pub(crate) fn new(size: usize, context: u64) -> Arena {
         Arena {
+            context,
             barrier: Barrier::new(size),
             slots: (0..size)
                 .map(|_| SlotCell {
@@ -319,9 +323,11 @@ impl Arena {
 
     /// A plain barrier.
     pub(crate) fn barrier(&self) -> Round<'_> {
-        let r = self
-            .barrier
-            .wait_marked(|| crate::waits::waiting(crate::waits::Wait::Collective));
+        let r = self.barrier.wait_marked(|| {
+            crate::waits::waiting(crate::waits::Wait::Collective {
+                context: self.context,
+            })
+        });
         Round {
             arena: self,
             generation: r.generation(),

@@ -80,6 +80,8 @@ const SLOT_BYTES: usize = std::mem::size_of::<SlotHead>() + 2 * DATA_MAX;
 /// through atomics (round lines) and by the round protocol (data: one writer per
 /// slot and round, readers after its arrival is published).
 pub(crate) struct NodeArea {
+    /// The communicator's context (what a deadlock report names).
+    context: u64,
     map: mpcrs_rails::shm::SharedMapping,
     /// Processes meeting here, and this one's slot.
     processes: usize,
@@ -93,9 +95,15 @@ impl NodeArea {
     /// Maps the area `name` for `processes` processes, this one in slot `mine`,
     /// creating it if this process is the first. Every process gives the same
     /// name and count.
-    pub(crate) fn open(name: &str, processes: usize, mine: usize) -> std::io::Result<NodeArea> {
+    pub(crate) fn open(
+        name: &str,
+        processes: usize,
+        mine: usize,
+        context: u64,
+    ) -> std::io::Result<NodeArea> {
         let map = mpcrs_rails::shm::map_shared(name, processes * SLOT_BYTES)?;
         let area = NodeArea {
+            context,
             map,
             processes,
             mine,
@@ -143,7 +151,9 @@ impl NodeArea {
         if spin_until(&mut cond, SPINS) {
             return;
         }
-        let _waiting = crate::waits::waiting(crate::waits::Wait::Collective);
+        let _waiting = crate::waits::waiting(crate::waits::Wait::Collective {
+            context: self.context,
+        });
         let start = Instant::now();
         let sharing = mpcrs_scheduler::yields_when_idle();
         while !poll_until(&mut cond, DEFAULT_POLL) {
@@ -340,7 +350,7 @@ mod tests {
             .map(|mine| {
                 let name = name.clone();
                 std::thread::spawn(move || {
-                    let area = NodeArea::open(&name, PROCESSES, mine).unwrap();
+                    let area = NodeArea::open(&name, PROCESSES, mine, 0).unwrap();
                     let red = Reduction {
                         op: &Op::Sum,
                         kind: Kind::I64,

@@ -88,7 +88,7 @@ impl Tiers {
             let processes = self.leaders.iter().map(|&l| self.processes[l]);
             fabric.node_area_name(context, processes).map(|name| {
                 let mine = self.leaders.binary_search(&self.here[0]).expect("a leader");
-                NodeArea::open(&name, self.leaders.len(), mine).unwrap_or_else(|e| {
+                NodeArea::open(&name, self.leaders.len(), mine, context).unwrap_or_else(|e| {
                     // The other processes wait for this one in the area: the job
                     // cannot go on without it.
                     mpcrs_settings::report!(warn,
