@@ -210,6 +210,8 @@ impl BackgroundJob {
                 break s;
             }
             if start.elapsed() > limit {
+                // What every process of the tree was doing, for the message.
+                let states = thread_states(self.child.id() as i32);
                 // The whole tree: mpcrs-run's processes, or mpirun's proxies
                 // and their programs, would go on running without it.
                 for pid in descendants(self.child.id() as i32) {
@@ -220,7 +222,7 @@ impl BackgroundJob {
                 let _ = self.child.wait();
                 let (o, e) = self.output();
                 panic!(
-                    "{} ran longer than {limit:?}\n--- stdout\n{o}\n--- stderr\n{e}",
+                    "{} ran longer than {limit:?}\n--- stdout\n{o}\n--- stderr\n{e}\n--- threads then\n{states}",
                     self.what
                 );
             }
@@ -275,6 +277,35 @@ pub fn environment_variable(pid: i32, name: &str) -> Option<String> {
         let kv = String::from_utf8_lossy(kv);
         kv.strip_prefix(&format!("{name}=")).map(str::to_string)
     })
+}
+
+/// Every thread of process `pid` and of its descendants: name, state (R, S,
+/// D...) and the kernel function it waits in.
+pub fn thread_states(pid: i32) -> String {
+    let mut out = String::new();
+    for p in std::iter::once(pid).chain(descendants(pid)) {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let dir = t.path();
+            let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
+            // pid (comm) state ...: the comm may hold spaces, the state follows ')'.
+            let (name, state) = match (stat.find('('), stat.rfind(')')) {
+                (Some(a), Some(b)) => (
+                    &stat[a + 1..b],
+                    stat[b + 1..].split_whitespace().next().unwrap_or("?"),
+                ),
+                _ => ("?", "?"),
+            };
+            let wchan = std::fs::read_to_string(dir.join("wchan")).unwrap_or_default();
+            out.push_str(&format!(
+                "process {p} thread {}: {name} {state} {wchan}\n",
+                t.file_name().to_string_lossy()
+            ));
+        }
+    }
+    out
 }
 
 /// The children of process `pid`, whichever of its threads started them.

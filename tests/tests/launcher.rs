@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mpcrs_tests::{
     build_c, c_source, example, expect_success, mpcrs_run, process_report, program, run_command,
-    run_job, text,
+    run_job, text, BackgroundJob,
 };
 
 fn errors(scenario: &str) -> (i32, String, String) {
@@ -685,4 +685,28 @@ fn huge_counts_intervals_and_files_that_are_not_files_are_refused_by_name() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
     let _ = std::fs::remove_dir_all(&ckpt);
+}
+
+/// The harness names what every thread of a job that outran its limit was
+/// doing (state and kernel wait), so that a hang seen once can be read.
+#[test]
+fn a_job_past_its_limit_is_reported_with_its_threads_states() {
+    let bin = build_c(&c_source("deadlock.c"), "deadlock", None, &[]);
+    let job = BackgroundJob::start(&[
+        "-n",
+        "2",
+        "--deadlock-check",
+        "off",
+        bin.to_str().unwrap(),
+        "deadlock",
+    ]);
+    let outran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        job.finish(Duration::from_millis(1500))
+    }));
+    let message = match outran {
+        Ok(o) => panic!("the deadlocked job ended: {o:?}"),
+        Err(p) => p.downcast_ref::<String>().cloned().unwrap_or_default(),
+    };
+    assert!(message.contains("--- threads then"), "{message}");
+    assert!(message.contains(": mpcrs-worker-0 "), "{message}");
 }
