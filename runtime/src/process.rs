@@ -36,7 +36,7 @@ pub(crate) fn is_agent_word(word: usize) -> bool {
 
 /// Whether the calling ULT is a window agent.
 pub(crate) fn is_agent() -> bool {
-    mpcrs_scheduler::ult_local() & AGENT != 0
+    is_agent_word(mpcrs_scheduler::ult_local())
 }
 
 /// Ends the whole job now with `code`, after flushing what the ranks printed.

@@ -129,15 +129,6 @@ pub fn ult_local_of_ult() -> Option<usize> {
     worker::current_task_ptr().map(|task| unsafe { (*task).local.get() })
 }
 
-/// Sets the caller's note (see [`ult_note`]).
-pub fn set_ult_note(value: usize) {
-    match worker::current_task_ptr() {
-        // SAFETY: as in `set_ult_local`.
-        Some(task) => unsafe { (*task).note.set(value) },
-        None => THREAD_NOTE.with(|w| w.set(value)),
-    }
-}
-
 /// Sets the caller's local word: its ULT's, or, outside a ULT, its OS thread's
 /// (a program's main thread that is itself a rank).
 pub fn set_ult_local(value: usize) {

@@ -13,6 +13,7 @@
 //! (bootstrap from a key-value store, hop-by-hop forwarding, on-demand links).
 
 pub mod control;
+pub mod hello;
 pub mod network;
 pub mod route;
 mod secret;

@@ -21,13 +21,12 @@ use mpcrs_pmi::KeyValueStore;
 use mpcrs_rails::tcp::TcpRail;
 
 use crate::control::{Control, ControlKind};
+use crate::hello::{hello, hello_from, DATA};
 use crate::route::{
     initial_peers, next_hop, parse_ring_entry, ring_entry, RingEntry, StaticTopology,
 };
 
-const HELLO: u8 = 0;
 const CONTROL: u8 = 1;
-const DATA: u8 = 2;
 /// Rail number of the signaling rail itself in connect requests.
 pub const SIGNALING_RAIL: u16 = 0;
 
@@ -245,9 +244,7 @@ impl Signaling {
 
     fn open_link(&self, to: u32, addr: SocketAddr) -> io::Result<()> {
         let ep = self.rail.connect(addr)?;
-        let mut hello = vec![HELLO];
-        hello.extend_from_slice(&self.me.to_le_bytes());
-        self.rail.send(ep, &hello)?;
+        self.rail.send(ep, &hello(self.me))?;
         let mut links = self.links.lock().unwrap();
         links.process_of.insert(ep, to);
         links.endpoint_of.insert(to, ep);
@@ -301,26 +298,21 @@ impl Signaling {
         let mut moved = self.rail.progress()?;
         while let Some((ep, frame)) = self.arrivals.pop() {
             moved = true;
-            match frame.first() {
-                Some(&HELLO) if frame.len() == 5 => {
-                    let from = u32::from_le_bytes(frame[1..5].try_into().unwrap());
-                    if from >= self.count || from == self.me {
-                        return Err(io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            format!("a hello naming process {from} (of {})", self.count),
-                        ));
-                    }
-                    let mut links = self.links.lock().unwrap();
-                    links.process_of.insert(ep, from);
-                    // Two requests that crossed may link a pair twice: the first
-                    // link carries everything, the second only says hello.
-                    if !links.endpoint_of.contains_key(&from) {
-                        links.endpoint_of.insert(from, ep);
-                        if !self.static_peers.contains(&from) {
-                            self.counters.ondemand_links.fetch_add(1, Ordering::Relaxed);
-                        }
+            if let Some(from) = hello_from(&frame, self.me, self.count) {
+                let from = from.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                let mut links = self.links.lock().unwrap();
+                links.process_of.insert(ep, from);
+                // Two requests that crossed may link a pair twice: the first
+                // link carries everything, the second only says hello.
+                if !links.endpoint_of.contains_key(&from) {
+                    links.endpoint_of.insert(from, ep);
+                    if !self.static_peers.contains(&from) {
+                        self.counters.ondemand_links.fetch_add(1, Ordering::Relaxed);
                     }
                 }
+                continue;
+            }
+            match frame.first() {
                 Some(&DATA) => {
                     let from = self.links.lock().unwrap().process_of.get(&ep).copied();
                     let from = from.ok_or_else(|| {

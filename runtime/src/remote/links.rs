@@ -28,8 +28,7 @@ use mpcrs_signaling::{ControlKind, Signaling};
 /// How long a connection on demand may take before the job gives up.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
 
-const HELLO: u8 = 0;
-const DATA: u8 = 2;
+use mpcrs_signaling::hello::{hello, hello_from, DATA};
 
 /// An endpoint to one process on one rail.
 #[derive(Debug, Clone, Copy)]
@@ -264,14 +263,10 @@ impl Links {
                     let tcp = TcpRail::bind(
                         host,
                         secret,
-                        Box::new(move |ep, frame| match frame.first() {
-                            Some(&HELLO) if frame.len() == 5 => {
-                                let from = u32::from_le_bytes(frame[1..5].try_into().unwrap());
-                                if from >= processes || from == me {
-                                    super::Fabric::expect().link_protocol_error(format_args!(
-                                        "a hello naming process {from} (of {processes}) on tcp rail {index}"
-                                    ))
-                                }
+                        Box::new(move |ep, frame| match hello_from(&frame, me, processes) {
+                            Some(Err(e)) => super::Fabric::expect()
+                                .link_protocol_error(format_args!("{e} on tcp rail {index}")),
+                            Some(Ok(from)) => {
                                 p.lock().unwrap().process_of.insert(ep, from);
                                 // The requester learns its endpoint from the hello.
                                 super::Fabric::expect().net().links.add_endpoint(
@@ -280,7 +275,7 @@ impl Links {
                                     Conn::Tcp(ep),
                                 );
                             }
-                            Some(&DATA) => {
+                            None if frame.first() == Some(&DATA) => {
                                 let from = p.lock().unwrap().process_of.get(&ep).copied();
                                 let Some(from) = from else {
                                     super::Fabric::expect().link_protocol_error(format_args!(
@@ -289,7 +284,7 @@ impl Links {
                                 };
                                 sink(from, frame, 1)
                             }
-                            _ => super::Fabric::expect().link_protocol_error(format_args!(
+                            None => super::Fabric::expect().link_protocol_error(format_args!(
                                 "an unknown {}-byte frame on tcp rail {index}",
                                 frame.len()
                             )),
@@ -612,9 +607,7 @@ impl Links {
                 // a round trip after the endpoint is ours.
                 let ep = tcp.connect(addr)?;
                 peers.lock().unwrap().process_of.insert(ep, from);
-                let mut hello = vec![HELLO];
-                hello.extend_from_slice(&self.me.to_le_bytes());
-                tcp.send(ep, &hello)?;
+                tcp.send(ep, &hello(self.me))?;
                 self.add_endpoint(from, rail, Conn::Tcp(ep));
             }
             Instance::Shm(shm) => {
