@@ -163,12 +163,14 @@ fn watch_job(processes: u32) {
         if processes > 1 {
             match ask(round, processes, PROBE, STATE) {
                 Some(answers) => {
-                    for (_, v) in answers {
-                        match State::from_values(&v) {
-                            Some(s) => states.push(s),
-                            None => states.push(State::default()),
-                        }
-                    }
+                    // An answer without a state (a process whose ranks are
+                    // not set up yet) is a process that is not quiet.
+                    states.extend(answers.iter().map(|(_, v)| {
+                        State::from_values(v).unwrap_or(State {
+                            busy: true,
+                            ..State::default()
+                        })
+                    }));
                 }
                 None => {
                     watch.reset();
