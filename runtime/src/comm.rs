@@ -231,6 +231,7 @@ impl Communicator {
 
     pub fn set_name(&self, name: &str) {
         *self.name.lock().unwrap() = name.to_string();
+        crate::waits::name_communicator(self.shared.context, name);
     }
 
     pub fn error_handler(&self) -> ErrorHandler {

@@ -206,12 +206,7 @@ fn describe_wait(slot: &Slot) -> String {
         // `CallNote`).
         p => format!("in {} ", unsafe { *(p as *const &'static str) }),
     };
-    let context = slot.context.load(Ordering::Relaxed);
-    let comm = if context == 0 {
-        "MPI_COMM_WORLD".to_string()
-    } else {
-        format!("the communicator of context {context}")
-    };
+    let comm = communicator_name(slot.context.load(Ordering::Relaxed));
     let peer = match slot.source.load(Ordering::Relaxed) {
         crate::consts::ANY_SOURCE => "any rank".to_string(),
         s => format!("rank {s}"),
@@ -237,6 +232,33 @@ fn describe_wait(slot: &Slot) -> String {
         _ => format!("waits for the other members of a collective on {comm}"),
     };
     format!("{call}{what}")
+}
+
+/// Names given to communicators of this process (MPI_Comm_set_name), by
+/// context: the report names a communicator as the program does. Written only
+/// when a program names one, read only by the report.
+static NAMES: std::sync::Mutex<Vec<(u64, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Records that the communicator of `context` is called `name` (the latest
+/// name given by any of its ranks here wins).
+pub(crate) fn name_communicator(context: u64, name: &str) {
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    match names.iter_mut().find(|(c, _)| *c == context) {
+        Some(entry) => entry.1 = name.to_string(),
+        None => names.push((context, name.to_string())),
+    }
+}
+
+/// How the report names the communicator of `context`.
+fn communicator_name(context: u64) -> String {
+    if context == 0 {
+        return "MPI_COMM_WORLD".to_string();
+    }
+    let names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    match names.iter().find(|(c, n)| *c == context && !n.is_empty()) {
+        Some((_, name)) => format!("{name} (context {context})"),
+        None => format!("the communicator of context {context}"),
+    }
 }
 
 /// Whether a thread that is no rank's own (a thread the program started,

@@ -31,6 +31,15 @@ int main(int argc, char **argv) {
             MPI_Recv(&value, 1, MPI_INT, (rank + 1) % size, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         else
             MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(mode, "named") == 0) {
+        /* The report names a communicator the program named. */
+        MPI_Comm halo;
+        MPI_Comm_dup(MPI_COMM_WORLD, &halo);
+        MPI_Comm_set_name(halo, "halo");
+        if (rank % 2 == 0)
+            MPI_Recv(&value, 1, MPI_INT, (rank + 1) % size, 9, halo, MPI_STATUS_IGNORE);
+        else
+            MPI_Barrier(halo);
     } else if (strcmp(mode, "requests") == 0) {
         MPI_Request reqs[2];
         int out = rank;

@@ -81,6 +81,28 @@ fn ranks_in_a_collective_and_in_receives_are_reported_with_their_calls() {
 }
 
 #[test]
+fn a_communicator_the_program_named_is_reported_by_its_name() {
+    let bin = program();
+    for layout in LAYOUTS {
+        let err = reported(&bin, layout, "named");
+        let n = ranks(layout);
+        for r in 0..n {
+            let wait = if r % 2 == 0 {
+                format!(
+                    "in MPI_Recv waits for a message from rank {} with tag 9 on halo (context ",
+                    (r + 1) % n
+                )
+            } else {
+                "in MPI_Barrier waits for the other members of a collective on halo (context "
+                    .to_string()
+            };
+            let line = format!("mpcrs: deadlock: rank {r}: {wait}");
+            assert!(err.contains(&line), "{layout:?}: {line}\n{err}");
+        }
+    }
+}
+
+#[test]
 fn ranks_waiting_for_their_requests_are_reported_with_their_calls() {
     let bin = program();
     for layout in LAYOUTS {
