@@ -9,14 +9,15 @@
 //! Where copies of images go beyond their directory (partners, parity, levels)
 //! is mpcrs-levels'.
 //!
-//! State now: the checkpoint directory and its crash-safe commit protocol
-//! (`commit`), the image format with per-region checksums (`image`), the mappings
+//! State now: the checkpoint directory, claimed by one job at a time
+//! (`claim`), and its crash-safe commit protocol (`commit`), the image format with per-region checksums (`image`), the mappings
 //! an image holds (`maps`), threads stopped at signal frames (`threads`), signal
 //! dispositions and open files (`kernel_state`), the fork-based dumper (`dump`),
 //! the restorer (`restore`), raw system calls (`sys`) and dirty-page tracking
 //! (`dirty`), incremental images over it (`incremental`), and the
 //! compression of what images store (`compress`).
 
+pub mod claim;
 pub mod commit;
 pub mod compress;
 pub mod dirty;

@@ -4,16 +4,15 @@
 //!
 //! Owns: the options of mpcrs-run, host lists and placement, the environment
 //! each process starts with, process supervision (output, signals, exit
-//! status, time limit), the restart policy (which epoch, which checks, which failures restart
-//! the job by themselves), the
-//! claim on a job's checkpoint directory.
+//! status, time limit), the restart policy (which epoch, which checks, which
+//! failures restart the job by themselves), and the restart of one process
+//! of a job another launcher (srun) started (`task`).
 //!
 //! Must not touch: MPI semantics or the fabric (it does not link the runtime:
 //! it talks to processes only through their environment, PMI-2 and signals),
 //! or the contents of images (it reads their headers through mpcrs-cr).
 
 pub mod checkpoint_config;
-pub mod checkpoint_dir;
 pub mod hosts;
 pub mod options;
 pub mod processes;
@@ -21,4 +20,5 @@ pub mod program;
 pub mod relaunch;
 pub mod restart;
 pub mod supervise;
+pub mod task;
 pub mod verifier;

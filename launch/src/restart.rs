@@ -56,16 +56,108 @@ impl RestartPlan {
     }
 }
 
+/// A restart decided and checked: the epoch, the command every process
+/// runs (its image named apart, by [`Prepared::own_env`]), and what to say.
+pub struct Prepared {
+    /// The program with the first run's environment and settings.
+    pub command: Command,
+    pub manifest: JobManifest,
+    pub epoch: u64,
+    images: Images,
+    chains: Vec<Images>,
+    levels: Vec<mpcrs_levels::Level>,
+    pub program: String,
+    pub announcement: String,
+    committed: Option<std::time::SystemTime>,
+}
+
+impl Prepared {
+    /// The variables of process `p` alone: its image, its chain, and the
+    /// vouching that they were verified whole.
+    pub fn own_env(&self, p: usize) -> Vec<(String, String)> {
+        let absolute = |p: &std::path::PathBuf| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.clone())
+                .to_string_lossy()
+                .into_owned()
+        };
+        let mut env = vec![(
+            mpcrs_cr::restore::RESTORE_ENV.to_string(),
+            absolute(&self.images[p]),
+        )];
+        // Every image of the chain was verified whole just now.
+        let verified: Vec<std::path::PathBuf> = std::iter::once(&self.images[p])
+            .chain(&self.chains[p])
+            .map(|i| std::path::PathBuf::from(absolute(i)))
+            .collect();
+        env.push((
+            mpcrs_cr::restore::vouch::VOUCHED_ENV.to_string(),
+            mpcrs_cr::restore::vouch::vouch_for(verified.iter().map(|p| p.as_path())),
+        ));
+        if !self.chains[p].is_empty() {
+            let chain: Vec<String> = self.chains[p].iter().map(absolute).collect();
+            env.push((
+                mpcrs_cr::restore::chain::CHAIN_ENV.to_string(),
+                chain.join("\n"),
+            ));
+        }
+        env
+    }
+
+    /// The level process `p`'s image comes from.
+    pub fn level(&self, p: usize) -> mpcrs_levels::Level {
+        self.levels[p]
+    }
+}
+
 /// The processes that restart the job checkpointed in `dir`, in the layout of
 /// the first run (one image each; several processes get a new key-value store)
-/// on this host or on the hosts given, and the program's name. Everything that can be checked before a process
-/// starts is: the epoch is complete, its manifest reads, every image is there
-/// with a sound header, and the executable is the one that wrote them.
+/// on this host or on the hosts given, and the program's name.
 pub fn restart_specs(
     args: &Options,
     dir: &std::path::Path,
     epoch: Option<u64>,
 ) -> Result<RestartPlan, String> {
+    let mut prepared = prepare(args, dir, epoch, "rebuilt")?;
+    let processes = prepared.manifest.processes;
+    if processes > 1 {
+        // The restored processes reach the new key-value store through the
+        // descriptor the restorer carries over for them (on this host).
+        prepared
+            .command
+            .env(mpcrs_cr::restore::CARRY_FDS_ENV, mpcrs_pmi::ENV_FD);
+    }
+    let cmd = std::mem::replace(&mut prepared.command, Command::new("/"));
+    let own_env = |p: usize| prepared.own_env(p);
+    let launch = Launch {
+        restorable: true,
+        own_env: &own_env,
+    };
+    // Hosts may differ from the first run's; the checkpoint directory must then be
+    // at the same path on each (a shared file system).
+    let specs =
+        place(args, cmd, processes, prepared.manifest.ranks, &launch).map_err(|(_, e)| e)?;
+    Ok(RestartPlan {
+        specs,
+        program: prepared.program,
+        announcement: prepared.announcement,
+        epoch: prepared.epoch,
+        levels: prepared.levels,
+        committed: prepared.committed,
+    })
+}
+
+/// Decides and checks the restart of the job checkpointed in `dir`: every
+/// check that can be made before a process starts is (the epoch is complete,
+/// its manifest reads, every image is there with a sound header and
+/// recoverable at some level, and the executable is the one that wrote
+/// them). Files rebuilt from L3 go to `rebuilt` in the epoch's directory.
+pub fn prepare(
+    args: &Options,
+    dir: &std::path::Path,
+    epoch: Option<u64>,
+    rebuilt: &str,
+) -> Result<Prepared, String> {
     use std::os::unix::process::CommandExt;
     let store = mpcrs_cr::CheckpointDir::open(dir).map_err(|e| e.to_string())?;
     let epochs = store.epochs().map_err(|e| e.to_string())?;
@@ -102,7 +194,7 @@ pub fn restart_specs(
     let verifier = Verifier::new();
     for &k in &tried {
         verifier.ahead(&store, k);
-        match recoverable(&store, k, &verifier) {
+        match recoverable(&store, k, &verifier, rebuilt) {
             Ok(found) => {
                 chosen = Some((k, found));
                 break;
@@ -176,56 +268,18 @@ pub fn restart_specs(
         },
         epoch_dir.display()
     );
-    let absolute = |p: &std::path::PathBuf| {
-        std::path::absolute(p)
-            .unwrap_or_else(|_| p.clone())
-            .to_string_lossy()
-            .into_owned()
-    };
-    let own_env = |p: usize| {
-        let mut env = vec![(
-            mpcrs_cr::restore::RESTORE_ENV.to_string(),
-            absolute(&images[p]),
-        )];
-        // Every image of the chain was verified whole just now.
-        let verified: Vec<std::path::PathBuf> = std::iter::once(&images[p])
-            .chain(&chains[p])
-            .map(|i| std::path::PathBuf::from(absolute(i)))
-            .collect();
-        env.push((
-            mpcrs_cr::restore::vouch::VOUCHED_ENV.to_string(),
-            mpcrs_cr::restore::vouch::vouch_for(verified.iter().map(|p| p.as_path())),
-        ));
-        if !chains[p].is_empty() {
-            let chain: Vec<String> = chains[p].iter().map(absolute).collect();
-            env.push((
-                mpcrs_cr::restore::chain::CHAIN_ENV.to_string(),
-                chain.join("\n"),
-            ));
-        }
-        env
-    };
-    let launch = Launch {
-        restorable: true,
-        own_env: &own_env,
-    };
-    if m.processes > 1 {
-        // The restored processes reach the new key-value store through the
-        // descriptor the restorer carries over for them (on this host).
-        cmd.env(mpcrs_cr::restore::CARRY_FDS_ENV, mpcrs_pmi::ENV_FD);
-    }
-    // Hosts may differ from the first run's; the checkpoint directory must then be
-    // at the same path on each (a shared file system).
-    let specs = place(args, cmd, m.processes, m.ranks, &launch).map_err(|(_, e)| e)?;
     let committed = std::fs::metadata(epoch_dir.join(mpcrs_cr::commit::MANIFEST))
         .and_then(|md| md.modified())
         .ok();
-    Ok(RestartPlan {
-        specs,
+    Ok(Prepared {
+        command: cmd,
+        manifest: m,
+        epoch: k,
+        images,
+        chains,
+        levels,
         program,
         announcement,
-        epoch: k,
-        levels,
         committed,
     })
 }
@@ -283,6 +337,7 @@ fn recoverable(
     store: &mpcrs_cr::CheckpointDir,
     k: u64,
     verifier: &Verifier,
+    rebuilt: &str,
 ) -> Result<Recoverable, String> {
     use mpcrs_cr::commit::MANIFEST;
     let epoch_dir = store.epoch_dir(k);
@@ -297,7 +352,7 @@ fn recoverable(
     }
     let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
         .map_err(|e| format!("{}: {e}", m.executable.display()))?;
-    let recovery = recover(&m, &epoch_dir, k, &epoch_dir.join("rebuilt"), verifier)?;
+    let recovery = recover(&m, &epoch_dir, k, &epoch_dir.join(rebuilt), verifier)?;
     for note in &recovery.notes {
         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
     }
@@ -316,7 +371,7 @@ fn recoverable(
             ));
         }
     }
-    let chains = chains_of(store, k, &recovery.images, verifier)?;
+    let chains = chains_of(store, k, &recovery.images, verifier, rebuilt)?;
     Ok((m, recovery.images, chains, recovery.levels))
 }
 
@@ -328,6 +383,7 @@ pub fn chains_of(
     k: u64,
     images: &[std::path::PathBuf],
     verifier: &Verifier,
+    rebuilt: &str,
 ) -> Result<Vec<Images>, String> {
     let mut recovered: std::collections::HashMap<u64, Images> = Default::default();
     let mut chains = vec![Vec::new(); images.len()];
@@ -340,7 +396,7 @@ pub fn chains_of(
             if !recovered.contains_key(&j) {
                 let dir = store.epoch_dir(j);
                 let found = read_manifest(store, &dir).and_then(|m| {
-                    let r = recover(&m, &dir, j, &dir.join("rebuilt"), verifier)?;
+                    let r = recover(&m, &dir, j, &dir.join(rebuilt), verifier)?;
                     for note in &r.notes {
                         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
                     }

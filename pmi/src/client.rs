@@ -69,6 +69,19 @@ impl<S: Read + Write> Client<S> {
         Ok(get(&m, "jobid").unwrap_or("").to_string())
     }
 
+    /// A job attribute of the launcher's (`info-getjobattr`), such as
+    /// `PMI_process_mapping`; `None` when the launcher has none by that name.
+    pub fn job_attribute(&mut self, key: &str) -> io::Result<Option<String>> {
+        let m = self.call(
+            &[("cmd", "info-getjobattr"), ("key", key)],
+            "info-getjobattr-response",
+        )?;
+        Ok(match get(&m, "found") {
+            Some("TRUE") => get(&m, "value").map(String::from),
+            _ => None,
+        })
+    }
+
     pub fn put(&mut self, key: &str, value: &str) -> io::Result<()> {
         self.call(
             &[("cmd", "kvs-put"), ("key", key), ("value", value)],

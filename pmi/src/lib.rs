@@ -2,7 +2,8 @@
 //! job find each other: the wire protocol as MPICH's hydra and Slurm's
 //! `srun --mpi=pmi2` speak it, the launcher's key-value store ([`Server`]) and a
 //! process's side ([`Client`]). Only the commands a job needs are served:
-//! fullinit, job-getid, kvs-put, kvs-get, kvs-fence, finalize, abort.
+//! fullinit, job-getid, kvs-put, kvs-get, kvs-fence, finalize, abort (and a
+//! client asks another launcher's server for `PMI_process_mapping`).
 //!
 //! Owns: the PMI-2 messages, the job's key-value store and fence, and the
 //! environment variables through which a launcher hands a process its
@@ -14,10 +15,12 @@
 //! by mpcrs-run or by Slurm goes through the same code.
 
 mod client;
+mod mapping;
 mod server;
 mod wire;
 
 pub use client::{Client, PmiStream, ENV_FD, ENV_JOBID, ENV_PORT, ENV_RANK, ENV_SECRET, ENV_SIZE};
+pub use mapping::process_mapping;
 pub use server::{Ending, Server};
 pub use wire::{decode, encode, read_message, Message};
 

@@ -3,6 +3,47 @@
 
 use mpcrs_settings::variables as env;
 
+/// Workers of a task of a Slurm job step: the CPUs Slurm gave the task
+/// (`srun -c N`, 1 by default), as an OpenMP program takes
+/// `SLURM_CPUS_PER_TASK` threads; `None` outside a step.
+fn slurm_cpus_per_task(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<usize>, String> {
+    if var("SLURM_STEP_ID").is_none() {
+        return Ok(None);
+    }
+    match var("SLURM_CPUS_PER_TASK") {
+        None => Ok(Some(1)),
+        Some(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&c| c > 0)
+            .map(Some)
+            .ok_or_else(|| format!("SLURM_CPUS_PER_TASK={v:?} is not a positive integer")),
+    }
+}
+
+/// Where the processes of a job started by another PMI launcher (srun) run,
+/// as this process learned it from that launcher on joining the job (see
+/// `remote::launcher`): mpcrs-run says so in `MPCRS_NODES` instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// Node of every process.
+    pub(crate) nodes: Vec<u32>,
+    /// Name of every node.
+    pub(crate) node_names: Vec<String>,
+}
+
+/// The latest layout learned (a restart under another launcher learns a new one).
+static LEARNED: std::sync::Mutex<Option<Layout>> = std::sync::Mutex::new(None);
+
+pub(crate) fn set_learned_layout(layout: Layout) {
+    *LEARNED.lock().unwrap_or_else(|e| e.into_inner()) = Some(layout);
+}
+
+fn learned_layout() -> Option<Layout> {
+    LEARNED.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
 /// Settings of a job, normally read from the environment `mpcrs-run` sets.
 #[derive(Debug, Clone)]
 pub struct JobConfig {
@@ -17,6 +58,13 @@ pub struct JobConfig {
     pub node_names: Vec<String>,
     /// `None`: one worker per CPU of the process's cpuset.
     pub workers: Option<usize>,
+    /// Workers stay where the kernel puts them: another launcher left the
+    /// process all of a node's CPUs but gave it fewer workers (`srun -c`), so
+    /// the node's other processes have the same CPUs, and pinned, every
+    /// process's worker 0 would share the first one.
+    pub unpinned: bool,
+    /// Another PMI-2 launcher (srun) started the process, not mpcrs-run.
+    pub foreign_launcher: bool,
     pub stack_size: usize,
     /// Stacks given a guard page (MPCRS_STACK_GUARDS); the scheduler's default if unset.
     pub stack_guards: Option<usize>,
@@ -63,6 +111,7 @@ impl JobConfig {
         // learns its place from PMI's variables, and runs one rank unless
         // MPCRS_RANKS asks for more.
         let by_pmi = var(mpcrs_pmi::ENV_FD).is_some() || var(mpcrs_pmi::ENV_PORT).is_some();
+        let foreign_launcher = by_pmi && var(env::PROCESSES.name).is_none();
         let (processes_var, process_var) = match var(env::PROCESSES.name) {
             None if by_pmi => (mpcrs_pmi::ENV_SIZE, mpcrs_pmi::ENV_RANK),
             _ => (env::PROCESSES.name, env::PROCESS.name),
@@ -99,11 +148,23 @@ impl JobConfig {
                 }
                 nodes
             }
-            None => vec![0; processes],
+            // Under another launcher, what this process learned from it
+            // when it joined the job (one node until then).
+            None => {
+                match learned_layout().filter(|l| foreign_launcher && l.nodes.len() == processes) {
+                    Some(l) => l.nodes,
+                    None => vec![0; processes],
+                }
+            }
         };
         let node_names = match var(env::NODE_NAMES.name) {
             Some(v) => v.split(',').map(|n| n.trim().to_string()).collect(),
-            None => vec![mpcrs_settings::local_hostname()],
+            None => {
+                match learned_layout().filter(|l| foreign_launcher && l.nodes.len() == processes) {
+                    Some(l) => l.node_names,
+                    None => vec![mpcrs_settings::local_hostname()],
+                }
+            }
         };
         if let Some(n) = nodes.iter().find(|&&n| n as usize >= node_names.len()) {
             return Err(format!(
@@ -133,6 +194,13 @@ impl JobConfig {
                 ))
             }
         };
+        let workers = match read(env::WORKERS.name)? {
+            Some(w) => Some(w),
+            None if foreign_launcher => slurm_cpus_per_task(&var)?,
+            None => None,
+        };
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let unpinned = foreign_launcher && workers.is_some_and(|w| w < cpus);
         Ok(JobConfig {
             deadlock_check,
             ranks,
@@ -142,7 +210,9 @@ impl JobConfig {
             node_names,
             yield_when_idle,
             checkpoints: var(env::CHECKPOINT_DIR.name).is_some(),
-            workers: read(env::WORKERS.name)?,
+            workers,
+            unpinned,
+            foreign_launcher,
             stack_size: read(env::STACK_SIZE.name)?.unwrap_or(mpcrs_scheduler::DEFAULT_STACK_SIZE),
             stack_guards: match var(env::STACK_GUARDS.name) {
                 Some(v) => Some(v.trim().parse::<usize>().map_err(|_| {

@@ -43,7 +43,20 @@ pub(crate) fn is_agent() -> bool {
 pub fn abort_job(code: i32) -> ! {
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
+    if let Some(tell) = TELL_LAUNCHER.get() {
+        tell(code);
+    }
     std::process::exit(failure_status(code))
+}
+
+/// How an ending process asks its launcher to end the rest of the job (set
+/// by a job of several processes): under mpcrs-run its death would do, but
+/// another launcher (srun) lets the other processes run on, waiting for
+/// this one.
+static TELL_LAUNCHER: std::sync::OnceLock<fn(i32)> = std::sync::OnceLock::new();
+
+pub(crate) fn on_abort_tell_launcher(tell: fn(i32)) {
+    let _ = TELL_LAUNCHER.set(tell);
 }
 
 /// The process exit status for a failure with `code`: the kernel keeps only its

@@ -104,6 +104,9 @@ fn start(cfg: &JobConfig) -> Option<Started> {
     if let Some(g) = cfg.stack_guards {
         builder = builder.stack_guards(g);
     }
+    if cfg.unpinned {
+        builder = builder.pin(false);
+    }
     let sched = match builder.build() {
         Ok(s) => s,
         Err(e) => {

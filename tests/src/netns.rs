@@ -92,6 +92,17 @@ impl Hosts {
     fn ns(&self, k: u32) -> String {
         format!("mpcrs-{}-{k}", self.tag)
     }
+    /// The file of host `k`'s network namespace (for `nsenter --net=`, which
+    /// unlike `ip netns exec` keeps this machine's /sys mounts).
+    pub fn namespace_file(&self, k: u32) -> String {
+        format!("/run/netns/{}", self.ns(k))
+    }
+
+    /// The address of this (launcher's) host on the hosts' bridge.
+    pub fn bridge_address(&self) -> String {
+        format!("10.213.{}.1", self.subnet)
+    }
+
     /// The address of host `k` (1 to count).
     pub fn host(&self, k: u32) -> String {
         format!("10.213.{}.{}", self.subnet, k + 1)

@@ -1,7 +1,9 @@
-//! A real single-node Slurm for tests: munged, slurmctld and slurmd from
-//! Debian's packages (scripts/setup-system.sh installs them), configured in a
+//! A real Slurm for tests: munged, slurmctld and slurmd from Debian's
+//! packages (scripts/setup-system.sh installs them), configured in a
 //! directory of their own with ports of their own, started here and stopped
-//! when dropped. `srun` reaches it through `SLURM_CONF`.
+//! when dropped. `srun` reaches it through `SLURM_CONF`. One node is this
+//! host; several nodes are network-namespace hosts (mpcrs_tests::netns), one
+//! slurmd in each, with slurmctld on the hosts' bridge.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -9,6 +11,9 @@ use std::time::{Duration, Instant};
 
 pub struct Slurm {
     pub dir: PathBuf,
+    /// This cluster's job ids are from here on (each test's cluster has its
+    /// own: jobs name their files in /dev/shm after their ids).
+    pub first_job_id: u64,
     daemons: Vec<Child>,
 }
 
@@ -38,9 +43,44 @@ impl Slurm {
     /// Starts the daemons with `cpus` CPUs declared for this node; returns
     /// once the node is idle.
     pub fn start(cpus: usize) -> Slurm {
+        let host = mpcrs_settings::local_hostname();
+        let host = host.split('.').next().unwrap().to_string();
+        let node = format!("NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN\n");
+        let mut slurm = Slurm::configure("127.0.0.1", &node);
+        slurm.start_daemon(Command::new("slurmd"), "slurmd");
+        slurm.wait_until_idle(1);
+        slurm
+    }
+
+    /// Starts a cluster of nodes `n1`, `n2`, ... on `hosts` (host `k` is node
+    /// `nk`), `cpus` CPUs declared on each; returns once every node is idle.
+    pub fn start_on(hosts: &crate::netns::Hosts, count: u32, cpus: usize) -> Slurm {
+        let nodes: String = (1..=count)
+            .map(|k| {
+                format!(
+                    "NodeName=n{k} NodeAddr={} CPUs={cpus} State=UNKNOWN\n",
+                    hosts.host(k)
+                )
+            })
+            .collect();
+        let mut slurm = Slurm::configure(&hosts.bridge_address(), &nodes);
+        for k in 1..=count {
+            let mut slurmd = Command::new("nsenter");
+            slurmd
+                .arg(format!("--net={}", hosts.namespace_file(k)))
+                .args(["slurmd", "-N", &format!("n{k}")]);
+            slurm.start_daemon(slurmd, &format!("slurmd-n{k}"));
+        }
+        slurm.wait_until_idle(count as usize);
+        slurm
+    }
+
+    /// munged and slurmctld (at `address`), for the nodes of `nodes` (lines
+    /// of slurm.conf).
+    fn configure(address: &str, nodes: &str) -> Slurm {
         let dir = std::env::temp_dir().join(format!("mpcrs-slurm-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        for d in ["state", "spool", "munge"] {
+        for d in ["state", "munge"] {
             std::fs::create_dir_all(dir.join(d)).unwrap();
         }
         let key = dir.join("munge/munge.key");
@@ -68,23 +108,26 @@ impl Slurm {
         let host = mpcrs_settings::local_hostname();
         let host = host.split('.').next().unwrap().to_string();
         let d = dir.display();
+        let first_job_id = (std::process::id() as u64 % 60_000) * 1000 + 1;
+        // %n: each slurmd of the cluster has its own spool, pid file and log.
         let conf = format!(
             "ClusterName=mpcrstest\n\
-             SlurmctldHost={host}(127.0.0.1)\n\
+             SlurmctldHost={host}({address})\n\
              SlurmUser=root\nSlurmdUser=root\n\
              AuthType=auth/munge\nCredType=cred/munge\n\
              AuthInfo=socket={socket}\n\
-             StateSaveLocation={d}/state\nSlurmdSpoolDir={d}/spool\n\
-             SlurmctldPidFile={d}/slurmctld.pid\nSlurmdPidFile={d}/slurmd.pid\n\
+             StateSaveLocation={d}/state\nSlurmdSpoolDir={d}/spool-%n\n\
+             SlurmctldPidFile={d}/slurmctld.pid\nSlurmdPidFile={d}/slurmd-%n.pid\n\
              SlurmctldPort={ctld}\nSlurmdPort={slurmd}\n\
              ProctrackType=proctrack/pgid\nTaskPlugin=task/none\n\
              ReturnToService=2\nSchedulerType=sched/builtin\n\
              SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n\
              MpiDefault=none\nJobCompType=jobcomp/none\n\
              AccountingStorageType=accounting_storage/none\n\
-             SlurmctldLogFile={d}/slurmctld.log\nSlurmdLogFile={d}/slurmd.log\n\
+             SlurmctldLogFile={d}/slurmctld.log\nSlurmdLogFile={d}/slurmd-%n.log\n\
              SlurmdParameters=config_overrides\n\
-             NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN\n\
+             FirstJobId={first_job_id}\n\
+             {nodes}\
              PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES\n",
             socket = socket.display(),
             ctld = free_port(),
@@ -92,34 +135,37 @@ impl Slurm {
         );
         std::fs::write(dir.join("slurm.conf"), conf).unwrap();
         let mut slurm = Slurm {
-            dir: dir.clone(),
+            dir,
+            first_job_id,
             daemons: Vec::new(),
         };
-        for (daemon, name) in [("slurmctld", "slurmctld"), ("slurmd", "slurmd")] {
-            let child = start(
-                Command::new(daemon)
-                    .arg("-D")
-                    .env("SLURM_CONF", dir.join("slurm.conf")),
-                &dir,
-                name,
-            );
-            slurm.daemons.push(child);
-        }
+        slurm.start_daemon(Command::new("slurmctld"), "slurmctld");
+        slurm
+    }
+
+    fn start_daemon(&mut self, mut cmd: Command, name: &str) {
+        cmd.arg("-D").env("SLURM_CONF", self.dir.join("slurm.conf"));
+        let child = start(&mut cmd, &self.dir, name);
+        self.daemons.push(child);
+    }
+
+    fn wait_until_idle(&self, nodes: usize) {
         let start = Instant::now();
         loop {
-            let o = slurm
+            let o = self
                 .command("sinfo")
-                .args(["-h", "-o", "%t"])
+                .args(["-h", "-N", "-o", "%t"])
                 .output()
                 .unwrap();
-            if String::from_utf8_lossy(&o.stdout).trim() == "idle" {
-                return slurm;
+            let states = String::from_utf8_lossy(&o.stdout).into_owned();
+            if states.lines().filter(|l| l.trim() == "idle").count() == nodes {
+                return;
             }
             assert!(
                 start.elapsed() < Duration::from_secs(60),
-                "the Slurm node never became idle: {}\n{}",
+                "the Slurm nodes never became idle ({states:?}): {}\n{}",
                 String::from_utf8_lossy(&o.stderr),
-                std::fs::read_to_string(dir.join("slurmctld.log")).unwrap_or_default()
+                std::fs::read_to_string(self.dir.join("slurmctld.log")).unwrap_or_default()
             );
             std::thread::sleep(Duration::from_millis(200));
         }

@@ -576,10 +576,7 @@ fn checkpoint_directories_are_checked_and_claimed_before_start() {
     first.wait_for(
         "the first job to claim its directory",
         Duration::from_secs(30),
-        |_, _| {
-            dir.join(mpcrs_launch::checkpoint_dir::LOCK_FILE).is_file()
-                && first.job_processes().len() == 2
-        },
+        |_, _| dir.join(mpcrs_cr::claim::LOCK_FILE).is_file() && first.job_processes().len() == 2,
     );
     let o = run_job(
         &["-n", "2", "--checkpoint", d, bin.to_str().unwrap()],

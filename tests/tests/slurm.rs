@@ -2,12 +2,18 @@
 //! the processes Slurm starts join one mpcrs job through Slurm's PMI-2 server,
 //! one rank each, or several ranks each as threads with `mpcrs-exec` and
 //! `MPCRS_RANKS`, and compute what mpcrs-run's jobs compute; their
-//! checkpoints restart with mpcrs-run.
+//! checkpoints restart with mpcrs-run, or under srun with `mpcrs-run
+//! --restart` as each task. Across two nodes (network-namespace hosts, one
+//! slurmd each), the processes learn their nodes from Slurm's PMI.
 
 use std::time::Duration;
 
+use mpcrs_tests::netns::Hosts;
 use mpcrs_tests::slurm::Slurm;
-use mpcrs_tests::{build_c, expect_success, heat_checksum, mpcrs_run, run_job, shared_bench};
+use mpcrs_tests::{
+    build_c, environment_variable, expect_success, heat_checksum, latest_epoch, mpcrs_run,
+    net_stats_line, numbers, restarted_after, run_job, shared_bench, BackgroundJob,
+};
 
 const LIMIT: Duration = Duration::from_secs(120);
 const HEAT: [&str; 2] = ["256", "400"];
@@ -94,8 +100,13 @@ fn processes_started_by_srun_are_one_job_with_ranks_as_threads() {
     let out = expect_success(&o, "mpcrs-run --restart of srun's checkpoints");
     assert!(out.contains("restarted after iteration 300"), "{out}");
     assert_eq!(heat_checksum(&out), eight);
-    // Nothing of Slurm's jobs is left in /dev/shm (named after Slurm's job
-    // ids, JOB.STEP; no mpcrs-run is there to clean up).
+    assert_nothing_left(&slurm);
+}
+
+/// Nothing of the cluster's jobs is left in /dev/shm (named after Slurm's
+/// job ids, JOB.STEP; no mpcrs-run is there to clean up).
+fn assert_nothing_left(slurm: &Slurm) {
+    let ours = slurm.first_job_id..slurm.first_job_id + 1000;
     let left: Vec<String> = std::fs::read_dir("/dev/shm")
         .unwrap()
         .flatten()
@@ -103,10 +114,143 @@ fn processes_started_by_srun_are_one_job_with_ranks_as_threads() {
         .filter(|n| {
             n.strip_prefix("mpcrs-")
                 .and_then(|rest| rest.split('-').next())
-                .is_some_and(|id| {
-                    id.contains('.') && id.split('.').all(|p| p.parse::<u64>().is_ok())
-                })
+                .and_then(|id| id.split_once('.'))
+                .and_then(|(job, _)| job.parse::<u64>().ok())
+                .is_some_and(|job| ours.contains(&job))
         })
         .collect();
     assert!(left.is_empty(), "left in /dev/shm: {left:?}");
+}
+
+/// Messages process `p` sent over `rail` (its `--net-stats` line).
+fn messages(err: &str, p: u32, rail: &str) -> u64 {
+    numbers(net_stats_line(err, p, rail))[3]
+}
+
+#[test]
+fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_restarts_under_srun()
+{
+    let hosts = Hosts::new(2, 5);
+    let slurm = Slurm::start_on(&hosts, 2, 4);
+    let heat = build_c(
+        &shared_bench("heat.c"),
+        "heat-mpix",
+        None,
+        &["-lm", "-DWITH_MPIX"],
+    );
+    let heat = heat.to_str().unwrap();
+    let exec = mpcrs_run().with_file_name("mpcrs-exec");
+    let exec = exec.to_str().unwrap();
+    let reference = |size: &str, iterations: &str| {
+        heat_checksum(&expect_success(
+            &run_job(&["-n", "8", heat, size, iterations], LIMIT),
+            "heat at -n 8 under mpcrs-run",
+        ))
+    };
+    let eight = [("MPCRS_RANKS", "8"), ("MPCRS_NET_STATS", "1")];
+    let two_per_node = ["--mpi=pmi2", "-N", "2", "--ntasks-per-node=2"];
+
+    // Two processes per node: processes 0-1 on n1, 2-3 on n2. Process 1
+    // meets process 0 over shared memory and process 2 over tcp.
+    let small = reference(HEAT[0], HEAT[1]);
+    let mut args = two_per_node.to_vec();
+    args.extend([exec, heat, HEAT[0], HEAT[1]]);
+    let o = slurm.srun(&eight, &args, LIMIT);
+    let out = expect_success(&o, "heat over two nodes");
+    assert_eq!(heat_checksum(&out), small);
+    let err = String::from_utf8_lossy(&o.stderr);
+    for p in [1, 2] {
+        assert!(messages(&err, p, "shm_mpi") > 0, "process {p}:\n{err}");
+        assert!(messages(&err, p, "tcp_mpi") > 0, "process {p}:\n{err}");
+    }
+    // Cyclic: processes alternate between the nodes, and none of them is
+    // next to a process of its node.
+    let o = slurm.srun(
+        &eight,
+        &[
+            "--mpi=pmi2",
+            "-N",
+            "2",
+            "-n",
+            "4",
+            "-m",
+            "cyclic",
+            exec,
+            heat,
+            HEAT[0],
+            HEAT[1],
+        ],
+        LIMIT,
+    );
+    let out = expect_success(&o, "heat over two nodes, cyclic");
+    assert_eq!(heat_checksum(&out), small);
+    let err = String::from_utf8_lossy(&o.stderr);
+    for p in 0..4 {
+        assert!(messages(&err, p, "tcp_mpi") > 0, "process {p}:\n{err}");
+    }
+
+    // Checkpoints under srun; while the job runs its directory is claimed.
+    let dir = slurm.dir.join("checkpoints");
+    let d = dir.to_str().unwrap();
+    let local = dir.join("node-local");
+    let big = reference("1024", "1500");
+    let mut job = slurm.command("srun");
+    job.args(two_per_node)
+        .args([exec, heat, "1024", "1500", "250"])
+        .envs([
+            ("MPCRS_RANKS", "8"),
+            ("MPCRS_CHECKPOINT_DIR", d),
+            ("MPCRS_CHECKPOINT_LOCAL", local.to_str().unwrap()),
+        ]);
+    let job = BackgroundJob::spawn(&mut job);
+    job.wait_for("epoch 2", LIMIT, |_, _| {
+        latest_epoch(&dir).is_some_and(|k| k >= 2)
+    });
+    let o = run_job(&["-n", "2", "--checkpoint", d, heat, "16", "10"], LIMIT);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("another job (process 0 of a job started by another launcher, pid"),
+        "{err}"
+    );
+    // A crash: process 2 killed. The others end the job (Slurm's
+    // KillOnBadExit is off: they would wait for it for ever).
+    let victim = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .find(|&pid| {
+            environment_variable(pid, "MPCRS_CHECKPOINT_DIR").as_deref() == Some(d)
+                && environment_variable(pid, "PMI_RANK").as_deref() == Some("2")
+        })
+        .expect("process 2 of the job");
+    // SAFETY: kill only sends a signal.
+    unsafe { libc::kill(victim, libc::SIGKILL) };
+    let o = job.finish(Duration::from_secs(30));
+    assert!(!o.status.success(), "srun succeeded after a kill -9");
+    // Restarted under srun: each task restores its own process.
+    let run = mpcrs_run();
+    let run = run.to_str().unwrap();
+    let mut args = two_per_node.to_vec();
+    args.extend([run, "--restart", d]);
+    let o = slurm.srun(&[], &args, LIMIT);
+    let out = expect_success(&o, "srun mpcrs-run --restart");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("(each task restores its process)"), "{err}");
+    assert!(restarted_after(&out).is_some_and(|i| i >= 500), "{out}");
+    assert_eq!(heat_checksum(&out), big);
+    // A restart with another number of tasks is refused, naming both.
+    let o = slurm.srun(
+        &[],
+        &["--mpi=pmi2", "-N", "1", "-n", "2", run, "--restart", d],
+        LIMIT,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("the launcher started 2 tasks, but the checkpoint is of a job of 4 processes: start 4 (srun -n 4)"),
+        "{err}"
+    );
+    // Not even the job killed left its files.
+    assert_nothing_left(&slurm);
 }

@@ -236,7 +236,7 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
             }
             // An incremental epoch restores through the images it applies
             // to: each recovered from its own epoch's levels and verified.
-            match mpcrs_launch::restart::chains_of(dir, k, &r.images, &verifier) {
+            match mpcrs_launch::restart::chains_of(dir, k, &r.images, &verifier, "rebuilt") {
                 Ok(chains) => {
                     for (p, chain) in chains.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
                         let links: Vec<String> =

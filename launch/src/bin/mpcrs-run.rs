@@ -57,13 +57,24 @@ fn main() -> ExitCode {
             );
             return ExitCode::from(2);
         }
-        let _claim = match mpcrs_launch::checkpoint_dir::claim(dir) {
-            Ok(c) => c,
-            Err(e) => {
-                mpcrs_settings::report!(error, "mpcrs-run: --restart {}: {e}", dir.display());
-                return ExitCode::from(2);
-            }
-        };
+        if let Some(task) = mpcrs_launch::task::of_another_launcher() {
+            let e = mpcrs_launch::task::restore_in_place(&args, dir, task);
+            mpcrs_settings::report!(
+                error,
+                "mpcrs-run: --restart {}: process {}: {e}",
+                dir.display(),
+                task.rank
+            );
+            return ExitCode::from(2);
+        }
+        let _claim =
+            match mpcrs_cr::claim::claim(dir, &format!("mpcrs-run pid {}", std::process::id())) {
+                Ok(c) => c,
+                Err(e) => {
+                    mpcrs_settings::report!(error, "mpcrs-run: --restart {}: {e}", dir.display());
+                    return ExitCode::from(2);
+                }
+            };
         return match restart_specs(&args, dir, args.epoch) {
             Ok(plan) => {
                 mpcrs_settings::report!(info, "{}", plan.announcement);
@@ -108,13 +119,19 @@ fn main() -> ExitCode {
     // made by the claim goes again if the job is refused.
     let made = args.checkpoint.as_ref().filter(|d| !d.exists()).cloned();
     let claim = match &args.checkpoint {
-        Some(dir) => match mpcrs_launch::checkpoint_dir::claim(dir) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                mpcrs_settings::report!(error, "mpcrs-run: --checkpoint {}: {e}", dir.display());
-                return ExitCode::from(2);
+        Some(dir) => {
+            match mpcrs_cr::claim::claim(dir, &format!("mpcrs-run pid {}", std::process::id())) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    mpcrs_settings::report!(
+                        error,
+                        "mpcrs-run: --checkpoint {}: {e}",
+                        dir.display()
+                    );
+                    return ExitCode::from(2);
+                }
             }
-        },
+        }
         None => None,
     };
     let specs = match first_run(&args) {

@@ -377,7 +377,6 @@ fn checkpoint(settings: &'static Settings, ranks: usize, sequence: u64) -> CrSta
         .and_then(|image| start_dump(&image, settings.dump_options(k)).map_err(|e| e.to_string()));
     let dump = match started {
         Ok(Snapshot::Restored) => {
-            super::reload_settings_after_restore();
             return rejoin(sequence);
         }
         Ok(Snapshot::Writing(d)) => Some(d),
@@ -475,6 +474,9 @@ fn rejoin(sequence: u64) -> CrState {
         );
         crate::process::abort_job(1)
     }
+    // After joining: under another launcher, where the processes run now is
+    // learned on joining.
+    super::reload_settings_after_restore();
     // State shared between processes, made again step by step, every
     // process through each step before any goes on to the next.
     for (i, step) in [Rebuild::Make, Rebuild::Open, Rebuild::Settle]

@@ -76,6 +76,9 @@ pub(crate) struct Settings {
     pub(crate) full_every: u32,
     /// `--compress`: what images store is compressed.
     pub(crate) compression: Option<mpcrs_cr::Compression>,
+    /// This process holds the job's claim on the directory: process 0 of a
+    /// job another launcher started (mpcrs-run holds it otherwise).
+    pub(crate) claims_dir: bool,
 }
 
 impl Settings {
@@ -247,6 +250,42 @@ fn reload_settings_after_restore() {
     let made = Box::into_raw(Box::new(settings_from(&var)));
     // The previous ones stay allocated: references to them may live on.
     SETTINGS.store(made, Ordering::Release);
+    // SAFETY: published settings are never freed.
+    if let Some(Ok(s)) = unsafe { &*made } {
+        claim_directory(s);
+    }
+}
+
+/// The claim on the checkpoint directory, where this process holds it (see
+/// [`Settings::claims_dir`]). A restored process takes it again: the image's
+/// descriptor holds no lock.
+static CLAIM: Mutex<Option<mpcrs_cr::claim::Claim>> = Mutex::new(None);
+
+/// Claims the directory of `settings` if this process holds the job's
+/// claim; a directory another job is checkpointing into ends this one.
+fn claim_directory(settings: &Settings) {
+    if !settings.claims_dir {
+        return;
+    }
+    let holder = format!(
+        "process 0 of a job started by another launcher, pid {} on {}",
+        std::process::id(),
+        mpcrs_settings::local_hostname()
+    );
+    let mut claim = CLAIM.lock().unwrap_or_else(|e| e.into_inner());
+    *claim = None;
+    match mpcrs_cr::claim::claim(settings.dir.root(), &holder) {
+        Ok(c) => *claim = Some(c),
+        Err(e) => {
+            mpcrs_settings::report!(
+                error,
+                "mpcrs: {} {}: {e}",
+                env::CHECKPOINT_DIR.name,
+                settings.dir.root().display()
+            );
+            crate::process::abort_job(2)
+        }
+    }
 }
 
 /// The settings the variables of `var` give; `None` without a checkpoint
@@ -330,6 +369,7 @@ fn settings_from(var: &dyn Fn(&str) -> Option<String>) -> Option<Result<Settings
                 stream: Stream::Images,
                 full_every,
                 compression,
+                claims_dir: cfg.foreign_launcher && cfg.process == 0,
             })
             .map_err(|e| format!("checkpoint directory {dir}: {e}")),
     )
@@ -748,6 +788,7 @@ pub fn serve_requests(ranks: usize) -> RequestServer {
     let Some(Ok(settings)) = settings() else {
         return RequestServer(None);
     };
+    claim_directory(settings);
     let nodes = {
         let mut n = settings.nodes.clone();
         n.sort_unstable();

@@ -85,6 +85,8 @@ fn shared(path: &Path) -> Result<&'static Shared, FtError> {
             // Protected data is written whole at every checkpoint.
             full_every: 1,
             compression: None,
+            // FTI's directories are the application's, shared by its runs.
+            claims_dir: false,
         }));
         if !config.ignored.is_empty() {
             mpcrs_settings::report!(

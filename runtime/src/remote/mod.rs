@@ -14,6 +14,7 @@
 
 mod deliver;
 mod gate;
+mod launcher;
 mod links;
 mod machine;
 mod pace;
@@ -245,8 +246,14 @@ impl Net {
             Some(r) if r.topology == Topology::Fully => StaticTopology::Fully,
             _ => StaticTopology::Ring,
         };
+        let learning = launcher::layout_to_learn(j.var);
         let host = kvs
             .reachable_address()
+            .or_else(|| {
+                learning
+                    .then(|| launcher::address_toward_launcher(j.var))
+                    .flatten()
+            })
             .unwrap_or_else(|| "127.0.0.1".parse().unwrap());
         let job = kvs.job_id().map_err(|e| e.to_string())?;
         // Noted before the bootstrap's fence, read after it.
@@ -280,11 +287,24 @@ impl Net {
             }
             Err(e) => tracing::debug!("cannot tell which processes share this machine: {e}"),
         }
+        let nodes = if learning {
+            let layout = launcher::learn_layout(&mut kvs, me, count, j.var)
+                .map_err(|e| format!("where the job's processes run: {e}"))?;
+            // Every process read the notes before this fence of the
+            // layout's: gone now, no crash leaves them behind (another
+            // launcher does not clean up after the job, as mpcrs-run does).
+            machine.remove();
+            let nodes = layout.nodes.clone();
+            crate::config::set_learned_layout(layout);
+            nodes
+        } else {
+            cfg.nodes.clone()
+        };
         let sinks = links::FrameSinks {
             owned: Arc::new(frame_sink),
             lent: lent_frame_sink,
         };
-        let links = Links::new(set, me, cfg.nodes.clone(), &job, host, &secret, sinks)
+        let links = Links::new(set, me, nodes.clone(), &job, host, &secret, sinks)
             .map_err(|e| format!("rails: {e}"))?;
         // The topology's links, not whatever is connected by now: a fast peer's
         // on-demand link may already be up.
@@ -293,8 +313,8 @@ impl Net {
             signaling,
             links,
             pid: std::process::id(),
-            node: cfg.nodes[me as usize],
-            nodes: cfg.nodes.clone(),
+            node: nodes[me as usize],
+            nodes,
             job,
             kvs: Mutex::new(Some(kvs)),
         })
@@ -357,6 +377,9 @@ impl Fabric {
             return Err("a process joins one multi-process job only".into());
         }
         let fabric = Fabric::expect();
+        if cfg.foreign_launcher {
+            crate::process::on_abort_tell_launcher(Fabric::tell_launcher_abort);
+        }
         fabric.net().open_data_path();
         sched.add_progress_hook(Arc::new(Hook));
         tracing::debug!(
@@ -688,6 +711,19 @@ impl Fabric {
             }
         }
         moved
+    }
+
+    /// Asks the launcher, over PMI-2, to end the whole job: this process
+    /// ends with `code` (see `process::abort_job`). Skipped if the
+    /// connection is busy (this process is failing inside a PMI call).
+    fn tell_launcher_abort(code: i32) {
+        let Some(f) = FABRIC.get() else { return };
+        let Ok(mut kvs) = f.net().kvs.try_lock() else {
+            return;
+        };
+        if let Some(kvs) = kvs.take() {
+            let _ = kvs.abort(&format!("process {} ended with status {code}", f.me));
+        }
     }
 
     /// Waits until every process got here (MPI_Finalize's end): this process's

@@ -1,9 +1,10 @@
 //! The checkpoint directory of a job, claimed before anything starts: made if
 //! missing (0700: its images hold the processes' memory), checked to be a
-//! directory this user can write, and locked for the launcher's life so that
-//! a second job naming it is refused instead of mixing its epochs in. The
-//! lock is an flock on a file of the directory: the kernel drops it when the
-//! launcher ends, however it ends.
+//! directory this user can write, and locked for the job's life so that a
+//! second job naming it is refused instead of mixing its epochs in. The lock
+//! is an flock on a file of the directory, held by mpcrs-run (or, in a job
+//! another launcher started, by process 0): the kernel drops it when its
+//! holder ends, however it ends.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -20,12 +21,14 @@ pub struct Claim {
     _lock: File,
 }
 
-/// Claims `dir` for this job; the error says why it cannot hold checkpoints.
-pub fn claim(dir: &Path) -> Result<Claim, String> {
+/// Claims `dir` for this job, whose holder is described as `holder` to a job
+/// refused meanwhile ("mpcrs-run pid 12"); the error says why the directory
+/// cannot hold checkpoints.
+pub fn claim(dir: &Path, holder: &str) -> Result<Claim, String> {
     match std::fs::metadata(dir) {
         Ok(m) if !m.is_dir() => return Err("not a directory".into()),
         Ok(_) => {}
-        Err(_) => mpcrs_cr::commit::private_dir_all(dir)
+        Err(_) => crate::commit::private_dir_all(dir)
             .map_err(|e| format!("cannot make the directory: {e}"))?,
     }
     let path = dir.join(LOCK_FILE);
@@ -49,7 +52,7 @@ pub fn claim(dir: &Path) -> Result<Claim, String> {
         let who = if holder.is_empty() {
             "another job".to_string()
         } else {
-            format!("another job (mpcrs-run pid {holder})")
+            format!("another job ({holder})")
         };
         return Err(format!(
             "{who} is checkpointing into it; one job per checkpoint directory"
@@ -58,7 +61,7 @@ pub fn claim(dir: &Path) -> Result<Claim, String> {
     // Who holds it, for the message of a job refused meanwhile.
     let _ = lock.set_len(0);
     let _ = lock.rewind();
-    let _ = write!(lock, "{}", std::process::id());
+    let _ = write!(lock, "{holder}");
     Ok(Claim { _lock: lock })
 }
 
@@ -75,14 +78,14 @@ mod tests {
     #[test]
     fn a_claimed_directory_is_refused_until_released() {
         let d = scratch("twice");
-        let first = claim(&d.join("a/b")).expect("a new directory is claimed");
-        let again = claim(&d.join("a/b")).unwrap_err();
-        assert!(
-            again.contains(&format!("pid {}", std::process::id())),
-            "{again}"
+        let first = claim(&d.join("a/b"), "the first job").expect("a new directory is claimed");
+        let again = claim(&d.join("a/b"), "the second").unwrap_err();
+        assert_eq!(
+            again,
+            "another job (the first job) is checkpointing into it; one job per checkpoint directory"
         );
         drop(first);
-        claim(&d.join("a/b")).expect("released with its holder");
+        claim(&d.join("a/b"), "the second").expect("released with its holder");
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(d.join("a/b"))
             .unwrap()
@@ -96,12 +99,12 @@ mod tests {
     fn what_cannot_hold_checkpoints_is_named() {
         let d = scratch("file");
         std::fs::write(&d, b"x").unwrap();
-        assert_eq!(claim(&d).unwrap_err(), "not a directory");
+        assert_eq!(claim(&d, "t").unwrap_err(), "not a directory");
         assert_eq!(
-            claim(Path::new("/dev/null")).unwrap_err(),
+            claim(Path::new("/dev/null"), "t").unwrap_err(),
             "not a directory"
         );
-        assert!(claim(Path::new("/proc/self"))
+        assert!(claim(Path::new("/proc/self"), "t")
             .unwrap_err()
             .starts_with("cannot write there"));
         std::fs::remove_file(&d).unwrap();
