@@ -100,7 +100,60 @@ fn processes_started_by_srun_are_one_job_with_ranks_as_threads() {
     let out = expect_success(&o, "mpcrs-run --restart of srun's checkpoints");
     assert!(out.contains("restarted after iteration 300"), "{out}");
     assert_eq!(heat_checksum(&out), eight);
+    // A batch job: sbatch runs the script on the allocation's first node,
+    // whose srun starts the tasks (the environment passes through).
+    let log = slurm.dir.join("batch.out");
+    let o = slurm
+        .command("sbatch")
+        .args(["--wait", "-n", "2", "-o", log.to_str().unwrap(), "--wrap"])
+        .arg(format!(
+            "MPCRS_RANKS=8 srun --mpi=pmi2 {exec} {heat} {} {}",
+            HEAT[0], HEAT[1]
+        ))
+        .output()
+        .unwrap();
+    let out = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        o.status.success(),
+        "sbatch: {}\n{out}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(heat_checksum(&out), eight, "8 ranks in a batch job");
+
+    // Checkpoints asked from outside under srun: every interval, and on
+    // SIGUSR1 to srun (which passes it to every task).
+    let asked = slurm.dir.join("asked");
+    let mut job = slurm.command("srun");
+    job.args(["--mpi=pmi2", "-n", "2", exec, heat, "1024", "3000"])
+        .envs([
+            ("MPCRS_RANKS", "8"),
+            ("MPCRS_CHECKPOINT_DIR", asked.to_str().unwrap()),
+            (
+                "MPCRS_CHECKPOINT_LOCAL",
+                asked.join("node-local").to_str().unwrap(),
+            ),
+            ("MPCRS_CHECKPOINT_INTERVAL", "0.5"),
+        ]);
+    let job = BackgroundJob::spawn(&mut job);
+    job.wait_for("a checkpoint on the interval", LIMIT, |_, err| {
+        err.contains("checkpoint taken on --checkpoint-interval")
+    });
+    job.signal_launcher(libc::SIGUSR1);
+    job.wait_for("a checkpoint on SIGUSR1", LIMIT, |_, err| {
+        err.contains("checkpoint taken on SIGUSR1")
+    });
+    let out = expect_success(&job.finish(LIMIT), "heat under srun with checkpoints asked");
+    assert_eq!(heat_checksum(&out), reference_of(heat, "1024", "3000"));
+    assert!(latest_epoch(&asked).is_some_and(|k| k >= 2));
     assert_nothing_left(&slurm);
+}
+
+/// The checksum of heat at -n 8 under mpcrs-run.
+fn reference_of(heat: &str, size: &str, iterations: &str) -> String {
+    heat_checksum(&expect_success(
+        &run_job(&["-n", "8", heat, size, iterations], LIMIT),
+        "heat at -n 8 under mpcrs-run",
+    ))
 }
 
 /// Nothing of the cluster's jobs is left in /dev/shm (named after Slurm's
@@ -141,18 +194,12 @@ fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_re
     let heat = heat.to_str().unwrap();
     let exec = mpcrs_run().with_file_name("mpcrs-exec");
     let exec = exec.to_str().unwrap();
-    let reference = |size: &str, iterations: &str| {
-        heat_checksum(&expect_success(
-            &run_job(&["-n", "8", heat, size, iterations], LIMIT),
-            "heat at -n 8 under mpcrs-run",
-        ))
-    };
     let eight = [("MPCRS_RANKS", "8"), ("MPCRS_NET_STATS", "1")];
     let two_per_node = ["--mpi=pmi2", "-N", "2", "--ntasks-per-node=2"];
 
     // Two processes per node: processes 0-1 on n1, 2-3 on n2. Process 1
     // meets process 0 over shared memory and process 2 over tcp.
-    let small = reference(HEAT[0], HEAT[1]);
+    let small = reference_of(heat, HEAT[0], HEAT[1]);
     let mut args = two_per_node.to_vec();
     args.extend([exec, heat, HEAT[0], HEAT[1]]);
     let o = slurm.srun(&eight, &args, LIMIT);
@@ -193,7 +240,7 @@ fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_re
     let dir = slurm.dir.join("checkpoints");
     let d = dir.to_str().unwrap();
     let local = dir.join("node-local");
-    let big = reference("1024", "1500");
+    let big = reference_of(heat, "1024", "1500");
     let mut job = slurm.command("srun");
     job.args(two_per_node)
         .args([exec, heat, "1024", "1500", "250"])
