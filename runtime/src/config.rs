@@ -3,6 +3,20 @@
 
 use mpcrs_settings::variables as env;
 
+/// Variable `name` of `var` as a positive integer, if set.
+fn positive(var: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Option<usize>, String> {
+    match var(name) {
+        Some(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&x| x > 0)
+            .map(Some)
+            .ok_or_else(|| format!("{name}={v:?} is not a positive integer")),
+        None => Ok(None),
+    }
+}
+
 /// Workers of a task of a Slurm job step: the CPUs Slurm gave the task
 /// (`srun -c N`, 1 by default), as an OpenMP program takes
 /// `SLURM_CPUS_PER_TASK` threads; `None` outside a step.
@@ -10,16 +24,7 @@ fn slurm_cpus_per_task(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<us
     if var("SLURM_STEP_ID").is_none() {
         return Ok(None);
     }
-    match var("SLURM_CPUS_PER_TASK") {
-        None => Ok(Some(1)),
-        Some(v) => v
-            .trim()
-            .parse::<usize>()
-            .ok()
-            .filter(|&c| c > 0)
-            .map(Some)
-            .ok_or_else(|| format!("SLURM_CPUS_PER_TASK={v:?} is not a positive integer")),
-    }
+    Ok(Some(positive(var, "SLURM_CPUS_PER_TASK")?.unwrap_or(1)))
 }
 
 /// Where the processes of a job started by another PMI launcher (srun) run,
@@ -95,18 +100,7 @@ impl JobConfig {
 
     /// [`JobConfig::from_env`] with the variables of `var`.
     pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<JobConfig, String> {
-        let read = |name: &str| -> Result<Option<usize>, String> {
-            match var(name) {
-                Some(v) => v
-                    .trim()
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&x| x > 0)
-                    .map(Some)
-                    .ok_or_else(|| format!("{name}={v:?} is not a positive integer")),
-                None => Ok(None),
-            }
-        };
+        let read = |name: &str| positive(&var, name);
         // A process started by another PMI-2 launcher (Slurm's srun, hydra)
         // learns its place from PMI's variables, and runs one rank unless
         // MPCRS_RANKS asks for more.

@@ -86,9 +86,11 @@ pub(crate) struct NodeArea {
     /// Processes meeting here, and this one's slot.
     processes: usize,
     mine: usize,
-    /// Rounds this process went through (the same count in every process: every
-    /// operation involves all of them).
-    round: AtomicU64,
+    /// The last round this process is through with (its speaker read what it
+    /// needed). Speakers of consecutive rounds may be different threads: the
+    /// next one arrives only after this, since its arrival lets the others
+    /// reuse the buffers of the round before.
+    done: AtomicU64,
 }
 
 impl NodeArea {
@@ -107,7 +109,7 @@ impl NodeArea {
             map,
             processes,
             mine,
-            round: AtomicU64::new(0),
+            done: AtomicU64::new(0),
         };
         area.head(mine).opened.store(1, Ordering::Release);
         area.wait(|| (0..processes).all(|k| area.head(k).opened.load(Ordering::Acquire) != 0));
@@ -203,16 +205,22 @@ impl NodeArea {
         (0..self.processes).all(|k| self.arrived(k, round))
     }
 
-    /// Starts the next round: returns it once this process may write its data.
-    fn begin(&self) -> u64 {
-        let round = self.round.fetch_add(1, Ordering::Relaxed) + 1;
+    /// Starts `round` (1, 2, ...: the caller numbers the operations, the same
+    /// way in every process; see `Tiers::next_area_round`): returns once this
+    /// process may write its data. The process is through with the round
+    /// (and the next may begin) when the returned guard is dropped, after the
+    /// caller read what it needed.
+    fn begin(&self, round: u64) -> Through<'_> {
         ROUNDS_HERE.store(ROUNDS_HERE.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        if self.done.load(Ordering::Acquire) + 1 < round {
+            self.wait(|| self.done.load(Ordering::Acquire) + 1 >= round);
+        }
         // Whoever is not yet past the round before may still read this parity's
         // line and buffer as of two rounds ago.
         if round > 1 && !self.all_arrived(round - 1) {
             self.wait(|| self.all_arrived(round - 1));
         }
-        round
+        Through { area: self, round }
     }
 
     /// Publishes this process's arrival at `round` with `len` bytes of data
@@ -229,8 +237,8 @@ impl NodeArea {
         self.line(k, round).len.load(Ordering::Relaxed) as usize
     }
 
-    pub(crate) fn barrier(&self) {
-        let round = self.begin();
+    pub(crate) fn barrier(&self, round: u64) {
+        let _through = self.begin(round);
         self.arrive(round, 0);
         self.wait(|| self.all_arrived(round));
     }
@@ -242,8 +250,14 @@ impl NodeArea {
     ///
     /// # Safety
     /// `buf` valid for `len` bytes.
-    pub(crate) unsafe fn bcast(&self, root: usize, buf: *mut u8, len: usize) -> Option<bool> {
-        let round = self.begin();
+    pub(crate) unsafe fn bcast(
+        &self,
+        round: u64,
+        root: usize,
+        buf: *mut u8,
+        len: usize,
+    ) -> Option<bool> {
+        let _through = self.begin(round);
         if self.mine == root {
             if len <= DATA_MAX {
                 // SAFETY: our place for this round's data holds `len` bytes.
@@ -273,13 +287,14 @@ impl NodeArea {
     /// `send` valid for `len` bytes; `out` too where `wants`.
     pub(crate) unsafe fn reduce(
         &self,
+        round: u64,
         send: *const u8,
         out: *mut u8,
         len: usize,
         red: Reduction<'_>,
         wants: bool,
     ) -> Option<bool> {
-        let round = self.begin();
+        let _through = self.begin(round);
         if len <= DATA_MAX {
             // SAFETY: our place for this round's data holds `len` bytes.
             unsafe { std::ptr::copy_nonoverlapping(send, self.data(self.mine, round, len), len) };
@@ -323,6 +338,18 @@ impl NodeArea {
     }
 }
 
+/// Marks its round as one this process is through with when dropped.
+struct Through<'a> {
+    area: &'a NodeArea,
+    round: u64,
+}
+
+impl Drop for Through<'_> {
+    fn drop(&mut self) {
+        self.area.done.store(self.round, Ordering::Release);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,6 +378,11 @@ mod tests {
                 let name = name.clone();
                 std::thread::spawn(move || {
                     let area = NodeArea::open(&name, PROCESSES, mine, 0).unwrap();
+                    let mut rounds = 0u64;
+                    let mut next = || {
+                        rounds += 1;
+                        rounds
+                    };
                     let red = Reduction {
                         op: &Op::Sum,
                         kind: Kind::I64,
@@ -366,6 +398,7 @@ mod tests {
                             // SAFETY: both vectors hold n values.
                             let differs = unsafe {
                                 area.reduce(
+                                    next(),
                                     send.as_ptr().cast(),
                                     out.as_mut_ptr().cast(),
                                     n * 8,
@@ -383,10 +416,10 @@ mod tests {
                             vec![0; 10]
                         };
                         // SAFETY: `b` holds 10 values.
-                        let short = unsafe { area.bcast(root, b.as_mut_ptr().cast(), 80) };
+                        let short = unsafe { area.bcast(next(), root, b.as_mut_ptr().cast(), 80) };
                         assert_eq!(short, Some(false));
                         assert_eq!(b, values(root, r, 10), "broadcast of round {r}");
-                        area.barrier();
+                        area.barrier(next());
                     }
                     // Lengths that differ are reported, not folded.
                     let send = values(mine, 0, 1 + mine);
@@ -394,6 +427,7 @@ mod tests {
                     // SAFETY: both hold 1 + mine values.
                     let differing = unsafe {
                         area.reduce(
+                            next(),
                             send.as_ptr().cast(),
                             out.as_mut_ptr().cast(),
                             (1 + mine) * 8,
@@ -406,11 +440,12 @@ mod tests {
                     let mut big = vec![0u8; 2 * DATA_MAX];
                     let len = if mine == 0 { big.len() } else { 8 };
                     // SAFETY: `big` holds at least `len` bytes.
-                    let bcast = unsafe { area.bcast(0, big.as_mut_ptr(), len) };
+                    let bcast = unsafe { area.bcast(next(), 0, big.as_mut_ptr(), len) };
                     let len = if mine == 1 { big.len() } else { 8 };
                     // SAFETY: as above, for `send` and `out` alike.
-                    let reduce =
-                        unsafe { area.reduce(big.as_ptr(), big.as_mut_ptr(), len, red, true) };
+                    let reduce = unsafe {
+                        area.reduce(next(), big.as_ptr(), big.as_mut_ptr(), len, red, true)
+                    };
                     (differing, bcast, reduce)
                 })
             })
@@ -426,5 +461,64 @@ mod tests {
         }
         // Every process mapped it: the name is gone from /dev/shm.
         assert!(!std::path::Path::new(&format!("/dev/shm/{name}")).exists());
+    }
+
+    /// Each process speaks through two threads taking turns, as two ranks of
+    /// a process speak in consecutive collectives (a broadcast's root, then a
+    /// reduction's lowest member): one may still read round r when the other
+    /// arrives at r + 1. The other processes must not reuse round r's
+    /// buffers before the first is through with them.
+    #[test]
+    fn two_speakers_of_a_process_taking_turns_read_their_rounds_whole() {
+        let name = format!("mpcrs-test-node-speakers-{}", std::process::id());
+        let areas: Vec<std::sync::Arc<NodeArea>> = {
+            let opening: Vec<_> = (0..PROCESSES)
+                .map(|mine| {
+                    let name = name.clone();
+                    std::thread::spawn(move || NodeArea::open(&name, PROCESSES, mine, 0).unwrap())
+                })
+                .collect();
+            opening
+                .into_iter()
+                .map(|t| std::sync::Arc::new(t.join().unwrap()))
+                .collect()
+        };
+        let red = Reduction {
+            op: &Op::Sum,
+            kind: Kind::I64,
+            elem: 8,
+        };
+        let n = 300;
+        let threads: Vec<_> = (0..PROCESSES)
+            .flat_map(|mine| (0..2u64).map(move |turn| (mine, turn)))
+            .map(|(mine, turn)| {
+                let area = areas[mine].clone();
+                std::thread::spawn(move || {
+                    for r in (1..=4 * ROUNDS as u64).filter(|r| r % 2 == turn) {
+                        let send = values(mine, r as i64, n);
+                        let mut out = vec![0i64; n];
+                        // SAFETY: both vectors hold n values.
+                        let differs = unsafe {
+                            area.reduce(
+                                r,
+                                send.as_ptr().cast(),
+                                out.as_mut_ptr().cast(),
+                                n * 8,
+                                red,
+                                true,
+                            )
+                        };
+                        assert_eq!(differs, Some(false), "round {r}, process {mine}");
+                        let expect: Vec<i64> = (0..n)
+                            .map(|i| (0..PROCESSES).map(|k| values(k, r as i64, n)[i]).sum())
+                            .collect();
+                        assert_eq!(out, expect, "round {r}, process {mine}");
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
     }
 }

@@ -21,13 +21,14 @@ fn tiers(c: &CommShared) -> &Tiers {
 
 pub(crate) fn barrier(c: &CommShared, me: usize) {
     let t = tiers(c);
+    let round = t.next_area_round(me);
     let shared = t.here.len() > 1;
     if shared {
         c.arena.barrier();
     }
     if me == t.here[0] {
         match t.node_area(c.context) {
-            Some(area) => area.barrier(),
+            Some(area) => area.barrier(round),
             None => messages::barrier(c, &Members::new(&t.leaders, me)),
         }
     }
@@ -48,13 +49,14 @@ pub(crate) unsafe fn bcast(
     len: usize,
 ) -> bool {
     let t = tiers(c);
+    let round = t.next_area_round(me);
     let speaker = t.speaker(root);
     let mut truncated = false;
     if me == speaker {
         // SAFETY: by contract.
         truncated = unsafe {
             let area = t.node_area(c.context);
-            match area.and_then(|a| a.bcast(t.process_slot(root), buf, len)) {
+            match area.and_then(|a| a.bcast(round, t.process_slot(root), buf, len)) {
                 Some(truncated) => truncated,
                 None => {
                     let speakers = t.speakers(root);
@@ -97,6 +99,8 @@ pub(crate) unsafe fn reduce(
             truncated
         };
     }
+    // Every member takes this path alike: it may meet in the area.
+    let round = t.next_area_round(me);
     let speaker = t.speaker(root.unwrap_or(t.here[0]));
     let shared = t.here.len() > 1;
     // Where the speaker gathers its process's fold: the result buffer, unless the
@@ -135,7 +139,7 @@ pub(crate) unsafe fn reduce(
         truncated |= unsafe {
             // The area says when the data is too large for it, to every process.
             let wants = root.is_none_or(|r| r == me);
-            match area.and_then(|a| a.reduce(from, at, len, red, wants)) {
+            match area.and_then(|a| a.reduce(round, from, at, len, red, wants)) {
                 Some(differs) => differs,
                 None => match root {
                     None => {

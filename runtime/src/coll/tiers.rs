@@ -25,6 +25,13 @@ pub(crate) struct Tiers {
     /// (decided at the first collective; never in a job that takes checkpoints,
     /// so it belongs to the only run the job has).
     node: OnceLock<Option<NodeArea>>,
+    /// Per member here (by arena slot): the collectives that may meet in the
+    /// node area it has called so far. The member that speaks for this process
+    /// in the k-th such collective takes the area's round k: speakers of
+    /// consecutive collectives are different members and run unordered (one
+    /// may still be on its way to round k when the next is at k + 1), yet
+    /// every process takes its rounds in the communicator's order of calls.
+    area_calls: Box<[std::sync::atomic::AtomicU64]>,
 }
 
 impl Tiers {
@@ -41,6 +48,7 @@ impl Tiers {
         let changes = (1..n).filter(|&r| processes[r] != processes[r - 1]).count();
         Tiers {
             node: OnceLock::new(),
+            area_calls: here.iter().map(|_| Default::default()).collect(),
             blocks: changes + 1 == leaders.len(),
             processes,
             here,
@@ -54,6 +62,14 @@ impl Tiers {
         let s = self.slots[rank];
         debug_assert!(s != u32::MAX, "member {rank} does not live in this process");
         s as usize
+    }
+
+    /// The node-area round of the collective member `me` (of this process)
+    /// is calling: every member calls this once per barrier, broadcast and
+    /// reduction, speaker or not, so that all agree (see `area_calls`).
+    pub(crate) fn next_area_round(&self, me: usize) -> u64 {
+        // Each member counts its own calls: no other thread writes its counter.
+        self.area_calls[self.slot(me)].fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
     }
 
     pub(crate) fn lives_here(&self, rank: usize) -> bool {
