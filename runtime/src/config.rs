@@ -124,6 +124,7 @@ impl JobConfig {
         if processes > ranks {
             return Err(format!("{processes} processes for {ranks} ranks"));
         }
+        let learned = learned_layout().filter(|l| foreign_launcher && l.nodes.len() == processes);
         let nodes = match var(env::NODES.name) {
             Some(v) => {
                 let nodes: Vec<u32> = v
@@ -144,21 +145,17 @@ impl JobConfig {
             }
             // Under another launcher, what this process learned from it
             // when it joined the job (one node until then).
-            None => {
-                match learned_layout().filter(|l| foreign_launcher && l.nodes.len() == processes) {
-                    Some(l) => l.nodes,
-                    None => vec![0; processes],
-                }
-            }
+            None => match &learned {
+                Some(l) => l.nodes.clone(),
+                None => vec![0; processes],
+            },
         };
         let node_names = match var(env::NODE_NAMES.name) {
             Some(v) => v.split(',').map(|n| n.trim().to_string()).collect(),
-            None => {
-                match learned_layout().filter(|l| foreign_launcher && l.nodes.len() == processes) {
-                    Some(l) => l.node_names,
-                    None => vec![mpcrs_settings::local_hostname()],
-                }
-            }
+            None => match learned {
+                Some(l) => l.node_names,
+                None => vec![mpcrs_settings::local_hostname()],
+            },
         };
         if let Some(n) = nodes.iter().find(|&&n| n as usize >= node_names.len()) {
             return Err(format!(
@@ -215,5 +212,72 @@ impl JobConfig {
                 None => None,
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::JobConfig;
+
+    fn config(vars: &[(&str, &str)]) -> Result<JobConfig, String> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        JobConfig::from_variables(move |k| {
+            vars.iter()
+                .find(|(name, _)| name == k)
+                .map(|(_, v)| v.clone())
+        })
+    }
+
+    /// A task of a Slurm step: PMI's connection and place, Slurm's step.
+    const TASK: [(&str, &str); 4] = [
+        ("PMI_FD", "7"),
+        ("PMI_RANK", "1"),
+        ("PMI_SIZE", "2"),
+        ("SLURM_STEP_ID", "0"),
+    ];
+
+    #[test]
+    fn a_slurm_task_takes_its_place_from_pmi_and_its_workers_from_its_cpus() {
+        let c = config(&TASK).unwrap();
+        assert_eq!((c.process, c.processes, c.ranks), (1, 2, 2));
+        assert!(c.foreign_launcher);
+        // One CPU per task unless srun -c says otherwise.
+        assert_eq!(c.workers, Some(1));
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(c.unpinned, cpus > 1);
+        let mut with_c = TASK.to_vec();
+        with_c.push(("SLURM_CPUS_PER_TASK", "3"));
+        assert_eq!(config(&with_c).unwrap().workers, Some(3));
+        with_c.push(("MPCRS_WORKERS", "2"));
+        assert_eq!(
+            config(&with_c).unwrap().workers,
+            Some(2),
+            "MPCRS_WORKERS wins"
+        );
+        with_c.retain(|(k, _)| *k != "MPCRS_WORKERS" && *k != "SLURM_CPUS_PER_TASK");
+        with_c.push(("SLURM_CPUS_PER_TASK", "none"));
+        let e = config(&with_c).unwrap_err();
+        assert!(e.contains("SLURM_CPUS_PER_TASK=\"none\""), "{e}");
+    }
+
+    #[test]
+    fn processes_of_mpcrs_run_keep_its_settings() {
+        let c = config(&[
+            ("PMI_FD", "7"),
+            ("MPCRS_PROCESSES", "2"),
+            ("MPCRS_PROCESS", "1"),
+            ("MPCRS_RANKS", "8"),
+            ("SLURM_STEP_ID", "0"),
+        ])
+        .unwrap();
+        assert!(!c.foreign_launcher);
+        assert!(!c.unpinned);
+        assert_eq!(
+            c.workers, None,
+            "mpcrs-run inside an allocation sets its own"
+        );
     }
 }
