@@ -19,6 +19,7 @@ pub mod processes;
 pub mod program;
 pub mod relaunch;
 pub mod restart;
+pub mod spellings;
 pub mod supervise;
 pub mod task;
 pub mod verifier;

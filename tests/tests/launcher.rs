@@ -200,6 +200,54 @@ fn network_options_are_checked_before_anything_starts() {
     );
 }
 
+/// What users of Open MPI's mpirun and MPICH's mpiexec type works as they
+/// expect (see mpcrs_launch::spellings).
+#[test]
+fn mpirun_and_mpiexec_spellings_are_understood() {
+    let hello = example("hello");
+    let hello = hello.to_str().unwrap();
+    let hosts = std::env::temp_dir().join(format!("mpcrs-machinefile-{}", std::process::id()));
+    std::fs::write(&hosts, "localhost slots=2\n").unwrap();
+    let hosts = hosts.to_str().unwrap();
+    for line in [
+        vec!["-np", "2", "--oversubscribe", hello],
+        vec!["-np", "2", "-host", "localhost:2", hello],
+        vec!["-np", "2", "-H", "localhost:2", hello],
+        vec!["-np", "2", "-machinefile", hosts, hello],
+        vec!["-np", "2", "-hostfile", hosts, hello],
+    ] {
+        let out = expect_success(&run_job(&line, Duration::from_secs(30)), &line.join(" "));
+        for r in 0..2 {
+            assert!(
+                out.contains(&format!("hello from rank {r} of 2")),
+                "{line:?}: {out}"
+            );
+        }
+    }
+    let _ = std::fs::remove_file(hosts);
+    // MPICH's -genv VAR VALUE.
+    let o = run_job(
+        &[
+            "-np",
+            "1",
+            "-genv",
+            "MPCRS_TEST_G",
+            "five",
+            "sh",
+            "-c",
+            "echo \"$MPCRS_TEST_G\"",
+        ],
+        Duration::from_secs(10),
+    );
+    assert_eq!(expect_success(&o, "-genv").trim(), "five");
+    // The program's own arguments are its own.
+    let o = run_job(
+        &["-n", "1", "sh", "-c", "echo \"$0 $1\"", "-np", "-genv"],
+        Duration::from_secs(10),
+    );
+    assert_eq!(expect_success(&o, "program arguments").trim(), "-np -genv");
+}
+
 #[test]
 fn exported_environment_reaches_the_job() {
     let o = run_job(

@@ -32,7 +32,8 @@ fn check_drivers(rails: &mpcrs_rails::RailSet) -> Result<(), String> {
 
 fn main() -> ExitCode {
     mpcrs_settings::diagnostics::init("mpcrs-run");
-    let argv = match mpcrs_launch::checkpoint_config::expand(std::env::args_os().collect()) {
+    let argv = mpcrs_launch::spellings::normalize(std::env::args_os().collect());
+    let argv = match mpcrs_launch::checkpoint_config::expand(argv) {
         Ok(a) => a,
         Err(e) => {
             mpcrs_settings::report!(error, "mpcrs-run: {e}");
