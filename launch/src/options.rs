@@ -55,6 +55,11 @@ pub struct Options {
     #[arg(short = 'c', long = "cores", value_parser = clap::value_parser!(u32).range(1..))]
     pub workers: Option<u32>,
 
+    /// End the job after SECONDS with status 124 (as Open MPI's mpirun; MPICH's
+    /// MPIEXEC_TIMEOUT does the same).
+    #[arg(long = "timeout", value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
+
     /// Prefix every output line with the process and its ranks, as [process,first-last].
     #[arg(long)]
     pub tag_output: bool,

@@ -42,7 +42,8 @@ pub enum Outcome {
     /// The launcher was asked to stop (SIGINT, SIGTERM) and ended the job.
     Interrupted { signal: i32 },
     /// The job ran longer than its time limit and was ended.
-    TimedOut { limit: Duration },
+    /// Ran past `limit`, set by `by` (`--timeout`, `MPIEXEC_TIMEOUT`).
+    TimedOut { limit: Duration, by: &'static str },
 }
 
 /// The status of a job ended for running out of time (as timeout(1) exits).
@@ -77,8 +78,8 @@ impl Outcome {
                 "interrupted by {}; ending the job",
                 signal_name(*signal)
             )),
-            Outcome::TimedOut { limit } => Some(format!(
-                "the job ran past its time limit of {} s (MPIEXEC_TIMEOUT); ending the job",
+            Outcome::TimedOut { limit, by } => Some(format!(
+                "the job ran past its time limit of {} s ({by}); ending the job",
                 limit.as_secs_f64()
             )),
         }
@@ -190,16 +191,20 @@ extern "C" fn on_checkpoint_request(_sig: libc::c_int) {
     CHECKPOINT_ASKED.store(1, Ordering::SeqCst);
 }
 
-/// The job's time limit MPIEXEC_TIMEOUT gives, in whole seconds as MPICH's
-/// mpiexec reads it: unset, empty or 0 is none.
-pub fn time_limit_from_env() -> Result<Option<Duration>, String> {
+/// The job's time limit and what set it: `--timeout SECONDS` (`option`, as
+/// Open MPI's mpirun), else MPIEXEC_TIMEOUT in whole seconds as MPICH's
+/// mpiexec reads it (unset, empty or 0 is none).
+pub fn time_limit(option: Option<u64>) -> Result<Option<(Duration, &'static str)>, String> {
+    if let Some(s) = option {
+        return Ok(Some((Duration::from_secs(s), "--timeout")));
+    }
     let Some(v) = std::env::var_os("MPIEXEC_TIMEOUT") else {
         return Ok(None);
     };
     let v = v.to_string_lossy();
     match v.trim().parse::<u64>() {
         Ok(0) => Ok(None),
-        Ok(s) => Ok(Some(Duration::from_secs(s))),
+        Ok(s) => Ok(Some((Duration::from_secs(s), "MPIEXEC_TIMEOUT"))),
         Err(_) if v.trim().is_empty() => Ok(None),
         Err(_) => Err(format!("MPIEXEC_TIMEOUT={v} is not a number of seconds")),
     }
@@ -215,8 +220,9 @@ pub struct Supervision {
     /// Pass SIGUSR1 on to every process (a checkpoint request; only for jobs
     /// with checkpoints, whose processes handle it).
     pub forward_checkpoint_requests: bool,
-    /// End the job once it has run this long (MPIEXEC_TIMEOUT).
-    pub time_limit: Option<Duration>,
+    /// End the job once it has run this long, and what set the limit
+    /// (`--timeout`, MPIEXEC_TIMEOUT).
+    pub time_limit: Option<(Duration, &'static str)>,
 }
 
 /// How long after a process fails with a status the others are watched for
@@ -245,7 +251,7 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
         forward_checkpoint_requests,
         time_limit,
     } = how;
-    let deadline = time_limit.map(|t| (Instant::now() + t, t));
+    let deadline = time_limit.map(|(t, by)| (Instant::now() + t, t, by));
     install_stop_handlers();
     // Caught whether or not the job takes checkpoints: without, a request is
     // answered with a line, not the launcher's death (its processes would
@@ -371,10 +377,10 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
             end_all(&mut children, grace);
             break f;
         }
-        if let Some((at, limit)) = deadline {
+        if let Some((at, limit, by)) = deadline {
             if Instant::now() >= at && !done.iter().all(|&d| d) {
                 end_all(&mut children, grace);
-                break Outcome::TimedOut { limit };
+                break Outcome::TimedOut { limit, by };
             }
         }
         if done.iter().all(|&d| d) {
@@ -462,14 +468,15 @@ mod tests {
     #[test]
     fn a_job_past_its_time_limit_is_ended_and_reported() {
         let mut how = quiet(Duration::from_millis(200));
-        how.time_limit = Some(Duration::from_secs(1));
+        how.time_limit = Some((Duration::from_secs(1), "MPIEXEC_TIMEOUT"));
         let t = Instant::now();
         let out = run(vec![sh(0, "sleep 30"), sh(1, "exit 0")], how).unwrap();
         assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
         assert_eq!(
             out,
             Outcome::TimedOut {
-                limit: Duration::from_secs(1)
+                limit: Duration::from_secs(1),
+                by: "MPIEXEC_TIMEOUT"
             }
         );
         assert_eq!(out.exit_code(), TIMED_OUT_EXIT_CODE);

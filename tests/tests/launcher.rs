@@ -434,9 +434,10 @@ fn a_killed_process_ends_a_multi_process_job_within_two_seconds() {
     );
 }
 
-/// MPIEXEC_TIMEOUT (seconds, as MPICH's mpiexec reads it) ends a job that runs
-/// past it, in threads and across processes, with a message saying so and a
-/// non-zero status; a value that is not a number is refused.
+/// MPIEXEC_TIMEOUT (seconds, as MPICH's mpiexec reads it) and `--timeout`
+/// (Open MPI's mpirun) end a job that runs past it, in threads and across
+/// processes, with a message saying so and a non-zero status; a value that
+/// is not a number is refused.
 #[test]
 fn mpiexec_timeout_ends_a_job_that_runs_too_long() {
     let bin = build_c(&c_source("spin.c"), "spin", None, &[]);
@@ -458,6 +459,32 @@ fn mpiexec_timeout_ends_a_job_that_runs_too_long() {
         );
         assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
     }
+    // Open MPI's --timeout, which wins over the variable.
+    let t = std::time::Instant::now();
+    let o = run_command(
+        Command::new(mpcrs_run())
+            .args([
+                "--timeout",
+                "1",
+                "-n",
+                "2",
+                "-p",
+                "2",
+                bin.to_str().unwrap(),
+            ])
+            .env("MPIEXEC_TIMEOUT", "30"),
+        Duration::from_secs(60),
+    );
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(124), "{err}");
+    assert!(
+        err.contains("ran past its time limit of 1 s (--timeout)"),
+        "{err}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    let o = run_job(&["--timeout", "0", "true"], Duration::from_secs(10));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).1);
+    assert!(text(&o).1.contains("--timeout"), "{}", text(&o).1);
     let o = run_command(
         Command::new(mpcrs_run())
             .args(["-n", "1", bin.to_str().unwrap()])

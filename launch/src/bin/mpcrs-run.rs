@@ -324,7 +324,13 @@ fn run_with_restarts(
         let resumed_from = run.resumed_from;
         let processes = run.specs.len();
         let started = SystemTime::now();
-        let outcome = match supervise_job(run.specs, args.tag_output, checkpoints, program) {
+        let outcome = match supervise_job(
+            run.specs,
+            args.timeout,
+            args.tag_output,
+            checkpoints,
+            program,
+        ) {
             Ok(o) => o,
             Err(status) => return status,
         };
@@ -413,6 +419,7 @@ fn has_epoch(dir: &std::path::Path) -> bool {
 /// the status to exit with when it could not start.
 fn supervise_job(
     specs: Vec<supervise::ProcessSpec>,
+    timeout: Option<u64>,
     tag_output: bool,
     checkpoints: bool,
     program: &str,
@@ -420,8 +427,9 @@ fn supervise_job(
     // Supervised like every process of a job: own process group (nothing it starts
     // outlives the job), Ctrl-C/SIGTERM end it, a failure is reported by name;
     // SIGUSR1 asks a job with checkpoints for one.
-    // MPIEXEC_TIMEOUT (seconds), as MPICH's mpiexec: the job is ended past it.
-    let time_limit = match supervise::time_limit_from_env() {
+    // --timeout or MPIEXEC_TIMEOUT (seconds, as Open MPI's mpirun and MPICH's
+    // mpiexec): the job is ended past it.
+    let time_limit = match supervise::time_limit(timeout) {
         Ok(t) => t,
         Err(e) => {
             mpcrs_settings::report!(error, "mpcrs-run: {e}");
