@@ -60,6 +60,17 @@ pub struct Options {
     #[arg(long = "timeout", value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
 
+    /// Where worker threads run: core (each on its own CPU), socket (on the
+    /// CPUs of its package) or none (where the kernel puts them; processes
+    /// get no CPU share either), as Open MPI's mpirun.
+    #[arg(long = "bind-to", value_name = "core|socket|none", value_parser = ["core", "socket", "none"])]
+    pub bind_to: Option<String>,
+
+    /// Each process prints, at start, the CPUs each of its worker threads may
+    /// run on.
+    #[arg(long = "report-bindings")]
+    pub report_bindings: bool,
+
     /// Prefix every output line with the process and its ranks, as [process,first-last].
     #[arg(long)]
     pub tag_output: bool,

@@ -117,6 +117,12 @@ pub fn with_key_value_store(
     let secret = JobSecret::generate()?;
     let mut specs = Vec::with_capacity(processes);
     let nodes = vec!["0"; processes].join(",");
+    // --bind-to none: each process as many workers as its share of the CPUs
+    // would give, but no cpuset.
+    let unbound = base
+        .get_envs()
+        .any(|(k, v)| k == env::BIND_TO.name && v.is_some_and(|v| v == "none"));
+    let given = |name: &str| base.get_envs().any(|(k, v)| k == name && v.is_some());
     let shares = cpu_shares(processes);
     for (index, block) in rank_blocks(ranks, processes).into_iter().enumerate() {
         // Both ends are close-on-exec; the child clears the flag on its own end
@@ -130,12 +136,19 @@ pub fn with_key_value_store(
             .envs(identity(index, processes, &nodes, host));
         let keep_open = theirs;
         let cpus = match &shares {
+            Some(s) if unbound => {
+                if !given(env::WORKERS.name) {
+                    // SAFETY: CPU_COUNT only reads the set.
+                    let share = unsafe { libc::CPU_COUNT(&s[index]) };
+                    command.env(env::WORKERS.name, share.max(1).to_string());
+                }
+                None
+            }
             Some(s) => Some(s[index]),
             None => {
                 // More processes than CPUs: one worker each, unless -c said
                 // otherwise, and waiting threads give their CPU to the others.
                 // (A variable the launcher removed is listed with no value.)
-                let given = |name: &str| base.get_envs().any(|(k, v)| k == name && v.is_some());
                 if !given(env::WORKERS.name) {
                     command.env(env::WORKERS.name, "1");
                 }

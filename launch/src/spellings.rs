@@ -1,6 +1,7 @@
 //! What users of Open MPI's mpirun and MPICH's mpiexec type, turned into
 //! mpcrs-run's own options before they are parsed: single-dash long options
-//! (`-np 4`, `-host a,b`, `-hostfile F`), MPICH's `-genv VAR VALUE`, and Open
+//! (`-np 4`, `-host a,b`, `-hostfile F`, `-bind-to core`), MPICH's `-genv VAR
+//! VALUE`, and Open
 //! MPI's `--oversubscribe`, which means nothing here (ranks are threads:
 //! oversubscribing is the point), so it is accepted and dropped. Only the
 //! launcher's own options are rewritten: the first word that is not an option
@@ -34,10 +35,12 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
             break;
         };
         match text.as_str() {
-            "-np" | "-H" | "-host" | "-hostfile" | "-machinefile" | "--machinefile" => {
+            "-np" | "-H" | "-host" | "-hostfile" | "-machinefile" | "--machinefile"
+            | "-bind-to" => {
                 let ours = match text.as_str() {
                     "-np" => "--np",
                     "-H" | "-host" => "--host",
+                    "-bind-to" => "--bind-to",
                     _ => "--hostfile",
                 };
                 out.push(ours.into());
@@ -107,8 +110,8 @@ mod tests {
             words("mpcrs-run -n 2 -x OMP_NUM_THREADS=1 --hostfile hosts ./app")
         );
         assert_eq!(
-            normalize(words("mpcrs-run -H a:2 -hostfile f ./app")),
-            words("mpcrs-run --host a:2 --hostfile f ./app")
+            normalize(words("mpcrs-run -H a:2 -hostfile f -bind-to none ./app")),
+            words("mpcrs-run --host a:2 --hostfile f --bind-to none ./app")
         );
     }
 

@@ -70,6 +70,10 @@ pub struct JobConfig {
     pub unpinned: bool,
     /// Another PMI-2 launcher (srun) started the process, not mpcrs-run.
     pub foreign_launcher: bool,
+    /// `--bind-to` (MPCRS_BIND_TO); `None`: the scheduler's default.
+    pub binding: Option<mpcrs_scheduler::Binding>,
+    /// `--report-bindings`: the process prints its workers' CPUs at start.
+    pub report_bindings: bool,
     pub stack_size: usize,
     /// Stacks given a guard page (MPCRS_STACK_GUARDS); the scheduler's default if unset.
     pub stack_guards: Option<usize>,
@@ -192,7 +196,16 @@ impl JobConfig {
         };
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         let unpinned = foreign_launcher && workers.is_some_and(|w| w < cpus);
+        let binding = match var(env::BIND_TO.name) {
+            None => None,
+            Some(v) => Some(
+                mpcrs_scheduler::Binding::parse(v.trim())
+                    .map_err(|e| format!("{}: {e}", env::BIND_TO.name))?,
+            ),
+        };
         Ok(JobConfig {
+            binding,
+            report_bindings: var(env::REPORT_BINDINGS.name).is_some(),
             deadlock_check,
             ranks,
             processes,

@@ -33,6 +33,7 @@
 //! }
 //! ```
 
+mod bindings;
 pub mod checkpoint;
 mod clock;
 mod coll;

@@ -104,8 +104,10 @@ fn start(cfg: &JobConfig) -> Option<Started> {
     if let Some(g) = cfg.stack_guards {
         builder = builder.stack_guards(g);
     }
-    if cfg.unpinned {
-        builder = builder.pin(false);
+    match cfg.binding {
+        Some(b) => builder = builder.bind(b),
+        None if cfg.unpinned => builder = builder.pin(false),
+        None => {}
     }
     let sched = match builder.build() {
         Ok(s) => s,
@@ -114,6 +116,9 @@ fn start(cfg: &JobConfig) -> Option<Started> {
             return None;
         }
     };
+    if cfg.report_bindings {
+        crate::bindings::report(cfg);
+    }
     let n = cfg.ranks;
     let handle = sched.handle();
     // Helpers of the storage levels run on the ranks' workers.

@@ -47,7 +47,7 @@ pub use progress::{Progress, FOREIGN_THREAD};
 pub use scheduler::{Builder, Handle, Scheduler};
 pub use task::JoinHandle;
 pub use timer::sleep;
-pub use topology::{CpuPlace, Topology};
+pub use topology::{Binding, CpuPlace, Topology};
 pub use worker::{current_worker, has_ready_ults, spawn_local, yields_when_idle};
 
 /// Default ULT stack size. Stacks are reserved, not committed: an idle rank costs

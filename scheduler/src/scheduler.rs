@@ -90,7 +90,7 @@ pub struct Builder {
     workers: Option<usize>,
     stack_size: usize,
     stack_guards: Option<usize>,
-    pin: bool,
+    binding: crate::topology::Binding,
     idle_spin: Duration,
     yield_when_idle: Option<bool>,
 }
@@ -101,7 +101,7 @@ impl Default for Builder {
             workers: None,
             stack_size: crate::DEFAULT_STACK_SIZE,
             stack_guards: None,
-            pin: true,
+            binding: crate::topology::Binding::Core,
             idle_spin: DEFAULT_IDLE_SPIN,
             yield_when_idle: None,
         }
@@ -129,9 +129,19 @@ impl Builder {
         self
     }
 
-    /// Pin each worker to its CPU (default true).
+    /// Pin each worker to its CPU (default true); false: [`Binding::None`](crate::Binding::None).
     pub fn pin(mut self, pin: bool) -> Self {
-        self.pin = pin;
+        self.binding = if pin {
+            crate::topology::Binding::Core
+        } else {
+            crate::topology::Binding::None
+        };
+        self
+    }
+
+    /// Where each worker may run (default [`Binding::Core`](crate::Binding::Core)).
+    pub fn bind(mut self, binding: crate::topology::Binding) -> Self {
+        self.binding = binding;
         self
     }
 
@@ -184,22 +194,36 @@ impl Builder {
         // processes (more workers than CPUs, or processes that outnumber them):
         // the kernel places them. Pinned, every process's worker 0 would sit on
         // the first CPU, leaving the others idle.
-        let pin = self.pin && !yield_when_idle;
+        let binding = if yield_when_idle {
+            crate::topology::Binding::None
+        } else {
+            self.binding
+        };
+        // Workers bound so far: the scheduler is returned once all are, so
+        // that what the process reports of its binding (`--report-bindings`)
+        // is what the kernel holds.
+        let bound = Arc::new(AtomicUsize::new(0));
         for (index, place) in places.iter().enumerate() {
             let shared = shared.clone();
-            let cpu = place.cpu;
+            let bound = bound.clone();
+            let cpus = binding.cpus_of(place, &topology.cpus);
             let t = std::thread::Builder::new()
                 .name(format!("mpcrs-worker-{index}"))
                 .spawn(move || {
-                    if pin {
-                        core_affinity::set_for_current(core_affinity::CoreId { id: cpu });
+                    if let Some(cpus) = cpus {
+                        // A CPU the kernel refuses leaves the worker where it is.
+                        let _ = crate::topology::bind_current_thread(&cpus);
                     }
+                    bound.fetch_add(1, Ordering::Release);
                     WorkerCtx::new(index, shared).run();
                 })
                 .map_err(|e| {
                     std::io::Error::new(e.kind(), crate::limits::explain_thread_failure(&e))
                 })?;
             threads.push(t);
+        }
+        while bound.load(Ordering::Acquire) < threads.len() {
+            std::thread::yield_now();
         }
         Ok(Scheduler {
             shared,

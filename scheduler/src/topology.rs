@@ -205,3 +205,82 @@ mod tests {
         assert_eq!(cpus, vec![0, 2, 1, 3, 0]);
     }
 }
+
+/// Where each worker thread may run (`mpcrs-run --bind-to`, as Open MPI's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Binding {
+    /// Each worker on its own CPU (the default).
+    Core,
+    /// Each worker on every CPU of its CPU's package.
+    Socket,
+    /// Wherever the kernel puts it, within the process's cpuset.
+    None,
+}
+
+impl Binding {
+    /// `core`, `socket` or `none`.
+    pub fn parse(text: &str) -> Result<Binding, String> {
+        match text {
+            "core" => Ok(Binding::Core),
+            "socket" => Ok(Binding::Socket),
+            "none" => Ok(Binding::None),
+            other => Err(format!("{other:?} is none of core, socket, none")),
+        }
+    }
+
+    /// The CPUs a worker placed at `place` may run on, among `cpus` (the
+    /// process's); `None`: left as the process's.
+    pub fn cpus_of(self, place: &CpuPlace, cpus: &[CpuPlace]) -> Option<Vec<usize>> {
+        match self {
+            Binding::Core => Some(vec![place.cpu]),
+            Binding::Socket => Some(
+                cpus.iter()
+                    .filter(|c| c.package == place.package)
+                    .map(|c| c.cpu)
+                    .collect(),
+            ),
+            Binding::None => None,
+        }
+    }
+}
+
+/// Restricts the calling thread to `cpus`.
+pub(crate) fn bind_current_thread(cpus: &[usize]) -> std::io::Result<()> {
+    // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET writes inside it for
+    // indices below CPU_SETSIZE (others are skipped).
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
+        // SAFETY: see above.
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+    }
+    // SAFETY: the set is a valid cpu_set_t of the size given; 0 is this thread.
+    match unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+#[cfg(test)]
+mod binding_tests {
+    use super::{Binding, CpuPlace};
+
+    fn place(cpu: usize, package: usize) -> CpuPlace {
+        CpuPlace {
+            cpu,
+            core: cpu,
+            package,
+            numa: package,
+            smt_rank: 0,
+        }
+    }
+
+    #[test]
+    fn bindings_give_a_cpu_its_package_or_nothing() {
+        let cpus = [place(0, 0), place(1, 0), place(2, 1), place(3, 1)];
+        assert_eq!(Binding::Core.cpus_of(&cpus[2], &cpus), Some(vec![2]));
+        assert_eq!(Binding::Socket.cpus_of(&cpus[2], &cpus), Some(vec![2, 3]));
+        assert_eq!(Binding::None.cpus_of(&cpus[2], &cpus), None);
+        assert_eq!(Binding::parse("socket"), Ok(Binding::Socket));
+        assert!(Binding::parse("numa").unwrap_err().contains("\"numa\""));
+    }
+}

@@ -63,6 +63,10 @@ variables! {
         "Rank stacks per process given a guard page (two memory mappings each); the others get a red zone and a canary checked at every switch.";
     YIELD_WHEN_IDLE = "MPCRS_YIELD_WHEN_IDLE", set_by "mpcrs-run, when a host has more processes than CPUs", default "1 when a process has more workers than CPUs, or the job's processes on this machine do together",
         "1: waiting threads yield their CPU between polls; 0: they spin.";
+    BIND_TO = "MPCRS_BIND_TO", set_by "--bind-to", default "core (none where workers share CPUs)",
+        "core: each worker thread on its own CPU; socket: on the CPUs of its CPU's package; none: where the kernel puts it (and mpcrs-run gives processes no CPU share).";
+    REPORT_BINDINGS = "MPCRS_REPORT_BINDINGS", set_by "--report-bindings", default "unset",
+        "Set: each process prints the CPUs each of its worker threads may run on, at start.";
     NET = "MPCRS_NET", set_by "--net", default "default",
         "The network option (a <cli_option> of the rails configuration) the processes use.";
     NET_CONFIG = "MPCRS_NET_CONFIG", set_by "--config", default "the installed or source tree's config/rails.xml",

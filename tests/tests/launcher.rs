@@ -248,6 +248,61 @@ fn mpirun_and_mpiexec_spellings_are_understood() {
     assert_eq!(expect_success(&o, "program arguments").trim(), "-np -genv");
 }
 
+/// `--bind-to` and `--report-bindings`, as Open MPI's mpirun: each process
+/// says where its workers may run, as the kernel holds it.
+#[test]
+fn workers_are_bound_as_asked_and_reported() {
+    let hello = example("hello");
+    let hello = hello.to_str().unwrap();
+    let all = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let cpus_of = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["-n", "4", "-p", "2", "--report-bindings"];
+        args.extend_from_slice(extra);
+        args.push(hello);
+        let o = run_job(&args, Duration::from_secs(30));
+        expect_success(&o, &args.join(" "));
+        let err = text(&o).1;
+        let mut lines: Vec<String> = (0..2)
+            .map(|p| {
+                let prefix = format!(
+                    "mpcrs: bindings: process {p} (ranks {}-{}) on ",
+                    2 * p,
+                    2 * p + 1
+                );
+                let line = err
+                    .lines()
+                    .find(|l| l.starts_with(&prefix))
+                    .unwrap_or_else(|| panic!("no {prefix:?} in:\n{err}"));
+                line.rsplit_once("worker 0 on CPUs ")
+                    .unwrap_or_else(|| panic!("{line}"))
+                    .1
+                    .to_string()
+            })
+            .collect();
+        lines.dedup();
+        lines
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // By default each process has its share: a CPU of its own.
+    let default = cpus_of(&[]);
+    if cpus >= 2 {
+        assert_eq!(default.len(), 2, "{default:?}");
+        assert!(default.iter().all(|c| *c != all), "{default:?} vs {all}");
+    }
+    // None: every worker may run anywhere the launcher could.
+    assert_eq!(cpus_of(&["--bind-to", "none"]), vec![all.clone()]);
+    assert_eq!(cpus_of(&["-bind-to", "none"]), vec![all]);
+    let o = run_job(&["--bind-to", "numa", "true"], Duration::from_secs(10));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("--bind-to"), "{}", text(&o).1);
+}
+
 #[test]
 fn exported_environment_reaches_the_job() {
     let o = run_job(

@@ -280,6 +280,12 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
     if args.net_stats {
         cmd.env(env::NET_STATS.name, "1");
     }
+    if let Some(b) = &args.bind_to {
+        cmd.env(env::BIND_TO.name, b);
+    }
+    if args.report_bindings {
+        cmd.env(env::REPORT_BINDINGS.name, "1");
+    }
     cmd.env(env::DEADLOCK_CHECK.name, &args.deadlock_check);
     let checkpoints = args.checkpoint.is_some();
     let launch = Launch::first_run(checkpoints);
