@@ -60,6 +60,11 @@ pub struct Options {
     #[arg(long = "timeout", value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
 
+    /// Directory the processes start in (as Open MPI's --wdir and MPICH's
+    /// -wdir); paths given to mpcrs-run stay relative to where it was started.
+    #[arg(long = "wdir", value_name = "DIR")]
+    pub wdir: Option<std::path::PathBuf>,
+
     /// Where worker threads run: core (each on its own CPU), socket (on the
     /// CPUs of its package) or none (where the kernel puts them; processes
     /// get no CPU share either), as Open MPI's mpirun.

@@ -1,6 +1,6 @@
 //! What users of Open MPI's mpirun and MPICH's mpiexec type, turned into
 //! mpcrs-run's own options before they are parsed: single-dash long options
-//! (`-np 4`, `-host a,b`, `-hostfile F`, `-bind-to core`), MPICH's `-genv VAR
+//! (`-np 4`, `-host a,b`, `-hostfile F`, `-bind-to core`, `-wdir D`), MPICH's `-genv VAR
 //! VALUE`, and Open
 //! MPI's `--oversubscribe`, which means nothing here (ranks are threads:
 //! oversubscribing is the point), so it is accepted and dropped. Only the
@@ -36,11 +36,12 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
         };
         match text.as_str() {
             "-np" | "-H" | "-host" | "-hostfile" | "-machinefile" | "--machinefile"
-            | "-bind-to" => {
+            | "-bind-to" | "-wdir" => {
                 let ours = match text.as_str() {
                     "-np" => "--np",
                     "-H" | "-host" => "--host",
                     "-bind-to" => "--bind-to",
+                    "-wdir" => "--wdir",
                     _ => "--hostfile",
                 };
                 out.push(ours.into());
@@ -110,8 +111,10 @@ mod tests {
             words("mpcrs-run -n 2 -x OMP_NUM_THREADS=1 --hostfile hosts ./app")
         );
         assert_eq!(
-            normalize(words("mpcrs-run -H a:2 -hostfile f -bind-to none ./app")),
-            words("mpcrs-run --host a:2 --hostfile f --bind-to none ./app")
+            normalize(words(
+                "mpcrs-run -H a:2 -hostfile f -bind-to none -wdir d ./app"
+            )),
+            words("mpcrs-run --host a:2 --hostfile f --bind-to none --wdir d ./app")
         );
     }
 

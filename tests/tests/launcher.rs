@@ -303,6 +303,51 @@ fn workers_are_bound_as_asked_and_reported() {
     assert!(text(&o).1.contains("--bind-to"), "{}", text(&o).1);
 }
 
+/// `--wdir DIR` (MPICH's `-wdir`): every rank starts in DIR, in threads and
+/// across processes; a program named by a relative path is still found
+/// from where mpcrs-run was started.
+#[test]
+fn ranks_start_in_the_directory_wdir_names() {
+    let bin = build_c(&c_source("cwd.c"), "cwd", None, &[]);
+    let here = bin.parent().unwrap();
+    let wdir = std::env::temp_dir().join(format!("mpcrs-wdir-{}", std::process::id()));
+    std::fs::create_dir_all(&wdir).unwrap();
+    let wdir = wdir.canonicalize().unwrap();
+    let w = wdir.to_str().unwrap();
+    for (flag, layout) in [
+        ("--wdir", &["-n", "2"][..]),
+        ("-wdir", &["-n", "2", "-p", "2"]),
+    ] {
+        let mut args = vec![flag, w];
+        args.extend_from_slice(layout);
+        args.push("./cwd");
+        let o = run_command(
+            Command::new(mpcrs_run()).current_dir(here).args(&args),
+            Duration::from_secs(30),
+        );
+        let out = expect_success(&o, &args.join(" "));
+        for r in 0..2 {
+            assert!(
+                out.contains(&format!("rank {r} in {w}\n")),
+                "{args:?}: {out}"
+            );
+        }
+    }
+    let o = run_job(
+        &["--wdir", "/nonexistent-mpcrs", "true"],
+        Duration::from_secs(10),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o)
+            .1
+            .contains("--wdir /nonexistent-mpcrs: not a directory"),
+        "{}",
+        text(&o).1
+    );
+    std::fs::remove_dir_all(&wdir).unwrap();
+}
+
 #[test]
 fn exported_environment_reaches_the_job() {
     let o = run_job(

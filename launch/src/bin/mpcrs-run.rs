@@ -156,7 +156,25 @@ fn main() -> ExitCode {
 /// The processes of the job's first run (and of a restart from its
 /// beginning), or the status to exit with after saying what is wrong.
 fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
+    // Paths the processes get are absolute: --wdir starts them elsewhere.
     let config_file = rails_config(args.config.clone());
+    let config_file = std::path::absolute(&config_file).unwrap_or(config_file);
+    if let Some(w) = &args.wdir {
+        if !w.is_dir() {
+            mpcrs_settings::report!(error, "mpcrs-run: --wdir {}: not a directory", w.display());
+            return Err(ExitCode::from(2));
+        }
+    }
+    let absolute_program;
+    let program: &str = match &args.wdir {
+        Some(_) if args.command[0].contains('/') => {
+            absolute_program = std::path::absolute(&args.command[0])
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| args.command[0].clone());
+            &absolute_program
+        }
+        _ => &args.command[0],
+    };
     let rails = match mpcrs_rails::NetConfig::load(&config_file).and_then(|c| c.select(&args.net)) {
         Ok(r) => r,
         Err(e) => {
@@ -175,7 +193,6 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
             return Err(ExitCode::from(2));
         }
     };
-    let program = &args.command[0];
     let here = std::env::current_exe()
         .ok()
         .and_then(|p| p.parent().map(|d| d.to_path_buf()));
@@ -233,6 +250,9 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
         _ => Command::new(program),
     };
     cmd.args(&args.command[1..]);
+    if let Some(w) = &args.wdir {
+        cmd.current_dir(w);
+    }
     cmd.env(env::RANKS.name, args.ranks.to_string());
     match args.workers {
         Some(c) => cmd.env(env::WORKERS.name, c.to_string()),
