@@ -19,6 +19,15 @@ fn errors(scenario: &str) -> (i32, String, String) {
     (o.status.code().unwrap_or(-1), out, err)
 }
 
+/// mpcrs-run ARGS is refused before anything starts: exit status 2, and
+/// stderr says `says`.
+fn assert_refused(args: &[&str], says: &str) {
+    let o = run_job(args, Duration::from_secs(10));
+    let err = text(&o).1;
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(says), "{args:?}: {err}");
+}
+
 #[test]
 fn fatal_error_names_call_rank_and_class() {
     let (code, _, err) = errors("fatal-rank");
@@ -88,17 +97,9 @@ fn bad_command_lines_are_refused_clearly() {
     assert!(text(&o).1.contains("cannot execute /nonexistent/program"));
     let o = run_job(&["-n", "2"], Duration::from_secs(10));
     assert!(!o.status.success());
-    let o = run_job(
+    assert_refused(
         &["--epoch", "3", "-n", "1", "true"],
-        Duration::from_secs(10),
-    );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o)
-            .1
-            .contains("--epoch K chooses the epoch of --restart DIR"),
-        "{}",
-        text(&o).1
+        "--epoch K chooses the epoch of --restart DIR",
     );
 }
 
@@ -298,9 +299,7 @@ fn workers_are_bound_as_asked_and_reported() {
     // None: every worker may run anywhere the launcher could.
     assert_eq!(cpus_of(&["--bind-to", "none"]), vec![all.clone()]);
     assert_eq!(cpus_of(&["-bind-to", "none"]), vec![all]);
-    let o = run_job(&["--bind-to", "numa", "true"], Duration::from_secs(10));
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).1.contains("--bind-to"), "{}", text(&o).1);
+    assert_refused(&["--bind-to", "numa", "true"], "--bind-to");
 }
 
 /// `--wdir DIR` (MPICH's `-wdir`): every rank starts in DIR, in threads and
@@ -333,17 +332,9 @@ fn ranks_start_in_the_directory_wdir_names() {
             );
         }
     }
-    let o = run_job(
+    assert_refused(
         &["--wdir", "/nonexistent-mpcrs", "true"],
-        Duration::from_secs(10),
-    );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o)
-            .1
-            .contains("--wdir /nonexistent-mpcrs: not a directory"),
-        "{}",
-        text(&o).1
+        "--wdir /nonexistent-mpcrs: not a directory",
     );
     std::fs::remove_dir_all(&wdir).unwrap();
 }
@@ -363,17 +354,9 @@ fn exported_environment_reaches_the_job() {
         Duration::from_secs(10),
     );
     assert_eq!(expect_success(&o, "-x").trim(), "one two");
-    let o = run_job(
+    assert_refused(
         &["-x", "MPCRS_SURELY_UNSET_VARIABLE", "true"],
-        Duration::from_secs(10),
-    );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o)
-            .1
-            .contains("MPCRS_SURELY_UNSET_VARIABLE is not set"),
-        "{}",
-        text(&o).1
+        "MPCRS_SURELY_UNSET_VARIABLE is not set",
     );
 }
 
@@ -541,53 +524,41 @@ fn a_killed_process_ends_a_multi_process_job_within_two_seconds() {
 #[test]
 fn mpiexec_timeout_ends_a_job_that_runs_too_long() {
     let bin = build_c(&c_source("spin.c"), "spin", None, &[]);
-    for layout in [&["-n", "2"][..], &["-n", "2", "-p", "2"]] {
-        let mut args = layout.to_vec();
-        args.push(bin.to_str().unwrap());
+    // The job is ended past its limit, with status 124 and a message naming
+    // what set the limit.
+    let ended = |args: &[&str], variable: &str, says: &str| {
         let t = std::time::Instant::now();
         let o = run_command(
             Command::new(mpcrs_run())
-                .args(&args)
-                .env("MPIEXEC_TIMEOUT", "2"),
+                .args(args)
+                .env("MPIEXEC_TIMEOUT", variable),
             Duration::from_secs(60),
         );
         let (_, err) = text(&o);
-        assert_eq!(o.status.code(), Some(124), "{layout:?}: {err}");
-        assert!(
-            err.contains("ran past its time limit of 2 s (MPIEXEC_TIMEOUT)"),
-            "{layout:?}: {err}"
-        );
+        assert_eq!(o.status.code(), Some(124), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
         assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    };
+    let bin = bin.to_str().unwrap();
+    for layout in [&["-n", "2"][..], &["-n", "2", "-p", "2"]] {
+        let mut args = layout.to_vec();
+        args.push(bin);
+        ended(
+            &args,
+            "2",
+            "ran past its time limit of 2 s (MPIEXEC_TIMEOUT)",
+        );
     }
     // Open MPI's --timeout, which wins over the variable.
-    let t = std::time::Instant::now();
+    ended(
+        &["--timeout", "1", "-n", "2", "-p", "2", bin],
+        "30",
+        "ran past its time limit of 1 s (--timeout)",
+    );
+    assert_refused(&["--timeout", "0", "true"], "--timeout");
     let o = run_command(
         Command::new(mpcrs_run())
-            .args([
-                "--timeout",
-                "1",
-                "-n",
-                "2",
-                "-p",
-                "2",
-                bin.to_str().unwrap(),
-            ])
-            .env("MPIEXEC_TIMEOUT", "30"),
-        Duration::from_secs(60),
-    );
-    let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(124), "{err}");
-    assert!(
-        err.contains("ran past its time limit of 1 s (--timeout)"),
-        "{err}"
-    );
-    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
-    let o = run_job(&["--timeout", "0", "true"], Duration::from_secs(10));
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o).1);
-    assert!(text(&o).1.contains("--timeout"), "{}", text(&o).1);
-    let o = run_command(
-        Command::new(mpcrs_run())
-            .args(["-n", "1", bin.to_str().unwrap()])
+            .args(["-n", "1", bin])
             .env("MPIEXEC_TIMEOUT", "soon"),
         Duration::from_secs(60),
     );
