@@ -263,8 +263,12 @@ impl Freeze {
                 }
                 freeze.stopped -= ended;
                 if missing != 0 {
+                    // Released before the message is made: a stopped thread
+                    // may hold malloc's lock.
+                    drop(freeze);
                     return Err(format!(
-                        "thread {missing} did not stop within {} s (does it block signal {FREEZE_SIGNAL}?)",
+                        "thread {missing} did not stop within {} s (it blocks signal {FREEZE_SIGNAL}, \
+                         or got no CPU in that time)",
                         STOP_TIMEOUT.as_secs()
                     ));
                 }
