@@ -241,8 +241,12 @@ fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_re
     let d = dir.to_str().unwrap();
     let local = dir.join("node-local");
     let big = reference_of(heat, "1024", "1500");
+    // -K (--kill-on-bad-exit), as users run MPI jobs under Slurm: a process
+    // killed outright is noticed by the others only when they next send to
+    // it, and Slurm does not end the step by itself.
     let mut job = slurm.command("srun");
     job.args(two_per_node)
+        .arg("-K")
         .args([exec, heat, "1024", "1500", "250"])
         .envs([
             ("MPCRS_RANKS", "8"),
@@ -260,8 +264,7 @@ fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_re
         err.contains("another job (process 0 of a job started by another launcher, pid"),
         "{err}"
     );
-    // A crash: process 2 killed. The others end the job (Slurm's
-    // KillOnBadExit is off: they would wait for it for ever).
+    // A crash: process 2 killed.
     let victim = std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
@@ -275,6 +278,15 @@ fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_re
     unsafe { libc::kill(victim, libc::SIGKILL) };
     let o = job.finish(Duration::from_secs(30));
     assert!(!o.status.success(), "srun succeeded after a kill -9");
+    // Without -K: a process that fails asks srun, through PMI's abort, to
+    // end the step; the others wait in a barrier and would wait for ever.
+    let errors = mpcrs_tests::program("errors");
+    let mut args = two_per_node.to_vec();
+    args.extend([errors.to_str().unwrap(), "fatal-rank"]);
+    let o = slurm.srun(&[], &args, Duration::from_secs(30));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("fatal error in MPI_Send on rank 0"), "{err}");
     // Restarted under srun: each task restores its own process.
     let run = mpcrs_run();
     let run = run.to_str().unwrap();
