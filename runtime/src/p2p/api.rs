@@ -79,15 +79,21 @@ impl Communicator {
         let to = self.member_of_peer(dest as usize);
         // SAFETY: forwarded from this function's contract.
         let pending = unsafe { super::send_to(&self.shared, to, msg) };
+        Ok(self.described(pending, true, dest, tag))
+    }
+
+    /// `pending`, which says what it is if it has to wait (a send or a
+    /// receive, its peer and tag on this communicator), for a deadlock report.
+    fn described(&self, pending: Pending, sending: bool, peer: i32, tag: i32) -> Pending {
         if let Pending::Waiting(c) = &pending {
             c.describe(crate::waits::Operation {
-                sending: true,
+                sending,
                 context: self.context_id(),
-                peer: dest,
+                peer,
                 tag,
             });
         }
-        Ok(pending)
+        pending
     }
 
     /// Starts a receive into `capacity` bytes at `buf` after checking `source`
@@ -109,15 +115,7 @@ impl Communicator {
         }
         // SAFETY: forwarded from this function's contract.
         let pending = unsafe { super::recv(self.my_mailbox(), source, tag, buf, capacity) };
-        if let Pending::Waiting(c) = &pending {
-            c.describe(crate::waits::Operation {
-                sending: false,
-                context: self.context_id(),
-                peer: source,
-                tag,
-            });
-        }
-        Ok(pending)
+        Ok(self.described(pending, false, source, tag))
     }
 
     /// MPI_Send: returns once `buf` may be reused.

@@ -9,7 +9,6 @@ use std::io;
 use std::net::IpAddr;
 
 use mpcrs_pmi::{Client, PmiStream};
-use mpcrs_settings::variables as env;
 
 use crate::config::Layout;
 
@@ -17,13 +16,6 @@ use crate::config::Layout;
 const SRUN_HOST: &str = "SLURM_SRUN_COMM_HOST";
 /// Slurm's variable naming the node a task runs on.
 const SLURM_NODE: &str = "SLURMD_NODENAME";
-
-/// Whether the layout is this process's to learn: another launcher started
-/// it (a PMI connection, but no `MPCRS_NODES` from mpcrs-run).
-pub(crate) fn layout_to_learn(var: &dyn Fn(&str) -> Option<String>) -> bool {
-    var(env::NODES.name).is_none()
-        && (var(mpcrs_pmi::ENV_FD).is_some() || var(mpcrs_pmi::ENV_PORT).is_some())
-}
 
 /// The address of this host on the network toward the launcher's host (the
 /// source address of a route there; nothing is sent), which the other hosts
