@@ -735,6 +735,9 @@ impl Fabric {
             if let Err(e) = kvs.fence().and_then(|_| kvs.finalize()) {
                 self.fail(e);
             }
+            // Every process has read them long ago (on other hosts of an
+            // mpcrs-run job, no launcher removes them).
+            machine::Notes::of_job(&self.net().job).remove();
         }
     }
 
