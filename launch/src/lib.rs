@@ -13,6 +13,7 @@
 //! or the contents of images (it reads their headers through mpcrs-cr).
 
 pub mod checkpoint_config;
+pub mod elsewhere;
 pub mod hosts;
 pub mod options;
 pub mod processes;

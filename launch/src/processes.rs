@@ -462,6 +462,26 @@ pub fn restorable(cmd: &mut Command) {
     }
 }
 
+/// The host each of a job's `processes` processes runs on as [`place`] lays
+/// them out (`None`: this host).
+pub fn hosts_of_processes(args: &Options, processes: usize) -> Result<Vec<Option<String>>, String> {
+    let Some(hosts) = crate::options::hosts(args) else {
+        return Ok(vec![None; processes]);
+    };
+    let hosts: Vec<Host> = hosts?
+        .into_iter()
+        .filter(|h| !args.left_out.contains(&h.name))
+        .collect();
+    let own = mpcrs_settings::local_hostname();
+    hosts::place(processes, &hosts)
+        .into_iter()
+        .map(|h| {
+            let name = &hosts[h].name;
+            Ok((!hosts::is_local(name, &own)?).then(|| name.clone()))
+        })
+        .collect()
+}
+
 /// The processes of a job: on the hosts of `--host`/`--hostfile`, or on this
 /// one. An error comes with mpcrs-run's exit status: 2 for hosts it cannot use,
 /// 1 for a key-value store that cannot start.

@@ -3,13 +3,14 @@
 //! process starts, and the processes that restore the epoch's images in the
 //! layout of the first run.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mpcrs_cr::commit::epoch_name;
 use mpcrs_settings::manifest::JobManifest;
 use mpcrs_settings::variables as env;
 
+use crate::elsewhere::{Elsewhere, Fact, HeaderFacts};
 use crate::options::Options;
 use crate::processes::{place, Launch};
 use crate::supervise;
@@ -69,6 +70,12 @@ pub struct Prepared {
     pub program: String,
     pub announcement: String,
     committed: Option<std::time::SystemTime>,
+    /// The images (and chains' images) that hosts with private node-local
+    /// disks keep, and which host: read there in place, or brought over.
+    kept_elsewhere: std::collections::HashMap<PathBuf, String>,
+    /// Images this host did not check itself (brought from another host):
+    /// the restore checks them.
+    unvouched: std::collections::HashSet<PathBuf>,
 }
 
 impl Prepared {
@@ -85,9 +92,11 @@ impl Prepared {
             mpcrs_cr::restore::RESTORE_ENV.to_string(),
             absolute(&self.images[p]),
         )];
-        // Every image of the chain was verified whole just now.
+        // Every image of the chain was verified whole just now (those on
+        // other hosts there, which a vouch cannot name from here).
         let verified: Vec<std::path::PathBuf> = std::iter::once(&self.images[p])
             .chain(&self.chains[p])
+            .filter(|i| !self.unvouched.contains(*i))
             .map(|i| std::path::PathBuf::from(absolute(i)))
             .collect();
         env.push((
@@ -108,6 +117,41 @@ impl Prepared {
     pub fn level(&self, p: usize) -> mpcrs_levels::Level {
         self.levels[p]
     }
+
+    /// Makes every process's images readable on the host it restarts on
+    /// (`runs_on(p)`, `None` for this host): an image another host keeps is
+    /// read there in place when the process restarts there, and brought
+    /// into the epoch's `rebuilt` directory (which every host sees) when it
+    /// does not.
+    pub fn bring_to(
+        &mut self,
+        runs_on: &dyn Fn(usize) -> Option<String>,
+        agent: &[String],
+        into: &Path,
+    ) -> Result<(), String> {
+        for p in 0..self.images.len() {
+            let target = runs_on(p);
+            let files = std::iter::once(&mut self.images[p]).chain(self.chains[p].iter_mut());
+            for file in files {
+                let Some(host) = self.kept_elsewhere.get(file.as_path()) else {
+                    continue;
+                };
+                if target.as_deref() == Some(host.as_str()) {
+                    continue;
+                }
+                let brought = crate::elsewhere::bring(agent, host, file, into)?;
+                mpcrs_settings::report!(
+                    warn,
+                    "mpcrs-run: process {p}: {} brought from host {host} (it restarts on {})",
+                    file.display(),
+                    target.as_deref().unwrap_or("this host")
+                );
+                self.unvouched.insert(brought.clone());
+                *file = brought;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The processes that restart the job checkpointed in `dir`, in the layout of
@@ -118,8 +162,17 @@ pub fn restart_specs(
     dir: &std::path::Path,
     epoch: Option<u64>,
 ) -> Result<RestartPlan, String> {
-    let mut prepared = prepare(args, dir, epoch, "rebuilt")?;
+    let agent = crate::options::launch_agent(args);
+    let mut prepared = prepare(args, dir, epoch, "rebuilt", Some(&agent))?;
     let processes = prepared.manifest.processes;
+    if !prepared.kept_elsewhere.is_empty() {
+        let runs_on = crate::processes::hosts_of_processes(args, processes)?;
+        let into = mpcrs_cr::CheckpointDir::open(dir)
+            .map_err(|e| e.to_string())?
+            .epoch_dir(prepared.epoch)
+            .join("rebuilt");
+        prepared.bring_to(&|p| runs_on[p].clone(), &agent, &into)?;
+    }
     if processes > 1 {
         // The restored processes reach the new key-value store through the
         // descriptor the restorer carries over for them (on this host).
@@ -152,11 +205,14 @@ pub fn restart_specs(
 /// its manifest reads, every image is there with a sound header and
 /// recoverable at some level, and the executable is the one that wrote
 /// them). Files rebuilt from L3 go to `rebuilt` in the epoch's directory.
+/// With an `agent`, node-local files of the first run's other hosts that
+/// this host cannot see (private disks) are asked of those hosts.
 pub fn prepare(
     args: &Options,
     dir: &std::path::Path,
     epoch: Option<u64>,
     rebuilt: &str,
+    agent: Option<&[String]>,
 ) -> Result<Prepared, String> {
     use std::os::unix::process::CommandExt;
     let store = mpcrs_cr::CheckpointDir::open(dir).map_err(|e| e.to_string())?;
@@ -194,7 +250,7 @@ pub fn prepare(
     let verifier = Verifier::new();
     for &k in &tried {
         verifier.ahead(&store, k);
-        match recoverable(&store, k, &verifier, rebuilt) {
+        match recoverable(&store, k, &verifier, rebuilt, agent) {
             Ok(found) => {
                 chosen = Some((k, found));
                 break;
@@ -211,7 +267,7 @@ pub fn prepare(
             }
         }
     }
-    let Some((k, (m, images, chains, levels))) = chosen else {
+    let Some((k, (m, images, chains, levels, kept_elsewhere))) = chosen else {
         return Err(refusals.into_iter().next().unwrap_or_default());
     };
     let epoch_dir = store.epoch_dir(k);
@@ -281,6 +337,8 @@ pub fn prepare(
         program,
         announcement,
         committed,
+        kept_elsewhere,
+        unvouched: Default::default(),
     })
 }
 
@@ -324,9 +382,18 @@ pub fn read_manifest(
 /// Images of every process, per process.
 pub type Images = Vec<std::path::PathBuf>;
 
-/// What [`recoverable`] finds: the manifest, the images, their chains and
-/// the level each image comes from.
-type Recoverable = (JobManifest, Images, Vec<Images>, Vec<mpcrs_levels::Level>);
+/// Images other hosts keep (private node-local disks), and which host.
+type KeptElsewhere = std::collections::HashMap<PathBuf, String>;
+
+/// What [`recoverable`] finds: the manifest, the images, their chains, the
+/// level each image comes from, and the images other hosts keep.
+type Recoverable = (
+    JobManifest,
+    Images,
+    Vec<Images>,
+    Vec<mpcrs_levels::Level>,
+    KeptElsewhere,
+);
 
 /// Epoch `k`'s manifest and, for every process, the image to restore it from
 /// (see [`crate::recovery`]) and, for an incremental image, the parent images
@@ -338,6 +405,7 @@ fn recoverable(
     k: u64,
     verifier: &Verifier,
     rebuilt: &str,
+    agent: Option<&[String]>,
 ) -> Result<Recoverable, String> {
     use mpcrs_cr::commit::MANIFEST;
     let epoch_dir = store.epoch_dir(k);
@@ -352,13 +420,33 @@ fn recoverable(
     }
     let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
         .map_err(|e| format!("{}: {e}", m.executable.display()))?;
-    let recovery = recover(&m, &epoch_dir, k, &epoch_dir.join(rebuilt), verifier)?;
+    let elsewhere = agent.and_then(|a| Elsewhere::of(&m, a.to_vec()));
+    let recovery = recover(
+        &m,
+        &epoch_dir,
+        k,
+        &epoch_dir.join(rebuilt),
+        verifier,
+        elsewhere.as_ref(),
+    )?;
     for note in &recovery.notes {
         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
     }
+    let mut kept = KeptElsewhere::new();
     for path in &recovery.images {
-        let (_, header) = mpcrs_cr::image::read_header(path).map_err(|e| e.to_string())?;
-        if !now.same_file(&header.exe) {
+        let header = match &elsewhere {
+            Some(e) => e.header(path)?,
+            None => HeaderFacts::read(path)?,
+        };
+        if let Some(host) = elsewhere.as_ref().and_then(|e| e.host_of(path)) {
+            kept.insert(path.clone(), host.to_string());
+        }
+        let exe = mpcrs_cr::image::ExeIdentity {
+            path: String::new(),
+            size: header.exe_size,
+            crc: header.exe_crc,
+        };
+        if !now.same_file(&exe) {
             return Err(format!(
                 "{}: written by a different executable: {} is {} bytes with CRC-32C {:08x} now, \
                  {} bytes with CRC-32C {:08x} in the image",
@@ -366,40 +454,63 @@ fn recoverable(
                 m.executable.display(),
                 now.size,
                 now.crc,
-                header.exe.size,
-                header.exe.crc
+                header.exe_size,
+                header.exe_crc
             ));
         }
     }
-    let chains = chains_of(store, k, &recovery.images, verifier, rebuilt)?;
-    Ok((m, recovery.images, chains, recovery.levels))
+    let chains = chains_of(
+        store,
+        k,
+        &recovery.images,
+        verifier,
+        rebuilt,
+        agent,
+        elsewhere.as_ref(),
+        &mut kept,
+    )?;
+    Ok((m, recovery.images, chains, recovery.levels, kept))
 }
 
 /// For each image of epoch `k`'s `images`, the images it applies to,
 /// newest first, each recovered from its epoch's levels and verified (empty
 /// for a full image): what `mpcrs-ckpt verify` checks of an epoch's chains.
+/// Images another host keeps are asked of it through `agent`, and added to
+/// `kept` with their host; `top` is what answered for epoch `k`'s images.
+#[allow(clippy::too_many_arguments)]
 pub fn chains_of(
     store: &mpcrs_cr::CheckpointDir,
     k: u64,
     images: &[std::path::PathBuf],
     verifier: &Verifier,
     rebuilt: &str,
+    agent: Option<&[String]>,
+    top: Option<&Elsewhere>,
+    kept: &mut KeptElsewhere,
 ) -> Result<Vec<Images>, String> {
     let mut recovered: std::collections::HashMap<u64, Images> = Default::default();
+    // The other hosts of each parent epoch's run, which know its images.
+    let mut elsewhere: std::collections::HashMap<u64, Option<Elsewhere>> = Default::default();
+    let header_of = |path: &Path, e: Option<&Elsewhere>| match e {
+        Some(e) => e.header(path),
+        None => HeaderFacts::read(path),
+    };
     let mut chains = vec![Vec::new(); images.len()];
     for (p, image) in images.iter().enumerate() {
         let mut at = image.clone();
-        let (_, header) = mpcrs_cr::image::read_header(image).map_err(|e| e.to_string())?;
+        let header = header_of(image, top)?;
         let mut next_parent = header.parent;
         while let Some(parent) = next_parent {
             let j = parent.epoch;
             if !recovered.contains_key(&j) {
                 let dir = store.epoch_dir(j);
                 let found = read_manifest(store, &dir).and_then(|m| {
-                    let r = recover(&m, &dir, j, &dir.join(rebuilt), verifier)?;
+                    let e = agent.and_then(|a| Elsewhere::of(&m, a.to_vec()));
+                    let r = recover(&m, &dir, j, &dir.join(rebuilt), verifier, e.as_ref())?;
                     for note in &r.notes {
                         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
                     }
+                    elsewhere.insert(j, e);
                     Ok(r.images)
                 });
                 let found = found.map_err(|e| {
@@ -417,7 +528,11 @@ pub fn chains_of(
                     epoch_name(j)
                 )
             })?;
-            let (_, found) = mpcrs_cr::image::read_header(&next).map_err(|e| e.to_string())?;
+            let e = elsewhere.get(&j).and_then(Option::as_ref);
+            let found = header_of(&next, e)?;
+            if let Some(host) = e.and_then(|e| e.host_of(&next)) {
+                kept.insert(next.clone(), host.to_string());
+            }
             if found.meta_crc != parent.meta_crc {
                 return Err(format!(
                     "{}: its parent {} is another image (metadata CRC-32C {:08x}, not {:08x})",
@@ -436,20 +551,77 @@ pub fn chains_of(
 }
 
 /// Recovers the images of epoch `k` from its levels (see
-/// [`mpcrs_levels::recovery`]), rebuilding into `rebuilt` what L3 rebuilds.
+/// [`mpcrs_levels::recovery`]), rebuilding into `rebuilt` what L3 rebuilds;
+/// node-local files this host cannot see are asked of (and brought from)
+/// the hosts `elsewhere` reaches.
 pub fn recover(
     m: &JobManifest,
     epoch_dir: &Path,
     k: u64,
     rebuilt: &Path,
     verifier: &Verifier,
+    elsewhere: Option<&Elsewhere>,
 ) -> Result<mpcrs_levels::recovery::Recovery, String> {
-    let check = |path: &Path, expected: mpcrs_levels::recovery::Expected| {
-        verifier.check(path)?;
-        crate::verifier::check_owner(path, expected, m.job)
+    let reach = Reaching {
+        m,
+        epoch_dir,
+        k,
+        verifier,
+        elsewhere,
+        into: rebuilt,
     };
-    mpcrs_levels::recovery::recover(m, epoch_dir, k, rebuilt, &check)
+    mpcrs_levels::recovery::recover_reaching(m, epoch_dir, k, rebuilt, &reach)
         .map_err(|e| format!("{}: {e}", epoch_name(k)))
+}
+
+/// How a restart reaches the files of epoch `k`'s levels: here, checked
+/// by `verifier`, or through the host that keeps them.
+struct Reaching<'a> {
+    m: &'a JobManifest,
+    epoch_dir: &'a Path,
+    k: u64,
+    verifier: &'a Verifier,
+    elsewhere: Option<&'a Elsewhere>,
+    /// Where files brought from other hosts go.
+    into: &'a Path,
+}
+
+impl Reaching<'_> {
+    /// What the host keeping `path` says of it, where another host does.
+    fn remote(&self, path: &Path) -> Option<Fact> {
+        let e = self.elsewhere.filter(|e| e.keeps(path))?;
+        Some(e.fact(self.m, self.epoch_dir, self.k, path))
+    }
+}
+
+impl mpcrs_levels::recovery::Reach for Reaching<'_> {
+    fn check(&self, path: &Path, expected: mpcrs_levels::recovery::Expected) -> Result<(), String> {
+        match self.remote(path) {
+            Some(Fact::Intact(_)) => Ok(()),
+            Some(Fact::Missing) => Err("missing".into()),
+            Some(Fact::Present) => Err("is not an image".into()),
+            Some(Fact::Damaged(why)) => Err(why),
+            None if !path.is_file() => Err("missing".into()),
+            None => {
+                self.verifier.check(path)?;
+                crate::verifier::check_owner(path, expected, self.m.job)
+            }
+        }
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        match self.remote(path) {
+            Some(fact) => matches!(fact, Fact::Present | Fact::Intact(_)),
+            None => path.is_file(),
+        }
+    }
+
+    fn readable(&self, path: &Path) -> Result<PathBuf, String> {
+        match self.elsewhere {
+            Some(e) => e.bring(path, self.into),
+            None => Ok(path.to_path_buf()),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ pub fn restore_in_place(args: &Options, dir: &Path, task: Task) -> String {
     }
     // Tasks that rebuild an image from parity each write their own copy.
     let rebuilt = format!("rebuilt-task-{}", task.rank);
-    let mut prepared = match prepare(args, dir, args.epoch, &rebuilt) {
+    let mut prepared = match prepare(args, dir, args.epoch, &rebuilt, None) {
         Ok(p) => p,
         Err(e) => return e,
     };

@@ -2,10 +2,12 @@
 //! cheapest level that holds its file intact. L1 (its node-local file), else
 //! L2 (the copy its partner keeps), else L3 (rebuilt, with the other members
 //! of its Reed-Solomon group, from their files and parity), else L4 (the epoch
-//! directory). Node-local files are read where the recovery runs: on one host,
-//! or where node-local directories are reachable at the same path (a shared
-//! mount). What makes a file intact is the caller's (an image's checksums, an
-//! application checkpoint's).
+//! directory). How node-local files are reached is the caller's ([`Reach`]):
+//! at their paths where the recovery runs ([`recover`]: one host, or
+//! node-local directories at the same path on every host, a shared mount), or
+//! through the hosts that keep them (a launcher whose hosts have private
+//! disks). What makes a file intact is the caller's too (an image's
+//! checksums, an application checkpoint's).
 
 use std::path::{Path, PathBuf};
 
@@ -121,19 +123,42 @@ pub fn side_by_side<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> 
     out.into_iter().map(|(_, t)| t).collect()
 }
 
-/// Checks a process's file with `check` (whether its content is whole):
-/// `Ok` when it is, else what is wrong.
-fn present_and(check: &Check<'_>, path: &Path, expected: Expected) -> Result<(), String> {
-    if !path.is_file() {
-        return Err("missing".into());
-    }
-    check(path, expected)
+/// How a recovery reaches the files of the levels.
+pub trait Reach: Sync {
+    /// Whether the file at `path` is there, whole and `expected`'s: `Ok`, or
+    /// what is wrong ("missing" when it is not there). Called from several
+    /// threads at once.
+    fn check(&self, path: &Path, expected: Expected) -> Result<(), String>;
+    /// Whether there is a file at `path` (its content unchecked: a parity
+    /// shard checks its chunks as it is read).
+    fn exists(&self, path: &Path) -> bool;
+    /// A path where this host reads the file at `path`: `path` itself, or a
+    /// copy brought from the host that keeps it.
+    fn readable(&self, path: &Path) -> Result<PathBuf, String>;
 }
 
-/// Recovers epoch `k` of the job of `m` (see the module); `check` says whether
-/// a process's file is whole. Files rebuilt from L3 are written to `rebuilt`
-/// (made if needed). Fails naming, for a process no level recovers, what is
-/// wrong at each.
+/// Files reached at their paths, checked by a [`Check`].
+struct Here<'a>(&'a Check<'a>);
+
+impl Reach for Here<'_> {
+    fn check(&self, path: &Path, expected: Expected) -> Result<(), String> {
+        if !path.is_file() {
+            return Err("missing".into());
+        }
+        (self.0)(path, expected)
+    }
+    fn exists(&self, path: &Path) -> bool {
+        path.is_file()
+    }
+    fn readable(&self, path: &Path) -> Result<PathBuf, String> {
+        Ok(path.to_path_buf())
+    }
+}
+
+/// Recovers epoch `k` of the job of `m` (see the module), reading every file
+/// at its path; `check` says whether a process's file is whole. Files rebuilt
+/// from L3 are written to `rebuilt` (made if needed). Fails naming, for a
+/// process no level recovers, what is wrong at each.
 pub fn recover(
     m: &JobManifest,
     epoch_dir: &Path,
@@ -141,8 +166,20 @@ pub fn recover(
     rebuilt: &Path,
     check: &Check<'_>,
 ) -> Result<Recovery, String> {
-    let intact =
-        |path: &Path, process: usize| present_and(check, path, Expected { epoch: k, process });
+    recover_reaching(m, epoch_dir, k, rebuilt, &Here(check))
+}
+
+/// [`recover`], reaching the files through `reach`. The paths of the
+/// recovery's images are where their levels keep them (L1 and L2 files
+/// perhaps on other hosts, as `reach` found them) or in `rebuilt`.
+pub fn recover_reaching(
+    m: &JobManifest,
+    epoch_dir: &Path,
+    k: u64,
+    rebuilt: &Path,
+    reach: &dyn Reach,
+) -> Result<Recovery, String> {
+    let intact = |path: &Path, process: usize| reach.check(path, Expected { epoch: k, process });
     let n = m.processes;
     let mut found: Vec<Option<(Level, PathBuf)>> = vec![None; n];
     let mut problems: Vec<Vec<String>> = vec![Vec::new(); n];
@@ -183,7 +220,7 @@ pub fn recover(
             }
             let parity: Vec<Option<&Path>> = members
                 .iter()
-                .map(|&q| files[q].parity.as_deref().filter(|p| p.is_file()))
+                .map(|&q| files[q].parity.as_deref().filter(|p| reach.exists(p)))
                 .collect();
             if parity.iter().all(Option::is_none) {
                 for &i in &lost {
@@ -191,12 +228,18 @@ pub fn recover(
                 }
                 continue;
             }
-            let shards: Vec<erasure::Shards<'_>> = members
+            // The group's files where this host reads them; one that cannot
+            // be brought counts as lost.
+            let readable = |path: Option<&Path>| path.and_then(|p| reach.readable(p).ok());
+            let images: Vec<Option<PathBuf>> = members
                 .iter()
-                .enumerate()
-                .map(|(i, &q)| erasure::Shards {
-                    image: found[q].as_ref().map(|(_, p)| p.as_path()),
-                    parity: parity[i],
+                .map(|&q| readable(found[q].as_ref().map(|(_, p)| p.as_path())))
+                .collect();
+            let parity: Vec<Option<PathBuf>> = parity.into_iter().map(readable).collect();
+            let shards: Vec<erasure::Shards<'_>> = (0..members.len())
+                .map(|i| erasure::Shards {
+                    image: images[i].as_deref(),
+                    parity: parity[i].as_deref(),
                 })
                 .collect();
             mpcrs_cr::commit::private_dir_all(rebuilt)

@@ -92,6 +92,39 @@ impl Hosts {
     fn ns(&self, k: u32) -> String {
         format!("mpcrs-{}-{k}", self.tag)
     }
+    /// Gives every host a private disk at `root`: a process the agent starts
+    /// on host `k` sees [`Hosts::disk`]`(root, k)` there (a bind mount in the
+    /// mount namespace `ip netns exec` makes for each command), and this
+    /// (launcher's) host sees `root` itself, empty.
+    pub fn private_disks(&self, root: &std::path::Path) {
+        std::fs::create_dir_all(root).unwrap();
+        let mut cases = String::new();
+        for k in 1..=self.count {
+            let disk = Self::disk(root, k);
+            std::fs::create_dir_all(&disk).unwrap();
+            cases.push_str(&format!(
+                "  {}) ns={}; disk={};;\n",
+                self.host(k),
+                self.ns(k),
+                disk.display()
+            ));
+        }
+        std::fs::write(
+            &self.agent,
+            format!(
+                "host=$1; shift\ncase \"$host\" in\n{cases}  *) echo \"agent: unknown host $host\" >&2; exit 255;;\nesac\necho \"$host\" >> {}\nexec ip netns exec \"$ns\" sh -c 'mount --bind \"$0\" \"$1\" && exec sh -c \"$2\"' \"$disk\" {} \"$1\"\n",
+                self.log.display(),
+                root.display()
+            ),
+        )
+        .unwrap();
+    }
+
+    /// Where host `k`'s private disk at `root` is kept on this machine.
+    pub fn disk(root: &std::path::Path, k: u32) -> PathBuf {
+        PathBuf::from(format!("{}.host-{k}", root.display()))
+    }
+
     /// The file of host `k`'s network namespace (for `nsenter --net=`, which
     /// unlike `ip netns exec` keeps this machine's /sys mounts).
     pub fn namespace_file(&self, k: u32) -> String {

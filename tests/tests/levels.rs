@@ -305,3 +305,130 @@ fn a_job_killed_during_post_processing_restarts_with_the_uninterrupted_checksum(
     assert_eq!(heat_checksum(&out), reference, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Hosts whose node-local disks are private (each host sees its own at the
+/// same path; the launcher's host sees none of them): the restart asks each
+/// host, through the launch agent, what it keeps, restores every process
+/// from its L1 image in place when nothing is lost, and brings over from the
+/// host that keeps it what a process needs on another host (a partner's copy
+/// when a host is lost, the shards of an L3 rebuild).
+#[test]
+fn with_private_node_local_disks_restarts_read_l1_in_place_and_bring_what_another_host_needs() {
+    let hosts = Hosts::new(3, 8);
+    let agent = hosts.agent_command();
+    let dir = scratch("private");
+    let ckpt = dir.join("ckpt");
+    let local = dir.join("local");
+    hosts.private_disks(&local);
+    let heat = example("heat");
+    let heat = heat.to_str().unwrap();
+    let run = [heat, "512", "2999", "1000"];
+    let reference = heat_checksum(&expect_success(
+        &run_job(&["-n", "8", "-c", "2", run[0], run[1], run[2]], LIMIT),
+        "uninterrupted heat",
+    ));
+    let (h1, h2, h3) = (hosts.host(1), hosts.host(2), hosts.host(3));
+    let first = format!("{h1},{h2}");
+    let mut args = vec![
+        "-n",
+        "8",
+        "-p",
+        "4",
+        "--host",
+        &first,
+        "--launch-agent",
+        &agent,
+        "--checkpoint",
+        ckpt.to_str().unwrap(),
+        "--checkpoint-local",
+        local.to_str().unwrap(),
+        "--levels",
+        "1:1,2:1,3:1",
+        "--group-size",
+        "4",
+        "--post-processing",
+        "inline",
+    ];
+    args.extend_from_slice(&run);
+    let job = BackgroundJob::start(&args);
+    job.wait_for("epoch 2 complete at every level", LIMIT, |_, _| {
+        manifest(&ckpt, 2).is_some_and(|m| m.complete == [1, 2, 3])
+    });
+    let (status, _, err) = job.kill_processes();
+    assert!(!status.success(), "{err}");
+    // Each host kept its own files; this host sees none.
+    assert_eq!(std::fs::read_dir(&local).unwrap().count(), 0);
+    let m = manifest(&ckpt, 2).unwrap();
+    let disk_of = |p: usize| {
+        let k = if m.hosts[p] == h1 { 1 } else { 2 };
+        Hosts::disk(&local, k).join(format!("node-{}", m.nodes[p]))
+    };
+    for p in 0..4 {
+        assert!(disk_of(p)
+            .join(format!("epoch-2/process-{p}.img"))
+            .is_file());
+    }
+    let (ckpt0, disk1, disk2) = (dir.join("ckpt.0"), dir.join("disk1.0"), dir.join("disk2.0"));
+    link_copy(&ckpt, &ckpt0);
+    link_copy(&Hosts::disk(&local, 1), &disk1);
+    link_copy(&Hosts::disk(&local, 2), &disk2);
+    let fresh = || {
+        link_copy(&ckpt0, &ckpt);
+        link_copy(&disk1, &Hosts::disk(&local, 1));
+        link_copy(&disk2, &Hosts::disk(&local, 2));
+    };
+    let finishes = |what: &str, out: &str, err: &str, ok: bool| {
+        assert!(ok, "{what}: {err}");
+        assert!(
+            out.contains("restarted after iteration 2000"),
+            "{what}: {out}{err}"
+        );
+        assert_eq!(heat_checksum(out), reference, "{what}: {err}");
+    };
+
+    // (a) Nothing lost: every process from its L1 image, read where it is.
+    let (ok, out, err) = restart(&ckpt, &["--host", &first, "--launch-agent", &agent]);
+    finishes("(a)", &out, &err, ok);
+    assert!(!err.contains("restoring it from"), "(a): {err}");
+    assert!(!err.contains("brought from"), "(a): {err}");
+
+    // (b) Host 2 lost with its disk: its processes from the copies their
+    // partners keep on host 1, brought over for host 3.
+    fresh();
+    std::fs::remove_dir_all(Hosts::disk(&local, 2)).unwrap();
+    std::fs::create_dir_all(Hosts::disk(&local, 2)).unwrap();
+    let other = format!("{h1},{h3}");
+    let (ok, out, err) = restart(&ckpt, &["--host", &other, "--launch-agent", &agent]);
+    finishes("(b)", &out, &err, ok);
+    for p in [2, 3] {
+        assert!(
+            err.contains(&format!("process {p}: L1 image missing on host {h2}"))
+                && err.contains(&format!("restoring it from the partner copy on host {h1}")),
+            "(b): {err}"
+        );
+        assert!(
+            err.contains(&format!("mpcrs-run: process {p}: "))
+                && err.contains(&format!("brought from host {h1} (it restarts on {h3})")),
+            "(b): {err}"
+        );
+    }
+    assert!(!err.contains("restoring it from L4"), "(b): {err}");
+
+    // (c) Process 1's image and its partner's copy of it lost: rebuilt from
+    // the parity and images of its group, brought from both hosts.
+    fresh();
+    std::fs::remove_file(disk_of(1).join("epoch-2/process-1.img")).unwrap();
+    let copy = find_local(&Hosts::disk(&local, 2), 2, "partner-of-1.img");
+    std::fs::remove_file(copy).unwrap();
+    let (ok, out, err) = restart(&ckpt, &["--host", &first, "--launch-agent", &agent]);
+    finishes("(c)", &out, &err, ok);
+    assert!(
+        err.contains("process 1: L1 image missing")
+            && err.contains("partner copy missing")
+            && err.contains("rebuilt from the Reed-Solomon parity of its group")
+            && err.contains("restoring it from L3"),
+        "(c): {err}"
+    );
+    // The hosts' disks are under `dir` too.
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -176,6 +176,18 @@ fn assert_nothing_left(slurm: &Slurm) {
 }
 
 /// Messages process `p` sent over `rail` (its `--net-stats` line).
+/// The pid of process `p` (PMI_RANK) of the job whose processes `of_job`
+/// tells apart, if it runs.
+fn job_process(p: u32, of_job: impl Fn(i32) -> bool) -> Option<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .find(|&pid| {
+            environment_variable(pid, "PMI_RANK").as_deref() == Some(&p.to_string()) && of_job(pid)
+        })
+}
+
 fn messages(err: &str, p: u32, rail: &str) -> u64 {
     numbers(net_stats_line(err, p, rail))[3]
 }
@@ -241,12 +253,10 @@ fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_re
     let d = dir.to_str().unwrap();
     let local = dir.join("node-local");
     let big = reference_of(heat, "1024", "1500");
-    // -K (--kill-on-bad-exit), as users run MPI jobs under Slurm: a process
-    // killed outright is noticed by the others only when they next send to
-    // it, and Slurm does not end the step by itself.
+    // Without -K (--kill-on-bad-exit): Slurm does not end the step when a
+    // task dies; the job's processes do.
     let mut job = slurm.command("srun");
     job.args(two_per_node)
-        .arg("-K")
         .args([exec, heat, "1024", "1500", "250"])
         .envs([
             ("MPCRS_RANKS", "8"),
@@ -265,19 +275,40 @@ fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_re
         "{err}"
     );
     // A crash: process 2 killed.
-    let victim = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .find(|&pid| {
-            environment_variable(pid, "MPCRS_CHECKPOINT_DIR").as_deref() == Some(d)
-                && environment_variable(pid, "PMI_RANK").as_deref() == Some("2")
-        })
-        .expect("process 2 of the job");
+    let victim = job_process(2, |pid| {
+        environment_variable(pid, "MPCRS_CHECKPOINT_DIR").as_deref() == Some(d)
+    })
+    .expect("process 2 of the job");
     // SAFETY: kill only sends a signal.
     unsafe { libc::kill(victim, libc::SIGKILL) };
     let o = job.finish(Duration::from_secs(30));
     assert!(!o.status.success(), "srun succeeded after a kill -9");
+    // A process killed while the others wait in receives for a rank that
+    // sleeps: no one sends to it, and its links' ends without a goodbye end
+    // the job (before, the others waited for ever).
+    let idle = mpcrs_tests::program("idle_wait");
+    let mut idle_job = slurm.command("srun");
+    idle_job
+        .args(two_per_node)
+        .args([idle.to_str().unwrap(), "600"])
+        .env("MPCRS_TEST_MARK", "idle");
+    let idle_job = BackgroundJob::spawn(&mut idle_job);
+    let marked = |pid: i32| environment_variable(pid, "MPCRS_TEST_MARK").as_deref() == Some("idle");
+    idle_job.wait_for("every process", LIMIT, |_, _| {
+        (0..4).all(|p| job_process(p, marked).is_some())
+    });
+    // Every process joined the job (the bootstrap's fence) and waits.
+    std::thread::sleep(Duration::from_secs(2));
+    let victim = job_process(2, marked).expect("process 2 of the idle job");
+    // SAFETY: kill only sends a signal.
+    unsafe { libc::kill(victim, libc::SIGKILL) };
+    let o = idle_job.finish(Duration::from_secs(30));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("network: process 2 is gone: its link closed without a goodbye"),
+        "{err}"
+    );
     // Without -K: a process that fails asks srun, through PMI's abort, to
     // end the step; the others wait in a barrier and would wait for ever.
     let errors = mpcrs_tests::program("errors");

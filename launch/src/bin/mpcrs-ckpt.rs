@@ -8,7 +8,12 @@
 //! latest) at every level, whether every process can be restored (rebuilding
 //! from L3 where needed) and, for an incremental epoch, every image of its
 //! chain, and exits non-zero naming each damaged file, or a process no level
-//! recovers.
+//! recovers; `mpcrs-ckpt facts [--job KEY] QUESTION...` answers, one line
+//! each, what this host holds of the node-local files named
+//! (`image:EPOCH:PROCESS:PATH`, checked whole and owned by that process of
+//! that epoch, with the header facts a restart needs; `file:PATH`, present or
+//! not): what mpcrs-run asks, through its launch agent, of the hosts that
+//! keep private node-local disks when it restarts a job.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -104,6 +109,38 @@ enum Cmd {
         #[arg(long)]
         epoch: Option<u64>,
     },
+    /// Say what this host holds of node-local files (for mpcrs-run's restart).
+    Facts {
+        /// The job's key (hexadecimal) its images must name.
+        #[arg(long, value_parser = parse_key)]
+        job: Option<u64>,
+        /// image:EPOCH:PROCESS:PATH or file:PATH.
+        #[arg(value_parser = mpcrs_launch::elsewhere::Question::parse)]
+        questions: Vec<mpcrs_launch::elsewhere::Question>,
+    },
+}
+
+fn parse_key(s: &str) -> Result<u64, String> {
+    u64::from_str_radix(s, 16).map_err(|_| format!("{s:?} is not a job key (hexadecimal)"))
+}
+
+/// `facts`: one line per question, the images checked side by side.
+fn facts(job: Option<u64>, questions: &[mpcrs_launch::elsewhere::Question]) -> Result<(), String> {
+    use mpcrs_launch::elsewhere::answer;
+    let verifier = mpcrs_launch::verifier::Verifier::new();
+    let check = |path: &Path, expected| {
+        verifier.check(path)?;
+        mpcrs_launch::verifier::check_owner(path, expected, job)
+    };
+    let answers = mpcrs_levels::recovery::side_by_side(questions.len(), |i| {
+        answer(&questions[i], &check).line()
+    });
+    let mut out = answers.join("\n");
+    out.push('\n');
+    use std::io::Write;
+    std::io::stdout()
+        .write_all(out.as_bytes())
+        .map_err(|e| format!("standard output: {e}"))
 }
 
 fn images(epoch_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
@@ -227,7 +264,7 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
     // (into a scratch directory, removed after).
     let scratch = std::env::temp_dir().join(format!("mpcrs-ckpt-verify-{}", std::process::id()));
     verifier.ahead(dir, k);
-    let recovered = mpcrs_launch::restart::recover(&m, &path, k, &scratch, &verifier);
+    let recovered = mpcrs_launch::restart::recover(&m, &path, k, &scratch, &verifier, None);
     let _ = std::fs::remove_dir_all(&scratch);
     match recovered {
         Ok(r) => {
@@ -236,7 +273,16 @@ fn verify(dir: &CheckpointDir, epoch: Option<u64>) -> Result<(), String> {
             }
             // An incremental epoch restores through the images it applies
             // to: each recovered from its own epoch's levels and verified.
-            match mpcrs_launch::restart::chains_of(dir, k, &r.images, &verifier, "rebuilt") {
+            match mpcrs_launch::restart::chains_of(
+                dir,
+                k,
+                &r.images,
+                &verifier,
+                "rebuilt",
+                None,
+                None,
+                &mut Default::default(),
+            ) {
                 Ok(chains) => {
                     for (p, chain) in chains.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
                         let links: Vec<String> =
@@ -265,6 +311,7 @@ fn main() -> ExitCode {
         Cmd::Verify { dir, epoch } => CheckpointDir::open(dir)
             .map_err(|e| e.to_string())
             .and_then(|d| verify(&d, *epoch)),
+        Cmd::Facts { job, questions } => facts(*job, questions),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -213,6 +213,17 @@ impl ShmRail {
         Ok(())
     }
 
+    /// Removes the names of every ring this process offered or was offered
+    /// and that is still in /dev/shm (a process ending its job: no launcher
+    /// of another kind removes what a killed peer never opened). Mappings
+    /// stay as they are.
+    pub fn unlink_names(&self) {
+        for q in 0..self.outgoing.len() as u32 {
+            let _ = crate::shm::unlink_shared(&ring_name(&self.job, self.me, q));
+            let _ = crate::shm::unlink_shared(&ring_name(&self.job, q, self.me));
+        }
+    }
+
     /// Unmaps every ring, both ways, and removes the names of rings the other side
     /// never opened (a checkpoint closes the shm rail: images leave shared memory
     /// out, and rings are created again on demand afterwards). The caller makes

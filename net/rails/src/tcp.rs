@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use mpcrs_auth::{Handshake, JobSecret, Reply, Role};
@@ -39,6 +39,9 @@ struct Endpoint {
     /// cost more than the read itself.
     scratch: Box<[u8]>,
     closed: bool,
+    /// Why a trusted connection ended, if not by the peer's orderly close
+    /// (a reset, a broken pipe).
+    broken: Option<io::Error>,
     /// Until the peer proved it belongs to the job.
     pending: Option<Pending>,
     role: Role,
@@ -81,6 +84,7 @@ impl Endpoint {
             inbuf: Vec::new(),
             scratch: vec![0u8; READ_BYTES].into_boxed_slice(),
             closed: false,
+            broken: None,
             pending: Some(Pending {
                 handshake,
                 held: VecDeque::new(),
@@ -133,9 +137,20 @@ impl Endpoint {
                 }
                 Ok(n) => self.inbuf.extend_from_slice(&self.scratch[..n]),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+                Err(e) if self.pending.is_none() => {
+                    self.end_broken(e);
+                    return Ok(());
+                }
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Ends a trusted connection that failed (reported as [`Ended`]).
+    fn end_broken(&mut self, e: io::Error) {
+        self.closed = true;
+        self.out.clear();
+        self.broken.get_or_insert(e);
     }
 
     /// Takes the complete frames of the input buffer: the handshake's to the
@@ -204,8 +219,19 @@ fn framed(parts: &[&[u8]]) -> io::Result<Vec<u8>> {
 struct State {
     /// By id; `None` once refused (its socket closed).
     endpoints: Vec<Option<Endpoint>>,
+    /// Trusted connections that ended, not yet taken.
+    closed: Vec<Ended>,
     /// Keys of the sockets found ready by the last look (kept for its capacity).
     ready: Vec<u64>,
+}
+
+/// A trusted connection that ended: by the peer's orderly close (`broken`
+/// `None`: its end of file after its last frame), or by an error (a reset, a
+/// broken pipe: a peer that died with bytes unread, or a write to a peer gone).
+#[derive(Debug)]
+pub struct Ended {
+    pub endpoint: usize,
+    pub broken: Option<io::Error>,
 }
 
 /// The listener's key in the readiness set; an endpoint's key is its id.
@@ -223,6 +249,8 @@ pub struct TcpRail {
     delivering: Mutex<()>,
     sink: Sink,
     refused: AtomicU64,
+    /// Whether `State::closed` holds any (read without the lock each round).
+    any_closed: AtomicBool,
 }
 
 impl TcpRail {
@@ -248,11 +276,13 @@ impl TcpRail {
             secret: secret.clone(),
             state: Mutex::new(State {
                 endpoints: Vec::new(),
+                closed: Vec::new(),
                 ready: Vec::new(),
             }),
             delivering: Mutex::new(()),
             sink,
             refused: AtomicU64::new(0),
+            any_closed: AtomicBool::new(false),
         })
     }
 
@@ -297,8 +327,30 @@ impl TcpRail {
             .ok_or_else(|| {
                 io::Error::new(io::ErrorKind::NotFound, format!("no tcp endpoint {id}"))
             })?;
+        if ep.closed {
+            return Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                format!("tcp endpoint {id}: the connection ended"),
+            ));
+        }
         ep.queue(msg);
-        ep.flush().map(|_| ())
+        match ep.flush() {
+            Ok(_) => Ok(()),
+            Err(e) if ep.pending.is_none() => {
+                // Told by the next round's take_ended, as a read's end is.
+                ep.end_broken(e);
+                let fd = ep.stream.as_raw_fd();
+                self.readiness.forget(fd);
+                let broken = ep.broken.take();
+                st.closed.push(Ended {
+                    endpoint: id,
+                    broken,
+                });
+                self.any_closed.store(true, Ordering::Release);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Endpoints whose peer proved it belongs to the job.
@@ -318,6 +370,24 @@ impl TcpRail {
             .get(id)
             .and_then(Option::as_ref)
             .is_some_and(|ep| ep.pending.is_none())
+    }
+
+    /// Trusted connections that ended since the last call, each told after
+    /// every frame its peer sent before the end reached the sink.
+    pub fn take_ended(&self) -> Vec<Ended> {
+        if !self.any_closed.swap(false, Ordering::AcqRel) {
+            return Vec::new();
+        }
+        std::mem::take(&mut self.state.lock().unwrap().closed)
+    }
+
+    /// Whether frames queued on trusted endpoints are still to be written.
+    pub fn unsent(&self) -> bool {
+        let st = self.state.lock().unwrap();
+        st.endpoints
+            .iter()
+            .flatten()
+            .any(|ep| ep.pending.is_none() && !ep.closed && !ep.out.is_empty())
     }
 
     /// Connections accepted and then closed because the peer did not prove it
@@ -365,6 +435,7 @@ impl TcpRail {
         };
         let mut moved = false;
         let mut delivered = Vec::new();
+        let mut closed = Vec::new();
         {
             let mut st = self.state.lock().unwrap();
             let mut ready = std::mem::take(&mut st.ready);
@@ -395,7 +466,14 @@ impl TcpRail {
                 match ep.flush() {
                     Ok(m) => moved |= m,
                     Err(e) if ep.pending.is_some() => self.refuse(&mut st, id, Untrusted::Io(e))?,
-                    Err(e) => return Err(e),
+                    Err(e) => {
+                        ep.end_broken(e);
+                        self.readiness.forget(ep.stream.as_raw_fd());
+                        closed.push(Ended {
+                            endpoint: id,
+                            broken: ep.broken.take(),
+                        });
+                    }
                 }
             }
             for &key in ready.iter().filter(|&&k| k != LISTENER) {
@@ -434,11 +512,15 @@ impl TcpRail {
                             self.refuse(&mut st, id, Untrusted::Io(e))?;
                             continue;
                         }
-                        Err(e) => return Err(e),
+                        Err(e) => ep.end_broken(e),
                     }
                 }
                 if ep.closed {
                     self.readiness.forget(ep.stream.as_raw_fd());
+                    closed.push(Ended {
+                        endpoint: id,
+                        broken: ep.broken.take(),
+                    });
                 }
             }
             st.ready = ready;
@@ -447,6 +529,11 @@ impl TcpRail {
         moved |= !delivered.is_empty();
         for (id, f) in delivered {
             (self.sink)(id, f);
+        }
+        // Told only now: what the peer sent before closing is delivered.
+        if !closed.is_empty() {
+            self.state.lock().unwrap().closed.extend(closed);
+            self.any_closed.store(true, Ordering::Release);
         }
         Ok(moved)
     }
@@ -578,6 +665,61 @@ mod tests {
         // The silent stranger is refused once it leaves.
         drop(silent);
         drive(&[&b], || b.refused() == 4);
+    }
+
+    /// Drives `rail` until a connection ended; returns that report.
+    fn next_ended(rail: &TcpRail) -> Ended {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            assert!(std::time::Instant::now() < deadline, "no connection ended");
+            rail.progress().unwrap();
+            if let Some(e) = rail.take_ended().pop() {
+                return e;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    #[test]
+    fn a_connection_s_end_is_told_after_its_frames_orderly_or_broken() {
+        let secret = JobSecret::generate().unwrap();
+        let (b, got) = receiving(&secret);
+        // An orderly close: the last frame first, then the end without error.
+        let (a, _) = receiving(&secret);
+        let id = a.connect(b.address()).unwrap();
+        a.send(id, b"last words").unwrap();
+        drive(&[&a, &b], || {
+            b.endpoints() == 1 && a.is_trusted(id) && !a.unsent() && !b.unsent()
+        });
+        // Whatever the handshake left in a's socket is read.
+        for _ in 0..20 {
+            a.progress().unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        drop(a);
+        let ended = next_ended(&b);
+        assert!(ended.broken.is_none(), "{ended:?}");
+        assert_eq!(*got.lock().unwrap(), vec![b"last words".to_vec()]);
+        assert!(b.take_ended().is_empty(), "told once");
+        // A peer that goes with bytes of ours unread resets the connection.
+        let (c, _) = receiving(&secret);
+        let id = c.connect(b.address()).unwrap();
+        drive(&[&b, &c], || b.endpoints() == 2 && c.is_trusted(id));
+        let ep = (0..4)
+            .find(|&e| b.is_trusted(e) && e != ended.endpoint)
+            .unwrap();
+        b.send(ep, &[7; 1000]).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        drop(c);
+        let ended = next_ended(&b);
+        assert_eq!(ended.endpoint, ep);
+        assert_eq!(
+            ended.broken.map(|e| e.kind()),
+            Some(io::ErrorKind::ConnectionReset)
+        );
+        // Sending on it is an error, not a frame lost in silence.
+        let e = b.send(ep, b"anyone?").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotConnected);
     }
 
     #[test]

@@ -6,6 +6,9 @@
 pub const HELLO: u8 = 0;
 /// A frame of the runtime's (an MPI message's).
 pub const DATA: u8 = 2;
+/// A link's last frame from a process that leaves the job in order: its
+/// link's end that follows is no death.
+pub const GOODBYE: u8 = 3;
 
 /// The hello of process `me`.
 pub fn hello(me: u32) -> [u8; 5] {

@@ -20,6 +20,6 @@ mod secret;
 
 pub use control::{Control, ControlKind};
 pub use mpcrs_pmi::KeyValueStore;
-pub use network::{DataSink, Signaling, SignalingStats, SIGNALING_RAIL};
+pub use network::{DataSink, Signaling, SignalingStats, Vanished, SIGNALING_RAIL};
 pub use route::{initial_peers, next_hop, parse_ring_entry, ring_entry, RingEntry, StaticTopology};
 pub use secret::job_secret;

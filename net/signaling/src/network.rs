@@ -6,7 +6,14 @@
 //! Frames on the rail start with a tag: `HELLO` (the sender's process rank, sent
 //! once by whoever opened the connection), `CONTROL` (an encoded [`Control`]) or
 //! `DATA` (a frame of the runtime's, when the ring rail carries MPI messages too;
-//! handed to the data sink with the process it came from).
+//! handed to the data sink with the process it came from), and `GOODBYE`, a
+//! link's last frame from a process that leaves the job in order.
+//!
+//! A link whose peer closes it without a goodbye lost a process that died
+//! (killed, crashed, or its host lost): [`Signaling::progress`] fails with
+//! [`Vanished`]. Every process has links to others (ring or fully), so its
+//! death is noticed even by processes that never send to it, which another
+//! launcher (srun without `-K`) relies on to end the job.
 
 use std::collections::HashMap;
 use std::io;
@@ -21,7 +28,7 @@ use mpcrs_pmi::KeyValueStore;
 use mpcrs_rails::tcp::TcpRail;
 
 use crate::control::{Control, ControlKind};
-use crate::hello::{hello, hello_from, DATA};
+use crate::hello::{hello, hello_from, DATA, GOODBYE};
 use crate::route::{
     initial_peers, next_hop, parse_ring_entry, ring_entry, RingEntry, StaticTopology,
 };
@@ -56,6 +63,35 @@ pub struct SignalingStats {
 struct Links {
     process_of: HashMap<usize, u32>,
     endpoint_of: HashMap<u32, usize>,
+    /// Endpoints whose peer said goodbye.
+    departed: std::collections::HashSet<usize>,
+}
+
+/// A process of the job whose link closed without a goodbye: it died.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vanished {
+    pub process: u32,
+}
+
+impl std::fmt::Display for Vanished {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "process {} is gone: its link closed without a goodbye (the process was killed \
+             or crashed, or its host was lost)",
+            self.process
+        )
+    }
+}
+
+impl std::error::Error for Vanished {}
+
+impl Vanished {
+    /// The process `e` says vanished, if `e` is a [`Vanished`].
+    pub fn of(e: &io::Error) -> Option<&Vanished> {
+        e.get_ref()
+            .and_then(|inner| inner.downcast_ref::<Vanished>())
+    }
 }
 
 #[derive(Default)]
@@ -337,6 +373,9 @@ impl Signaling {
                         self.forward(c)?;
                     }
                 }
+                Some(&GOODBYE) if frame.len() == 1 => {
+                    self.links.lock().unwrap().departed.insert(ep);
+                }
                 _ => {
                     return Err(io::Error::new(
                         io::ErrorKind::InvalidData,
@@ -345,7 +384,46 @@ impl Signaling {
                 }
             }
         }
+        // After the frames: a goodbye comes before its link's end.
+        for ended in self.rail.take_ended() {
+            moved = true;
+            let links = self.links.lock().unwrap();
+            let ep = ended.endpoint;
+            match links.process_of.get(&ep) {
+                // A reset or broken pipe, as much as an end of file.
+                Some(&process) if !links.departed.contains(&ep) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::ConnectionAborted,
+                        Vanished { process },
+                    ));
+                }
+                // In order, or a link whose opener never said hello.
+                _ => {}
+            }
+        }
         Ok(moved)
+    }
+
+    /// Says goodbye on every link (this process leaves the job in order) and
+    /// waits, up to `timeout`, until the rail wrote it out.
+    pub fn say_goodbye(&self, timeout: Duration) {
+        let endpoints: Vec<usize> = self
+            .links
+            .lock()
+            .unwrap()
+            .process_of
+            .keys()
+            .copied()
+            .collect();
+        for ep in endpoints {
+            // A peer gone already cannot be told.
+            let _ = self.rail.send(ep, &[GOODBYE]);
+        }
+        let deadline = Instant::now() + timeout;
+        while self.rail.unsent() && Instant::now() < deadline {
+            let _ = self.progress();
+            std::thread::sleep(Duration::from_micros(100));
+        }
     }
 
     fn deliver(&self, c: Control) -> io::Result<()> {
@@ -480,5 +558,97 @@ impl mpcrs_scheduler::Progress for Signaling {
     fn poll(&self, _worker: usize) -> bool {
         // A broken link is the job's end; the launcher names the process.
         self.progress().unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Barrier;
+
+    /// A key-value store shared by the threads that play a job's processes.
+    struct SharedStore {
+        entries: Arc<Mutex<HashMap<String, String>>>,
+        fence: Arc<Barrier>,
+    }
+
+    impl KeyValueStore for SharedStore {
+        fn put(&mut self, key: &str, value: &str) -> io::Result<()> {
+            self.entries
+                .lock()
+                .unwrap()
+                .insert(key.into(), value.into());
+            Ok(())
+        }
+        fn fence(&mut self) -> io::Result<()> {
+            self.fence.wait();
+            Ok(())
+        }
+        fn get(&mut self, key: &str) -> io::Result<Option<String>> {
+            Ok(self.entries.lock().unwrap().get(key).cloned())
+        }
+    }
+
+    /// Two processes linked by the ring.
+    fn pair() -> (Signaling, Signaling) {
+        let entries = Arc::default();
+        let fence = Arc::new(Barrier::new(2));
+        let secret = JobSecret::generate().unwrap();
+        let start = |me| {
+            let mut kvs = SharedStore {
+                entries: Arc::clone(&entries),
+                fence: Arc::clone(&fence),
+            };
+            let secret = secret.clone();
+            std::thread::spawn(move || {
+                Signaling::bootstrap(
+                    me,
+                    2,
+                    "127.0.0.1".parse().unwrap(),
+                    StaticTopology::Ring,
+                    &mut kvs,
+                    &secret,
+                    Duration::from_secs(10),
+                )
+                .unwrap()
+            })
+        };
+        let (a, b) = (start(0), start(1));
+        (a.join().unwrap(), b.join().unwrap())
+    }
+
+    /// Progress of `net` until it fails or `rounds` rounds passed.
+    fn progress_for(net: &Signaling, rounds: usize) -> io::Result<()> {
+        for _ in 0..rounds {
+            net.progress()?;
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_process_that_says_goodbye_leaves_in_order() {
+        let (a, b) = pair();
+        a.say_goodbye(Duration::from_secs(10));
+        drop(a);
+        progress_for(&b, 300).expect("a goodbye, then the link's end");
+    }
+
+    #[test]
+    fn a_link_that_ends_without_a_goodbye_is_a_death() {
+        let (a, b) = pair();
+        b.send(
+            0,
+            ControlKind::Deadlock {
+                round: 1,
+                step: 0,
+                values: vec![],
+            },
+        )
+        .unwrap();
+        drop(a);
+        let e = progress_for(&b, 3000).expect_err("the end of a link without a goodbye");
+        assert_eq!(Vanished::of(&e), Some(&Vanished { process: 0 }), "{e}");
+        assert!(e.to_string().contains("process 0 is gone"), "{e}");
     }
 }

@@ -680,6 +680,16 @@ impl Links {
     /// Removes every shared-memory and ibverbs endpoint and closes its rings
     /// and queue pairs (a checkpoint: images hold no shared memory or device
     /// state); they are made again on demand. Returns how many were closed.
+    /// Removes the names of this process's shared-memory rings still in
+    /// /dev/shm (see `ShmRail::unlink_names`): the job is ending.
+    pub(crate) fn unlink_ring_names(&self) {
+        for i in &self.instances {
+            if let Instance::Shm(s) = i {
+                s.unlink_names();
+            }
+        }
+    }
+
     pub(crate) fn close_high_speed(&self) -> usize {
         self.edit_routes(|routes| {
             routes.remove_rails(|r| matches!(r.driver, Driver::Shm | Driver::Ibverbs))
@@ -746,6 +756,14 @@ impl Links {
         for i in &self.instances {
             if let Instance::Tcp { rail, .. } = i {
                 moved |= rail.progress()?;
+                // A peer's orderly close says nothing here (the signaling
+                // network tells a death from a departure); a broken one fails
+                // the round, once its frames are delivered.
+                for ended in rail.take_ended() {
+                    if let Some(e) = ended.broken {
+                        return Err(e);
+                    }
+                }
             }
         }
         Ok(moved)

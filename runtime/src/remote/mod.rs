@@ -129,6 +129,11 @@ pub(crate) struct Fabric {
     agent_gate: gate::Gate,
     /// Set when this process's ranks have all finalized.
     finishing: AtomicBool,
+    /// Whether this process ends the job when another dies (its link closed
+    /// without a goodbye): under another launcher (srun), which may let the
+    /// others run on. mpcrs-run sees the death itself, ends the job and
+    /// names the cause; the others then leave the report to it.
+    ends_job_on_death: bool,
     /// The workers the network's progress runs on.
     sched: mpcrs_scheduler::Handle,
 }
@@ -372,6 +377,7 @@ impl Fabric {
             send_gate: gate::Gate::with_workers(sched.workers()),
             agent_gate: gate::Gate::with_workers(sched.workers()),
             finishing: AtomicBool::new(false),
+            ends_job_on_death: cfg.foreign_launcher,
             sched: sched.clone(),
         };
         if FABRIC.set(fabric).is_err() {
@@ -587,8 +593,17 @@ impl Fabric {
 
     /// A read error from a peer while finishing: once every process passed the
     /// final fence, peers exit and their links reset. No MPI traffic is left to
-    /// carry by then (a peer that crashed instead is reported by the launcher).
+    /// carry by then. A peer that died instead (its link closed without a
+    /// goodbye) ends the job even then where this process is the one to end
+    /// it: the others may wait for it in the fence.
     fn fail_or_close(&self, e: io::Error) -> bool {
+        if mpcrs_signaling::Vanished::of(&e).is_some() {
+            if self.ends_job_on_death {
+                self.fail(e)
+            }
+            // mpcrs-run ends the job: rounds go on meanwhile.
+            return false;
+        }
         if !self.finishing.load(Ordering::Acquire) {
             self.fail(e)
         }
@@ -719,6 +734,9 @@ impl Fabric {
     /// connection is busy (this process is failing inside a PMI call).
     fn tell_launcher_abort(code: i32) {
         let Some(f) = FABRIC.get() else { return };
+        // Rings a peer killed outright never opened: no one else removes
+        // them under this launcher.
+        f.net().links.unlink_ring_names();
         let Ok(mut kvs) = f.net().kvs.try_lock() else {
             return;
         };
@@ -739,6 +757,8 @@ impl Fabric {
             // mpcrs-run job, no launcher removes them).
             machine::Notes::of_job(&self.net().job).remove();
         }
+        // Every process is through the fence: this one leaves in order.
+        self.net().signaling.say_goodbye(Duration::from_secs(2));
     }
 
     /// Frames this process sent to others, and frames from others it acted

@@ -50,6 +50,7 @@ fn main() {
         if let Err(e) = net.connect_on_demand(dest, WAIT) {
             println!("process 0: error: {e}");
             kvs.fence().unwrap();
+            net.say_goodbye(WAIT);
             stop.store(true, Ordering::Release);
             progress.join().unwrap();
             kvs.finalize().unwrap();
@@ -80,6 +81,9 @@ fn main() {
         }
     }
     kvs.fence().unwrap();
+    // Leaving in order: a link's end without a goodbye is a death to the
+    // others, whose progress may still be reading.
+    net.say_goodbye(WAIT);
     stop.store(true, Ordering::Release);
     progress.join().unwrap();
     let s = net.stats();
