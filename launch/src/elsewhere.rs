@@ -1,12 +1,13 @@
 //! Node-local files a restart's launcher cannot see. Where the hosts keep
 //! private node-local disks, the L1 images, partner copies (L2) and parity
 //! shards (L3) that the first run's processes wrote on another host are only
-//! there. The launcher asks that host, through the launch agent, whether each
-//! file is there and whole and what its header says (`mpcrs-ckpt facts`,
-//! one call per host and epoch), and brings a file over (`cat` through the
-//! agent, into the restart's directory in the checkpoint directory, which
-//! every host sees) only where another host needs it: a process restarted
-//! on the host that keeps its image reads it there.
+//! there. The launcher asks that host, through the launch agent (ssh, or
+//! srun for a task of a Slurm job), whether each file is there and whole and
+//! what its header says (`mpcrs-ckpt facts`, one call per host and epoch),
+//! and brings a file over (`cat` through the agent, into the restart's
+//! directory in the checkpoint directory, which every host sees) only where
+//! another host needs it: a process restarted on the host that keeps its
+//! image reads it there.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -179,9 +180,86 @@ pub fn answer(question: &Question, check: &dyn Fn(&Path, Expected) -> Result<(),
 /// Whether a question round was made; held while it is.
 type Once = Arc<Mutex<bool>>;
 
+/// How a command reaches another host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Agent {
+    /// A remote login's words, as `--launch-agent`: `WORDS HOST LINE`, the
+    /// line run by the host's shell (ssh).
+    Login(Vec<String>),
+    /// srun, from inside a Slurm job: a step of one task on the node,
+    /// sharing the job's resources with the steps running.
+    Srun,
+}
+
+impl Agent {
+    /// The command that runs the shell line `line` on `host`.
+    pub fn on(&self, host: &str, line: String) -> Command {
+        let mut c = match self {
+            Agent::Login(words) => {
+                let mut c = Command::new(&words[0]);
+                c.args(&words[1..]).arg(host).arg(line);
+                c
+            }
+            Agent::Srun => {
+                let mut c = Command::new("srun");
+                c.args([
+                    "--overlap",
+                    "--mpi=none",
+                    "-N1",
+                    "-n1",
+                    "--cpus-per-task=1",
+                    "-w",
+                ])
+                .arg(host)
+                .args(["sh", "-c"])
+                .arg(line);
+                // The step's own layout, which the new step must not take.
+                for var in [
+                    "SLURM_CPUS_PER_TASK",
+                    "SLURM_NTASKS",
+                    "SLURM_NPROCS",
+                    "SLURM_TASKS_PER_NODE",
+                    "SLURM_NTASKS_PER_NODE",
+                    "SLURM_DISTRIBUTION",
+                    "SLURM_NNODES",
+                    "SLURM_JOB_NUM_NODES",
+                    "SLURM_NODELIST",
+                    "SLURM_STEP_NUM_NODES",
+                    "SLURM_STEP_NUM_TASKS",
+                    "PMI_FD",
+                    "PMI_RANK",
+                    "PMI_SIZE",
+                    "PMI_JOBID",
+                ] {
+                    c.env_remove(var);
+                }
+                c
+            }
+        };
+        c.stdin(Stdio::null());
+        c
+    }
+
+    /// What to call it in messages.
+    fn name(&self) -> &str {
+        match self {
+            Agent::Login(words) => &words[0],
+            Agent::Srun => "srun",
+        }
+    }
+}
+
+/// How the restart on this host reaches the first run's other hosts.
+#[derive(Debug, Clone)]
+pub struct OtherHosts {
+    pub agent: Agent,
+    /// This host's name as the first run's manifest may name it.
+    pub own: String,
+}
+
 /// The other hosts of a checkpointed job, reached through the launch agent.
 pub struct Elsewhere {
-    agent: Vec<String>,
+    agent: Agent,
     /// mpcrs-ckpt, at the same path on every host as mpcrs-run.
     tool: PathBuf,
     job: Option<u64>,
@@ -197,17 +275,17 @@ pub struct Elsewhere {
 
 impl Elsewhere {
     /// The other hosts of the job of `m`, if it had any (and node-local
-    /// storage): reached with `agent`.
-    pub fn of(m: &JobManifest, agent: Vec<String>) -> Option<Elsewhere> {
+    /// storage), as `others` reaches them.
+    pub fn of(m: &JobManifest, others: &OtherHosts) -> Option<Elsewhere> {
         let root = m.local.clone()?;
-        if m.hosts.len() != m.processes || agent.is_empty() {
+        if m.hosts.len() != m.processes || matches!(&others.agent, Agent::Login(w) if w.is_empty())
+        {
             return None;
         }
-        let own = mpcrs_settings::local_hostname();
         let mut hosts = HashMap::new();
         for (p, host) in m.hosts.iter().enumerate() {
             let node = m.nodes.get(p).copied().unwrap_or(0);
-            if !crate::hosts::is_local(host, &own).unwrap_or(false) {
+            if !crate::hosts::is_local(host, &others.own).unwrap_or(false) {
                 hosts.insert(node, host.clone());
             }
         }
@@ -216,7 +294,7 @@ impl Elsewhere {
         }
         let tool = std::env::current_exe().ok()?.with_file_name("mpcrs-ckpt");
         Some(Elsewhere {
-            agent,
+            agent: others.agent.clone(),
             tool,
             job: m.job,
             root,
@@ -325,10 +403,12 @@ impl Elsewhere {
             line.push(' ');
             line.push_str(&shell_quote(&q.to_arg()));
         }
-        let o = on(&self.agent, host, line)
+        let o = self
+            .agent
+            .on(host, line)
             .stderr(Stdio::piped())
             .output()
-            .map_err(|e| format!("{}: {e}", self.agent[0]))?;
+            .map_err(|e| format!("{}: {e}", self.agent.name()))?;
         let text = String::from_utf8_lossy(&o.stdout);
         let answers: Vec<Fact> = text.lines().filter_map(Fact::parse).collect();
         if !o.status.success() || answers.len() != questions.len() {
@@ -356,33 +436,26 @@ impl Elsewhere {
     }
 
     /// The agent that reaches the other hosts.
-    pub fn agent(&self) -> &[String] {
+    pub fn agent(&self) -> &Agent {
         &self.agent
     }
 }
 
-/// `agent`'s command that runs `line` on `host`.
-fn on(agent: &[String], host: &str, line: String) -> Command {
-    let mut c = Command::new(&agent[0]);
-    c.args(&agent[1..]).arg(host).arg(line);
-    c.stdin(Stdio::null());
-    c
-}
-
 /// Brings the file at `path` on `host` (through `agent`) into `into`, a
 /// directory every host sees, at `into/from-HOST/PATH`; returns where.
-pub fn bring(agent: &[String], host: &str, path: &Path, into: &Path) -> Result<PathBuf, String> {
+pub fn bring(agent: &Agent, host: &str, path: &Path, into: &Path) -> Result<PathBuf, String> {
     let rel = path.strip_prefix("/").unwrap_or(path);
     let to = into.join(format!("from-{host}")).join(rel);
     let parent = to.parent().unwrap_or(into);
     mpcrs_cr::commit::private_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     let file = std::fs::File::create(&to).map_err(|e| format!("{}: {e}", to.display()))?;
     let line = format!("cat {}", shell_quote(&path.to_string_lossy()));
-    let o = on(agent, host, line)
+    let o = agent
+        .on(host, line)
         .stdout(file)
         .stderr(Stdio::piped())
         .output()
-        .map_err(|e| format!("{}: {e}", agent[0]))?;
+        .map_err(|e| format!("{}: {e}", agent.name()))?;
     if !o.status.success() {
         let _ = std::fs::remove_file(&to);
         return Err(format!(

@@ -10,7 +10,7 @@ use mpcrs_cr::commit::epoch_name;
 use mpcrs_settings::manifest::JobManifest;
 use mpcrs_settings::variables as env;
 
-use crate::elsewhere::{Elsewhere, Fact, HeaderFacts};
+use crate::elsewhere::{Agent, Elsewhere, Fact, HeaderFacts, OtherHosts};
 use crate::options::Options;
 use crate::processes::{place, Launch};
 use crate::supervise;
@@ -118,6 +118,20 @@ impl Prepared {
         self.levels[p]
     }
 
+    /// The directory `rebuilt` of the chosen epoch in checkpoint directory
+    /// `dir`.
+    pub fn rebuilt_dir(&self, dir: &Path, rebuilt: &str) -> Result<PathBuf, String> {
+        Ok(mpcrs_cr::CheckpointDir::open(dir)
+            .map_err(|e| e.to_string())?
+            .epoch_dir(self.epoch)
+            .join(rebuilt))
+    }
+
+    /// Whether another host keeps any of the images chosen.
+    pub fn reads_elsewhere(&self) -> bool {
+        !self.kept_elsewhere.is_empty()
+    }
+
     /// Makes every process's images readable on the host it restarts on
     /// (`runs_on(p)`, `None` for this host): an image another host keeps is
     /// read there in place when the process restarts there, and brought
@@ -125,11 +139,12 @@ impl Prepared {
     /// does not.
     pub fn bring_to(
         &mut self,
+        processes: std::ops::Range<usize>,
         runs_on: &dyn Fn(usize) -> Option<String>,
-        agent: &[String],
+        agent: &Agent,
         into: &Path,
     ) -> Result<(), String> {
-        for p in 0..self.images.len() {
+        for p in processes {
             let target = runs_on(p);
             let files = std::iter::once(&mut self.images[p]).chain(self.chains[p].iter_mut());
             for file in files {
@@ -162,16 +177,16 @@ pub fn restart_specs(
     dir: &std::path::Path,
     epoch: Option<u64>,
 ) -> Result<RestartPlan, String> {
-    let agent = crate::options::launch_agent(args);
-    let mut prepared = prepare(args, dir, epoch, "rebuilt", Some(&agent))?;
+    let others = OtherHosts {
+        agent: Agent::Login(crate::options::launch_agent(args)),
+        own: mpcrs_settings::local_hostname(),
+    };
+    let mut prepared = prepare(args, dir, epoch, "rebuilt", Some(&others))?;
     let processes = prepared.manifest.processes;
     if !prepared.kept_elsewhere.is_empty() {
         let runs_on = crate::processes::hosts_of_processes(args, processes)?;
-        let into = mpcrs_cr::CheckpointDir::open(dir)
-            .map_err(|e| e.to_string())?
-            .epoch_dir(prepared.epoch)
-            .join("rebuilt");
-        prepared.bring_to(&|p| runs_on[p].clone(), &agent, &into)?;
+        let into = prepared.rebuilt_dir(dir, "rebuilt")?;
+        prepared.bring_to(0..processes, &|p| runs_on[p].clone(), &others.agent, &into)?;
     }
     if processes > 1 {
         // The restored processes reach the new key-value store through the
@@ -205,14 +220,14 @@ pub fn restart_specs(
 /// its manifest reads, every image is there with a sound header and
 /// recoverable at some level, and the executable is the one that wrote
 /// them). Files rebuilt from L3 go to `rebuilt` in the epoch's directory.
-/// With an `agent`, node-local files of the first run's other hosts that
+/// With `others`, node-local files of the first run's other hosts that
 /// this host cannot see (private disks) are asked of those hosts.
 pub fn prepare(
     args: &Options,
     dir: &std::path::Path,
     epoch: Option<u64>,
     rebuilt: &str,
-    agent: Option<&[String]>,
+    others: Option<&OtherHosts>,
 ) -> Result<Prepared, String> {
     use std::os::unix::process::CommandExt;
     let store = mpcrs_cr::CheckpointDir::open(dir).map_err(|e| e.to_string())?;
@@ -250,7 +265,7 @@ pub fn prepare(
     let verifier = Verifier::new();
     for &k in &tried {
         verifier.ahead(&store, k);
-        match recoverable(&store, k, &verifier, rebuilt, agent) {
+        match recoverable(&store, k, &verifier, rebuilt, others) {
             Ok(found) => {
                 chosen = Some((k, found));
                 break;
@@ -405,7 +420,7 @@ fn recoverable(
     k: u64,
     verifier: &Verifier,
     rebuilt: &str,
-    agent: Option<&[String]>,
+    others: Option<&OtherHosts>,
 ) -> Result<Recoverable, String> {
     use mpcrs_cr::commit::MANIFEST;
     let epoch_dir = store.epoch_dir(k);
@@ -420,7 +435,7 @@ fn recoverable(
     }
     let now = mpcrs_cr::image::ExeIdentity::of(&m.executable)
         .map_err(|e| format!("{}: {e}", m.executable.display()))?;
-    let elsewhere = agent.and_then(|a| Elsewhere::of(&m, a.to_vec()));
+    let elsewhere = others.and_then(|o| Elsewhere::of(&m, o));
     let recovery = recover(
         &m,
         &epoch_dir,
@@ -465,7 +480,7 @@ fn recoverable(
         &recovery.images,
         verifier,
         rebuilt,
-        agent,
+        others,
         elsewhere.as_ref(),
         &mut kept,
     )?;
@@ -475,7 +490,7 @@ fn recoverable(
 /// For each image of epoch `k`'s `images`, the images it applies to,
 /// newest first, each recovered from its epoch's levels and verified (empty
 /// for a full image): what `mpcrs-ckpt verify` checks of an epoch's chains.
-/// Images another host keeps are asked of it through `agent`, and added to
+/// Images another host keeps are asked of it as `others` says, and added to
 /// `kept` with their host; `top` is what answered for epoch `k`'s images.
 #[allow(clippy::too_many_arguments)]
 pub fn chains_of(
@@ -484,7 +499,7 @@ pub fn chains_of(
     images: &[std::path::PathBuf],
     verifier: &Verifier,
     rebuilt: &str,
-    agent: Option<&[String]>,
+    others: Option<&OtherHosts>,
     top: Option<&Elsewhere>,
     kept: &mut KeptElsewhere,
 ) -> Result<Vec<Images>, String> {
@@ -505,7 +520,7 @@ pub fn chains_of(
             if !recovered.contains_key(&j) {
                 let dir = store.epoch_dir(j);
                 let found = read_manifest(store, &dir).and_then(|m| {
-                    let e = agent.and_then(|a| Elsewhere::of(&m, a.to_vec()));
+                    let e = others.and_then(|o| Elsewhere::of(&m, o));
                     let r = recover(&m, &dir, j, &dir.join(rebuilt), verifier, e.as_ref())?;
                     for note in &r.notes {
                         mpcrs_settings::report!(warn, "mpcrs-run: {note}");

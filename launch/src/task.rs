@@ -4,11 +4,15 @@
 //! task decides the same restart from the same checkpoint directory
 //! ([`crate::restart::prepare`]) and becomes, in place, the process of its own
 //! image, which keeps srun's PMI connection and joins the job through it.
+//! Node-local files of other nodes that a task cannot see (private disks)
+//! it asks of those nodes with srun, and brings over those its own process
+//! needs.
 
 use std::path::Path;
 
 use mpcrs_settings::variables as env;
 
+use crate::elsewhere::{Agent, OtherHosts};
 use crate::options::Options;
 use crate::restart::prepare;
 
@@ -47,7 +51,12 @@ pub fn restore_in_place(args: &Options, dir: &Path, task: Task) -> String {
     }
     // Tasks that rebuild an image from parity each write their own copy.
     let rebuilt = format!("rebuilt-task-{}", task.rank);
-    let mut prepared = match prepare(args, dir, args.epoch, &rebuilt, None) {
+    // Inside a Slurm job, srun reaches the job's other nodes.
+    let others = std::env::var("SLURM_JOB_ID").is_ok().then(|| OtherHosts {
+        agent: Agent::Srun,
+        own: std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| mpcrs_settings::local_hostname()),
+    });
+    let mut prepared = match prepare(args, dir, args.epoch, &rebuilt, others.as_ref()) {
         Ok(p) => p,
         Err(e) => return e,
     };
@@ -65,6 +74,17 @@ pub fn restore_in_place(args: &Options, dir: &Path, task: Task) -> String {
             "{} (each task restores its process)",
             prepared.announcement
         );
+    }
+    if let Some(others) = others.as_ref().filter(|_| prepared.reads_elsewhere()) {
+        let into = match prepared.rebuilt_dir(dir, &rebuilt) {
+            Ok(d) => d,
+            Err(e) => return e,
+        };
+        let own = Some(others.own.clone());
+        let rank = task.rank;
+        if let Err(e) = prepared.bring_to(rank..rank + 1, &|_| own.clone(), &others.agent, &into) {
+            return e;
+        }
     }
     let level = prepared.level(task.rank);
     if level != mpcrs_levels::Level::Local {

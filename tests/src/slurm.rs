@@ -55,6 +55,27 @@ impl Slurm {
     /// Starts a cluster of nodes `n1`, `n2`, ... on `hosts` (host `k` is node
     /// `nk`), `cpus` CPUs declared on each; returns once every node is idle.
     pub fn start_on(hosts: &crate::netns::Hosts, count: u32, cpus: usize) -> Slurm {
+        Self::start_with_disks(hosts, count, cpus, None)
+    }
+
+    /// [`Slurm::start_on`], each node with a private disk at `root` (as
+    /// [`crate::netns::Hosts::private_disks`]: node `nk`'s steps see
+    /// `Hosts::disk(root, k)` there, this host sees `root` itself).
+    pub fn start_on_private_disks(
+        hosts: &crate::netns::Hosts,
+        count: u32,
+        cpus: usize,
+        root: &std::path::Path,
+    ) -> Slurm {
+        Self::start_with_disks(hosts, count, cpus, Some(root))
+    }
+
+    fn start_with_disks(
+        hosts: &crate::netns::Hosts,
+        count: u32,
+        cpus: usize,
+        root: Option<&std::path::Path>,
+    ) -> Slurm {
         let nodes: String = (1..=count)
             .map(|k| {
                 format!(
@@ -66,9 +87,21 @@ impl Slurm {
         let mut slurm = Slurm::configure(&hosts.bridge_address(), &nodes);
         for k in 1..=count {
             let mut slurmd = Command::new("nsenter");
-            slurmd
-                .arg(format!("--net={}", hosts.namespace_file(k)))
-                .args(["slurmd", "-N", &format!("n{k}")]);
+            slurmd.arg(format!("--net={}", hosts.namespace_file(k)));
+            if let Some(root) = root {
+                // slurmd, and the steps it starts, in a mount namespace of
+                // their own where the node's disk is at `root`.
+                let disk = crate::netns::Hosts::disk(root, k);
+                std::fs::create_dir_all(&disk).unwrap();
+                std::fs::create_dir_all(root).unwrap();
+                slurmd
+                    .args(["unshare", "--mount", "--propagation", "private", "sh", "-c"])
+                    .arg("mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"")
+                    .arg("sh")
+                    .arg(&disk)
+                    .arg(root);
+            }
+            slurmd.args(["slurmd", "-N", &format!("n{k}")]);
             slurm.start_daemon(slurmd, &format!("slurmd-n{k}"));
         }
         slurm.wait_until_idle(count as usize);

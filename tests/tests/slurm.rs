@@ -196,7 +196,10 @@ fn messages(err: &str, p: u32, rail: &str) -> u64 {
 fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_restarts_under_srun()
 {
     let hosts = Hosts::new(2, 5);
-    let slurm = Slurm::start_on(&hosts, 2, 4);
+    // Each node keeps its node-local images on a disk of its own.
+    let local = std::env::temp_dir().join(format!("mpcrs-slurm-local-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&local);
+    let slurm = Slurm::start_on_private_disks(&hosts, 2, 4, &local);
     let heat = build_c(
         &shared_bench("heat.c"),
         "heat-mpix",
@@ -251,7 +254,6 @@ fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_re
     // Checkpoints under srun; while the job runs its directory is claimed.
     let dir = slurm.dir.join("checkpoints");
     let d = dir.to_str().unwrap();
-    let local = dir.join("node-local");
     let big = reference_of(heat, "1024", "1500");
     // Without -K (--kill-on-bad-exit): Slurm does not end the step when a
     // task dies; the job's processes do.
@@ -323,11 +325,45 @@ fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_re
     let run = run.to_str().unwrap();
     let mut args = two_per_node.to_vec();
     args.extend([run, "--restart", d]);
+    // The node-local images are only on their nodes' disks: each task asks
+    // the other node (srun) about its images, and restores its own process
+    // from its node's image in place.
+    assert_eq!(std::fs::read_dir(&local).unwrap().count(), 0);
+    for k in [1, 2] {
+        assert!(Hosts::disk(&local, k)
+            .join(format!("node-{}", k - 1))
+            .is_dir());
+    }
     let o = slurm.srun(&[], &args, LIMIT);
     let out = expect_success(&o, "srun mpcrs-run --restart");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("(each task restores its process)"), "{err}");
+    assert!(!err.contains("image from"), "{err}");
+    assert!(!err.contains("brought from"), "{err}");
     assert!(restarted_after(&out).is_some_and(|i| i >= 500), "{out}");
+    assert_eq!(heat_checksum(&out), big);
+    // Node n2's disk lost: its processes from the copies their partners keep
+    // on n1 (L2, made by default on several nodes), which the tasks on n2
+    // bring over with srun.
+    let latest = latest_epoch(&dir).unwrap();
+    let m =
+        mpcrs_settings::JobManifest::read(&dir.join(format!("epoch-{latest}/MANIFEST"))).unwrap();
+    assert!(m.complete.contains(&2), "{m:?}");
+    std::fs::remove_dir_all(Hosts::disk(&local, 2)).unwrap();
+    std::fs::create_dir_all(Hosts::disk(&local, 2)).unwrap();
+    let o = slurm.srun(&[], &args, LIMIT);
+    let out = expect_success(&o, "srun mpcrs-run --restart, n2's disk lost");
+    let err = String::from_utf8_lossy(&o.stderr);
+    for p in [2, 3] {
+        assert!(
+            err.contains(&format!("mpcrs-run: process {p}: image from L2")),
+            "{err}"
+        );
+    }
+    assert!(
+        err.contains("brought from host n1 (it restarts on n2)"),
+        "{err}"
+    );
     assert_eq!(heat_checksum(&out), big);
     // A restart with another number of tasks is refused, naming both.
     let o = slurm.srun(
@@ -343,4 +379,6 @@ fn a_job_srun_spreads_over_two_nodes_checkpoints_ends_when_a_process_dies_and_re
     );
     // Not even the job killed left its files.
     assert_nothing_left(&slurm);
+    drop(slurm);
+    let _ = std::fs::remove_dir_all(&local);
 }
