@@ -54,6 +54,10 @@ struct Slot {
     tag: AtomicI32,
     /// The MPI call the rank is in (the C ABI's note; 0: none known).
     call: AtomicUsize,
+    /// Who waits (the rank's ULT, or a thread acting for it): a wait counts
+    /// only while it is parked. A rank woken but given no CPU yet is not
+    /// deadlocked, however long its worker waits for one.
+    waiter: std::sync::Mutex<Option<mpcrs_scheduler::Unparker>>,
 }
 
 /// The slots of this process's ranks.
@@ -121,10 +125,23 @@ pub(crate) fn waiting(what: Wait) -> Option<Mark> {
     slot.tag.store(tag, Ordering::Relaxed);
     slot.call
         .store(mpcrs_scheduler::ult_note(), Ordering::Relaxed);
+    *slot.waiter.lock().unwrap() = Some(mpcrs_scheduler::current());
     bump(slot);
     // Release: the description is in place before the state says so.
     slot.state.store(WAITING, Ordering::Release);
     Some(Mark(slot))
+}
+
+impl Slot {
+    /// Whether its waiter is parked (not yet parked, or woken and not run
+    /// again, is not).
+    fn is_parked(&self) -> bool {
+        self.waiter
+            .lock()
+            .unwrap()
+            .as_ref()
+            .is_none_or(mpcrs_scheduler::Unparker::is_parked)
+    }
 }
 
 /// Counts a transition of `slot` (only its rank writes it).
@@ -173,7 +190,7 @@ impl RankWaits {
             // in the next look's count.
             s.changes = s.changes.wrapping_add(slot.changes.load(Ordering::Acquire));
             match slot.state.load(Ordering::Acquire) {
-                WAITING => s.waiting += 1,
+                WAITING if slot.is_parked() => s.waiting += 1,
                 FINISHED => s.finished += 1,
                 _ => {}
             }

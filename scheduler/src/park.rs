@@ -27,6 +27,16 @@ impl Unparker {
         }
     }
 
+    /// Whether the context is parked now, not woken since (a ULT woken but
+    /// not yet run again is not). A plain OS thread cannot be looked at: it
+    /// counts as parked.
+    pub fn is_parked(&self) -> bool {
+        match &self.0 {
+            Target::Ult(task) => task.is_parked(),
+            Target::Thread(_) => true,
+        }
+    }
+
     /// Whether two unparkers wake the same context.
     pub fn same_as(&self, other: &Unparker) -> bool {
         match (&self.0, &other.0) {

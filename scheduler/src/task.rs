@@ -111,6 +111,11 @@ impl Task {
             .is_ok()
     }
 
+    /// Whether the ULT is parked, with no wake-up since.
+    pub(crate) fn is_parked(&self) -> bool {
+        self.state.load(Ordering::Acquire) == PARKED
+    }
+
     /// Wakes the ULT: leaves a token if it is running, or queues it on its home
     /// worker if it is parked. Always a read-modify-write on the state: a plain load
     /// that saw a token already there could let the waker's earlier writes stay

@@ -73,8 +73,10 @@ fn a_helper_progresses_while_ranks_poll_by_yielding() {
     });
     let yields = rank.join().unwrap();
     helper.join().unwrap();
+    // The helper may take its first step before the rank starts (nothing
+    // else was ready then): 99 yields.
     assert!(
-        (100..=110).contains(&yields),
+        (99..=110).contains(&yields),
         "one helper step per yield, got {yields} yields"
     );
 }
