@@ -73,9 +73,23 @@ pub fn parse_hostfile(path: &Path) -> Result<Vec<Host>, String> {
     Ok(hosts)
 }
 
-/// The host of each of `processes` processes: hosts in order, each taking its
-/// slots, when the slots cover the job; otherwise contiguous, even blocks.
-pub fn place(processes: usize, hosts: &[Host]) -> Vec<usize> {
+/// How processes are laid on hosts (Open MPI's `--map-by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MapBy {
+    /// Hosts in order, each taking its slots (`slot`, `core`, `socket`).
+    #[default]
+    Slot,
+    /// One process per host in turn (`node`).
+    Node,
+}
+
+/// The host of each of `processes` processes: by node, one per host in
+/// turn; by slot, hosts in order, each taking its slots, when the slots
+/// cover the job, otherwise contiguous, even blocks.
+pub fn place(processes: usize, hosts: &[Host], map_by: MapBy) -> Vec<usize> {
+    if map_by == MapBy::Node && !hosts.is_empty() {
+        return (0..processes).map(|p| p % hosts.len()).collect();
+    }
     let slots: Option<usize> = hosts.iter().map(|h| h.slots).sum();
     match slots {
         Some(total) if total >= processes => hosts
@@ -185,10 +199,14 @@ mod tests {
             name: "h".into(),
             slots,
         };
-        assert_eq!(place(4, &[h(Some(3)), h(Some(3))]), vec![0, 0, 0, 1]);
-        assert_eq!(place(4, &[h(None), h(None)]), vec![0, 0, 1, 1]);
+        let slot = MapBy::Slot;
+        assert_eq!(place(4, &[h(Some(3)), h(Some(3))], slot), vec![0, 0, 0, 1]);
+        assert_eq!(place(4, &[h(None), h(None)], slot), vec![0, 0, 1, 1]);
         // Too few slots: even blocks rather than refusing.
-        assert_eq!(place(3, &[h(Some(1)), h(Some(1))]), vec![0, 0, 1]);
+        assert_eq!(place(3, &[h(Some(1)), h(Some(1))], slot), vec![0, 0, 1]);
+        // By node: one per host in turn, slots or not.
+        let hosts = [h(Some(3)), h(None), h(Some(1))];
+        assert_eq!(place(5, &hosts, MapBy::Node), vec![0, 1, 2, 0, 1]);
     }
 
     #[test]

@@ -42,6 +42,18 @@ pub struct Options {
     #[arg(long = "host", value_name = "HOSTS", conflicts_with = "hostfile")]
     pub host: Option<String>,
 
+    /// Ranks per host (MPICH's -ppn): with --host or --hostfile, each host
+    /// takes one process of N ranks (with --process-mode, N processes), in
+    /// host order, as many hosts as the ranks need.
+    #[arg(long = "ppn", value_name = "N", conflicts_with = "processes", value_parser = clap::value_parser!(u32).range(1..))]
+    pub ppn: Option<u32>,
+
+    /// How processes are laid on the hosts (as Open MPI's mpirun): slot,
+    /// core or socket (each host's slots in order), or node (one process per
+    /// host in turn); `:PE=n` gives each process n worker threads (as -c n).
+    #[arg(long = "map-by", value_name = "POLICY[:PE=n]", value_parser = parse_map_by)]
+    pub map_by: Option<MapSpec>,
+
     /// File naming the hosts, one per line: NAME [slots=N] or NAME:N.
     #[arg(long = "hostfile", value_name = "FILE")]
     pub hostfile: Option<std::path::PathBuf>,
@@ -241,10 +253,33 @@ pub fn check_stack_space(ranks: u64, processes: u64, stack: u64) -> Result<(), S
 
 /// The hosts of --host or --hostfile, if given.
 pub fn hosts(args: &Options) -> Option<Result<Vec<crate::hosts::Host>, String>> {
-    match (&args.host, &args.hostfile) {
-        (Some(list), _) => Some(crate::hosts::parse_host_list(list)),
-        (None, Some(file)) => Some(crate::hosts::parse_hostfile(file)),
-        (None, None) => None,
+    let hosts = match (&args.host, &args.hostfile) {
+        (Some(list), _) => crate::hosts::parse_host_list(list),
+        (None, Some(file)) => crate::hosts::parse_hostfile(file),
+        (None, None) => return None,
+    };
+    // --ppn: the processes each host takes, whatever its slots.
+    let slots = args.ppn.map(|n| match args.process_mode {
+        true => n as usize,
+        false => 1,
+    });
+    Some(hosts.map(|hosts| {
+        hosts
+            .into_iter()
+            .map(|h| crate::hosts::Host {
+                slots: slots.or(h.slots),
+                ..h
+            })
+            .collect()
+    }))
+}
+
+/// The processes of a job of `--ppn N` ranks per host: one per N ranks (a
+/// process per rank with --process-mode).
+pub fn processes_for_ppn(ranks: u32, ppn: u32, process_mode: bool) -> u32 {
+    match process_mode {
+        true => ranks,
+        false => ranks.div_ceil(ppn),
     }
 }
 
@@ -319,6 +354,43 @@ fn parse_duration(s: &str) -> Result<f64, String> {
         .ok_or_else(|| {
             format!("{s:?} is not a duration from 1 s to 1e12 s (e.g. 3600, 90m, 24h, 7d)")
         })
+}
+
+/// `--map-by`: where processes go, and the workers each gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapSpec {
+    pub by: crate::hosts::MapBy,
+    pub workers: Option<u32>,
+}
+
+fn parse_map_by(s: &str) -> Result<MapSpec, String> {
+    use crate::hosts::MapBy;
+    let (policy, modifier) = match s.split_once(':') {
+        Some((p, m)) => (p, Some(m)),
+        None => (s, None),
+    };
+    let by = match policy.to_ascii_lowercase().as_str() {
+        "slot" | "core" | "socket" | "hwthread" => MapBy::Slot,
+        "node" => MapBy::Node,
+        _ => {
+            return Err(format!(
+                "{policy:?} is not a mapping policy here (slot, core, socket or node)"
+            ))
+        }
+    };
+    let workers = match modifier {
+        None => None,
+        Some(m) => {
+            let n = m
+                .strip_prefix("PE=")
+                .or_else(|| m.strip_prefix("pe="))
+                .and_then(|n| n.parse::<u32>().ok())
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| format!("{m:?} is not PE=n (worker threads per process, n >= 1)"))?;
+            Some(n)
+        }
+    };
+    Ok(MapSpec { by, workers })
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {

@@ -239,14 +239,14 @@ fn report(index: usize, ending: io::Result<Ending>) {
 /// restorable; those reach processes on other hosts through their command line.
 pub fn across_hosts(
     base: &Command,
-    processes: usize,
     ranks: usize,
     hosts: &[Host],
+    placement: &[usize],
     agent: &[String],
     own_name: &str,
     launch: &Launch,
 ) -> Result<Vec<ProcessSpec>, String> {
-    let placement = hosts::place(processes, hosts);
+    let processes = placement.len();
     let local: Vec<bool> = hosts
         .iter()
         .map(|h| hosts::is_local(&h.name, own_name))
@@ -462,6 +462,11 @@ pub fn restorable(cmd: &mut Command) {
     }
 }
 
+/// How `--map-by` lays processes on hosts (by slot without it).
+fn map_by_of(args: &Options) -> hosts::MapBy {
+    args.map_by.map(|m| m.by).unwrap_or_default()
+}
+
 /// The host each of a job's `processes` processes runs on as [`place`] lays
 /// them out (`None`: this host).
 pub fn hosts_of_processes(args: &Options, processes: usize) -> Result<Vec<Option<String>>, String> {
@@ -473,7 +478,7 @@ pub fn hosts_of_processes(args: &Options, processes: usize) -> Result<Vec<Option
         .filter(|h| !args.left_out.contains(&h.name))
         .collect();
     let own = mpcrs_settings::local_hostname();
-    hosts::place(processes, &hosts)
+    hosts::place(processes, &hosts, map_by_of(args))
         .into_iter()
         .map(|h| {
             let name = &hosts[h].name;
@@ -505,9 +510,9 @@ pub fn place(
             .and_then(|h| {
                 across_hosts(
                     &cmd,
-                    processes,
                     ranks,
                     &h,
+                    &hosts::place(processes, &h, map_by_of(args)),
                     &crate::options::launch_agent(args),
                     &host,
                     launch,

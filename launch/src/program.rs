@@ -16,6 +16,38 @@ pub fn resolve_program(program: &str) -> Option<std::path::PathBuf> {
     })
 }
 
+/// What a program is, for how its ranks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// It links an MPI library (ours or MPICH's: C, C++, Fortran, rsmpi).
+    LinksMpi,
+    /// A Rust program on mpcrs's own API (the runtime is inside it).
+    Mpcrs,
+    /// Anything else: a tool, a script, or a wrapper of an MPI program
+    /// (`sh -c ./app`, `env X=1 ./app`, `valgrind ./app`). As mpirun does,
+    /// the job runs one copy per rank, each a process of one rank.
+    Other,
+}
+
+/// The kind of program the file at `path` is (`None`: no such file to
+/// read, which the start of the job reports).
+pub fn kind_of(path: &std::path::Path) -> Option<Kind> {
+    if mpcrs_elf::mpi_program(path).is_some() {
+        return Some(Kind::LinksMpi);
+    }
+    let bytes = std::fs::read(path).ok()?;
+    // Every program with the runtime inside reads its ranks' count from
+    // this variable: its name is in the program's read-only data, stripped
+    // or not.
+    let runtime_inside = bytes.starts_with(b"\x7fELF")
+        && memchr::memmem::find(&bytes, mpcrs_settings::variables::RANKS.name.as_bytes()).is_some();
+    Some(if runtime_inside {
+        Kind::Mpcrs
+    } else {
+        Kind::Other
+    })
+}
+
 /// Whether a program that is not position-independent can run in this job: one
 /// rank per process, and no checkpoints (a restart needs the loader's layout).
 pub fn directly_runnable(args: &Options) -> Result<(), String> {

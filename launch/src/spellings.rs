@@ -1,6 +1,7 @@
 //! What users of Open MPI's mpirun and MPICH's mpiexec type, turned into
 //! mpcrs-run's own options before they are parsed: single-dash long options
-//! (`-np 4`, `-host a,b`, `-hostfile F`, `-bind-to core`, `-wdir D`), MPICH's `-genv VAR
+//! (`-np 4`, `-host a,b`, `-hostfile F`, `-bind-to core`, `-map-by node`,
+//! `-wdir D`, MPICH's `-ppn N`), MPICH's `-genv VAR
 //! VALUE`, and Open
 //! MPI's `--oversubscribe`, which means nothing here (ranks are threads:
 //! oversubscribing is the point), so it is accepted and dropped. Only the
@@ -36,9 +37,11 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
         };
         match text.as_str() {
             "-np" | "-H" | "-host" | "-hostfile" | "-machinefile" | "--machinefile"
-            | "-bind-to" | "-wdir" => {
+            | "-bind-to" | "-wdir" | "-ppn" | "-map-by" => {
                 let ours = match text.as_str() {
                     "-np" => "--np",
+                    "-ppn" => "--ppn",
+                    "-map-by" => "--map-by",
                     "-H" | "-host" => "--host",
                     "-bind-to" => "--bind-to",
                     "-wdir" => "--wdir",

@@ -269,8 +269,12 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
         if tag_output {
             spec.command.stdout(Stdio::piped()).stderr(Stdio::piped());
         }
+        // Standard input goes to process 0 only (rank 0's), as with mpirun:
+        // the others read none.
         if spec.first_input.is_some() {
             spec.command.stdin(Stdio::piped());
+        } else if spec.index != 0 {
+            spec.command.stdin(Stdio::null());
         }
         if own_groups() {
             // SAFETY: setpgid in the child before exec only changes its own group.
@@ -292,6 +296,13 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
             // A few bytes into an empty pipe: the write does not block. A
             // process gone already is reported as it ends.
             let _ = stdin.write_all(line.as_bytes());
+            if spec.index == 0 {
+                // Process 0 on another host: the launcher's standard input
+                // follows the line, through the agent.
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut std::io::stdin().lock(), &mut stdin);
+                });
+            }
         }
         if tag_output {
             let tag = format!(

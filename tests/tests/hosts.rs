@@ -372,3 +372,121 @@ fn the_job_s_secret_reaches_other_hosts_on_no_command_line() {
     let out = job.finish(Duration::from_secs(300));
     expect_success(&out, "heat on two hosts");
 }
+
+/// MPICH's `-ppn N`: N ranks per host, one process of N ranks on each (N
+/// processes of one rank with --process-mode), hosts taken in order.
+#[test]
+fn ppn_puts_n_ranks_on_each_host_in_order() {
+    let hosts = Hosts::new(3, 6);
+    let agent = hosts.agent_command();
+    let list = hosts.list(&[1, 2, 3]);
+    let hello = example("hello");
+    let hello = hello.to_str().unwrap();
+    let expected: Vec<String> = (0..6)
+        .map(|r| format!("hello from rank {r} of 6"))
+        .collect();
+    for (mode, started) in [
+        (&[][..], vec![hosts.host(1), hosts.host(2)]),
+        (
+            &["--process-mode"][..],
+            vec![
+                hosts.host(1),
+                hosts.host(1),
+                hosts.host(1),
+                hosts.host(2),
+                hosts.host(2),
+                hosts.host(2),
+            ],
+        ),
+    ] {
+        let _ = std::fs::remove_file(&hosts.log);
+        let mut args = vec![
+            "-n",
+            "6",
+            "-ppn",
+            "3",
+            "--host",
+            &list,
+            "--launch-agent",
+            &agent,
+        ];
+        args.extend_from_slice(mode);
+        args.push(hello);
+        let o = run_job(&args, Duration::from_secs(60));
+        let out = expect_success(&o, "-ppn 3");
+        let mut lines: Vec<&str> = out.lines().collect();
+        lines.sort_unstable();
+        assert_eq!(lines, expected, "{mode:?}");
+        let log = std::fs::read_to_string(&hosts.log).unwrap();
+        let mut on: Vec<&str> = log.lines().collect();
+        on.sort_unstable();
+        assert_eq!(on, started, "{mode:?}");
+    }
+    // Without hosts to spread over, -ppn is refused by name.
+    let o = run_job(&["-n", "4", "-ppn", "2", hello], Duration::from_secs(30));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--ppn 2 places ranks on the hosts of --host"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Open MPI's `--map-by node`: processes go to the hosts in turn; `:PE=n`
+/// gives each n workers; an unknown policy, or PE=n against -c, is refused.
+#[test]
+fn map_by_node_deals_processes_to_hosts_in_turn() {
+    let hosts = Hosts::new(2, 9);
+    let agent = hosts.agent_command();
+    let list = hosts.list(&[1, 2]);
+    let script = "echo $PMI_RANK $MPCRS_WORKERS $(ip -o -4 addr show | grep -o '10\\.213\\.[0-9]*\\.[0-9]*' | head -1)";
+    let o = run_job(
+        &[
+            "-n",
+            "4",
+            "-map-by",
+            "node:PE=2",
+            "--host",
+            &list,
+            "--launch-agent",
+            &agent,
+            "sh",
+            "-c",
+            script,
+        ],
+        Duration::from_secs(60),
+    );
+    let out = expect_success(&o, "--map-by node");
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort_unstable();
+    let (h1, h2) = (hosts.host(1), hosts.host(2));
+    assert_eq!(
+        lines,
+        [
+            format!("0 2 {h1}"),
+            format!("1 2 {h2}"),
+            format!("2 2 {h1}"),
+            format!("3 2 {h2}")
+        ],
+        "{out}"
+    );
+    for (args, says) in [
+        (
+            &["--map-by", "numa"][..],
+            "\"numa\" is not a mapping policy here",
+        ),
+        (&["--map-by", "node:PE=0"][..], "is not PE=n"),
+        (
+            &["--map-by", "slot:PE=2", "-c", "1"][..],
+            "both set the workers of each process",
+        ),
+    ] {
+        let mut all = vec!["-n", "2"];
+        all.extend_from_slice(args);
+        all.push("true");
+        let o = run_job(&all, Duration::from_secs(30));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

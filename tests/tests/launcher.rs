@@ -105,14 +105,16 @@ fn bad_command_lines_are_refused_clearly() {
 
 #[test]
 fn a_program_killed_by_a_signal_is_reported() {
+    // Processes of two ranks each (-p given: a program that is no MPI
+    // program otherwise runs as one process per rank).
     let o = run_command(
-        Command::new(mpcrs_run()).args(["-n", "3", "sh", "-c", "kill -SEGV $$"]),
+        Command::new(mpcrs_run()).args(["-n", "4", "-p", "2", "sh", "-c", "kill -SEGV $$"]),
         Duration::from_secs(10),
     );
     assert_eq!(o.status.code(), Some(128 + 11));
     let err = text(&o).1;
     assert!(
-        err.contains("ranks 0-2") && err.contains("signal 11"),
+        (err.contains("ranks 0-1") || err.contains("ranks 2-3")) && err.contains("signal 11"),
         "{err}"
     );
 }
@@ -852,4 +854,72 @@ fn a_job_past_its_limit_is_reported_with_its_threads_states() {
     };
     assert!(message.contains("--- threads then"), "{message}");
     assert!(message.contains(": mpcrs-worker-0 "), "{message}");
+}
+
+/// As with mpirun: a program that is no MPI program runs once per rank, each
+/// copy a process of one rank with PMI's rank variables; a wrapper of an MPI
+/// program too (each copy then one rank of the job); standard input reaches
+/// process 0 only.
+#[test]
+fn programs_that_are_not_mpi_programs_run_once_per_rank_and_stdin_reaches_rank_0_only() {
+    let limit = Duration::from_secs(30);
+    let sorted = |out: &str| {
+        let mut v: Vec<String> = out.lines().map(String::from).collect();
+        v.sort();
+        v
+    };
+    let o = run_job(&["-n", "3", "hostname"], limit);
+    let out = expect_success(&o, "hostname");
+    let host = mpcrs_settings::local_hostname();
+    assert_eq!(
+        sorted(&out),
+        vec![host.clone(), host.clone(), host],
+        "{out}"
+    );
+    let o = run_job(
+        &["-n", "2", "sh", "-c", "echo rank $PMI_RANK of $PMI_SIZE"],
+        limit,
+    );
+    let out = expect_success(&o, "sh -c");
+    assert_eq!(sorted(&out), ["rank 0 of 2", "rank 1 of 2"], "{out}");
+    // Wrappers of an MPI program: each copy is one of its ranks.
+    let hello = example("hello");
+    let hello = hello.to_str().unwrap();
+    let expected: Vec<String> = (0..3)
+        .map(|r| format!("hello from rank {r} of 3"))
+        .collect();
+    for wrapper in [&["env", "X=1"][..], &["nice"], &["sh", "-c", "exec \"$0\""]] {
+        let mut args = vec!["-n", "3"];
+        args.extend_from_slice(wrapper);
+        args.push(hello);
+        let o = run_job(&args, limit);
+        let out = expect_success(&o, &wrapper.join(" "));
+        assert_eq!(sorted(&out), expected, "{wrapper:?}: {out}");
+    }
+    // An MPI program itself still runs its ranks as threads of one process.
+    let o = run_job(&["-n", "3", "--tag-output", hello], limit);
+    let out = expect_success(&o, "hello");
+    assert!(out.lines().all(|l| l.starts_with("[0,0-2] ")), "{out}");
+    // Standard input: rank 0 reads it, the others read end of file.
+    let script = "read line; echo \"$PMI_RANK read [$line]\"";
+    let mut job = Command::new(mpcrs_run());
+    job.args(["-n", "3", "sh", "-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = job.spawn().unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"to rank 0\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let out = expect_success(&o, "stdin");
+    assert_eq!(
+        sorted(&out),
+        ["0 read [to rank 0]", "1 read []", "2 read []"],
+        "{out}"
+    );
 }

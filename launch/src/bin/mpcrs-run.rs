@@ -91,8 +91,41 @@ fn main() -> ExitCode {
             }
         };
     }
+    // A program that is no MPI program (hostname, a script, `sh -c ./app`,
+    // `valgrind ./app`) runs once per rank, each copy a process of one rank.
+    let kind = args
+        .command
+        .first()
+        .and_then(|c| mpcrs_launch::program::resolve_program(c))
+        .and_then(|p| mpcrs_launch::program::kind_of(&p));
+    // (-p given as a number of processes is taken as it is.)
+    if !args.process_mode && args.processes == 1 && kind == Some(mpcrs_launch::program::Kind::Other)
+    {
+        args.process_mode = true;
+    }
     if args.process_mode {
         args.processes = args.ranks;
+    }
+    if let Some(pe) = args.map_by.and_then(|m| m.workers) {
+        if args.workers.is_some_and(|c| c != pe) {
+            mpcrs_settings::report!(
+                error,
+                "mpcrs-run: --map-by ...:PE={pe} and -c {} both set the workers of each process; give one",
+                args.workers.unwrap_or_default()
+            );
+            return ExitCode::from(2);
+        }
+        args.workers = Some(pe);
+    }
+    if let Some(n) = args.ppn {
+        if args.host.is_none() && args.hostfile.is_none() {
+            mpcrs_settings::report!(
+                error,
+                "mpcrs-run: --ppn {n} places ranks on the hosts of --host or --hostfile; give one"
+            );
+            return ExitCode::from(2);
+        }
+        args.processes = mpcrs_launch::options::processes_for_ppn(args.ranks, n, args.process_mode);
     }
     if args.processes > args.ranks {
         mpcrs_settings::report!(
