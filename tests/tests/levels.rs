@@ -74,24 +74,26 @@ fn restart(ckpt: &Path, extra: &[&str]) -> (bool, String, String) {
     (o.status.success(), out, err)
 }
 
-#[test]
-fn every_level_recovers_what_it_should_on_two_hosts_and_more_losses_fall_back_or_are_refused() {
-    let hosts = Hosts::new(3, 7);
-    let agent = hosts.agent_command();
-    let dir = scratch("disrupt");
-    let ckpt = dir.join("ckpt");
-    let local = dir.join("local");
+/// Heat of 8 ranks in 4 processes on hosts 1 and 2, checkpointed after
+/// iterations 1000 and 2000 at `levels` (inline) into `ckpt` and `local`, and
+/// killed once epoch 2 is complete at every one of them (a restart from it
+/// takes no other, so each scenario starts from the same files). Returns the
+/// checksum of an uninterrupted run.
+fn checkpointed_on_two_hosts_and_killed(
+    hosts: &Hosts,
+    ckpt: &Path,
+    local: &Path,
+    levels: &str,
+) -> String {
     let heat = example("heat");
     let heat = heat.to_str().unwrap();
-    // Checkpoints after iterations 1000 and 2000; a restart from the second
-    // takes no other, so each scenario starts from the same files.
     let run = [heat, "512", "2999", "1000"];
     let reference = heat_checksum(&expect_success(
         &run_job(&["-n", "8", "-c", "2", run[0], run[1], run[2]], LIMIT),
         "uninterrupted heat",
     ));
-    let (h1, h2, h3) = (hosts.host(1), hosts.host(2), hosts.host(3));
-    let first = format!("{h1},{h2}");
+    let first = hosts.list(&[1, 2]);
+    let agent = hosts.agent_command();
     let mut args = vec![
         "-n",
         "8",
@@ -106,7 +108,7 @@ fn every_level_recovers_what_it_should_on_two_hosts_and_more_losses_fall_back_or
         "--checkpoint-local",
         local.to_str().unwrap(),
         "--levels",
-        "1:1,2:1,3:1,4:1",
+        levels,
         "--group-size",
         "4",
         "--post-processing",
@@ -114,11 +116,39 @@ fn every_level_recovers_what_it_should_on_two_hosts_and_more_losses_fall_back_or
     ];
     args.extend_from_slice(&run);
     let job = BackgroundJob::start(&args);
+    let all: Vec<u8> = levels
+        .split(',')
+        .map(|l| l.split(':').next().unwrap().parse().unwrap())
+        .collect();
     job.wait_for("epoch 2 complete at every level", LIMIT, |_, _| {
-        manifest(&ckpt, 2).is_some_and(|m| m.complete == [1, 2, 3, 4])
+        manifest(ckpt, 2).is_some_and(|m| m.complete == all)
     });
     let (status, _, err) = job.kill_processes();
     assert!(!status.success(), "{err}");
+    reference
+}
+
+/// Checks that a restart of the job of [`checkpointed_on_two_hosts_and_killed`]
+/// succeeded from epoch 2 with the uninterrupted checksum.
+fn resumed_from_epoch_2(reference: &str, what: &str, (ok, out, err): &(bool, String, String)) {
+    assert!(ok, "{what}: {err}");
+    assert!(
+        out.contains("restarted after iteration 2000"),
+        "{what}: {out}{err}"
+    );
+    assert_eq!(heat_checksum(out), reference, "{what}: {err}");
+}
+
+#[test]
+fn every_level_recovers_what_it_should_on_two_hosts_and_more_losses_fall_back_or_are_refused() {
+    let hosts = Hosts::new(3, 7);
+    let agent = hosts.agent_command();
+    let dir = scratch("disrupt");
+    let ckpt = dir.join("ckpt");
+    let local = dir.join("local");
+    let reference = checkpointed_on_two_hosts_and_killed(&hosts, &ckpt, &local, "1:1,2:1,3:1,4:1");
+    let (h1, h2, h3) = (hosts.host(1), hosts.host(2), hosts.host(3));
+    let first = format!("{h1},{h2}");
     let m = manifest(&ckpt, 2).unwrap();
     assert_eq!(m.hosts, [h1.as_str(), &h1, &h2, &h2], "{m:?}");
     let node_of = |p: usize| local.join(format!("node-{}", m.nodes[p]));
@@ -132,12 +162,7 @@ fn every_level_recovers_what_it_should_on_two_hosts_and_more_losses_fall_back_or
     };
     let same_hosts = ["--host", &first, "--launch-agent", &agent];
     let finishes = |what: &str, out: &str, err: &str, ok: bool| {
-        assert!(ok, "{what}: {err}");
-        assert!(
-            out.contains("restarted after iteration 2000"),
-            "{what}: {out}{err}"
-        );
-        assert_eq!(heat_checksum(out), reference, "{what}: {err}");
+        resumed_from_epoch_2(&reference, what, &(ok, out.to_string(), err.to_string()))
     };
 
     // (a) Nothing lost: every process from its L1 image.
@@ -320,42 +345,9 @@ fn with_private_node_local_disks_restarts_read_l1_in_place_and_bring_what_anothe
     let ckpt = dir.join("ckpt");
     let local = dir.join("local");
     hosts.private_disks(&local);
-    let heat = example("heat");
-    let heat = heat.to_str().unwrap();
-    let run = [heat, "512", "2999", "1000"];
-    let reference = heat_checksum(&expect_success(
-        &run_job(&["-n", "8", "-c", "2", run[0], run[1], run[2]], LIMIT),
-        "uninterrupted heat",
-    ));
+    let reference = checkpointed_on_two_hosts_and_killed(&hosts, &ckpt, &local, "1:1,2:1,3:1");
     let (h1, h2, h3) = (hosts.host(1), hosts.host(2), hosts.host(3));
     let first = format!("{h1},{h2}");
-    let mut args = vec![
-        "-n",
-        "8",
-        "-p",
-        "4",
-        "--host",
-        &first,
-        "--launch-agent",
-        &agent,
-        "--checkpoint",
-        ckpt.to_str().unwrap(),
-        "--checkpoint-local",
-        local.to_str().unwrap(),
-        "--levels",
-        "1:1,2:1,3:1",
-        "--group-size",
-        "4",
-        "--post-processing",
-        "inline",
-    ];
-    args.extend_from_slice(&run);
-    let job = BackgroundJob::start(&args);
-    job.wait_for("epoch 2 complete at every level", LIMIT, |_, _| {
-        manifest(&ckpt, 2).is_some_and(|m| m.complete == [1, 2, 3])
-    });
-    let (status, _, err) = job.kill_processes();
-    assert!(!status.success(), "{err}");
     // Each host kept its own files; this host sees none.
     assert_eq!(std::fs::read_dir(&local).unwrap().count(), 0);
     let m = manifest(&ckpt, 2).unwrap();
@@ -378,12 +370,7 @@ fn with_private_node_local_disks_restarts_read_l1_in_place_and_bring_what_anothe
         link_copy(&disk2, &Hosts::disk(&local, 2));
     };
     let finishes = |what: &str, out: &str, err: &str, ok: bool| {
-        assert!(ok, "{what}: {err}");
-        assert!(
-            out.contains("restarted after iteration 2000"),
-            "{what}: {out}{err}"
-        );
-        assert_eq!(heat_checksum(out), reference, "{what}: {err}");
+        resumed_from_epoch_2(&reference, what, &(ok, out.to_string(), err.to_string()))
     };
 
     // (a) Nothing lost: every process from its L1 image, read where it is.
