@@ -467,6 +467,18 @@ pub fn bring(agent: &Agent, host: &str, path: &Path, into: &Path) -> Result<Path
     Ok(to)
 }
 
+/// Copies the node-local file at `path`, which host `host` wrote and this
+/// host sees, into `into` as [`bring`] would (holes kept).
+pub fn copy_here(host: &str, path: &Path, into: &Path) -> Result<PathBuf, String> {
+    let rel = path.strip_prefix("/").unwrap_or(path);
+    let to = into.join(format!("from-{host}")).join(rel);
+    let parent = to.parent().unwrap_or(into);
+    mpcrs_cr::commit::private_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    mpcrs_levels::store::copy_durably(&mpcrs_levels::transport::PlainIo, path, &to)
+        .map_err(|e| format!("cannot copy {} to {}: {e}", path.display(), to.display()))?;
+    Ok(to)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

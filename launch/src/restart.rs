@@ -70,9 +70,11 @@ pub struct Prepared {
     pub program: String,
     pub announcement: String,
     committed: Option<std::time::SystemTime>,
-    /// The images (and chains' images) that hosts with private node-local
-    /// disks keep, and which host: read there in place, or brought over.
-    kept_elsewhere: std::collections::HashMap<PathBuf, String>,
+    /// The images (and chains' images) in node-local storage, and the host
+    /// that wrote each: read in place by a process restarting there, and
+    /// brought over for one restarting elsewhere (node-local disks are
+    /// private to their host).
+    written_on: WrittenOn,
     /// Images this host did not check itself (brought from another host):
     /// the restore checks them.
     unvouched: std::collections::HashSet<PathBuf>,
@@ -127,20 +129,22 @@ impl Prepared {
             .join(rebuilt))
     }
 
-    /// Whether another host keeps any of the images chosen.
-    pub fn reads_elsewhere(&self) -> bool {
-        !self.kept_elsewhere.is_empty()
+    /// Whether any image chosen is in node-local storage.
+    pub fn reads_node_local(&self) -> bool {
+        !self.written_on.is_empty()
     }
 
     /// Makes every process's images readable on the host it restarts on
-    /// (`runs_on(p)`, `None` for this host): an image another host keeps is
-    /// read there in place when the process restarts there, and brought
-    /// into the epoch's `rebuilt` directory (which every host sees) when it
-    /// does not.
+    /// (`runs_on(p)`, `None` for this host, named `own`): an image in
+    /// node-local storage is read in place by a process restarting on the
+    /// host that wrote it, and otherwise brought into the epoch's `rebuilt`
+    /// directory (which every host sees): copied here where this host sees
+    /// it, else through `agent` from the host that keeps it.
     pub fn bring_to(
         &mut self,
         processes: std::ops::Range<usize>,
         runs_on: &dyn Fn(usize) -> Option<String>,
+        own: &str,
         agent: &Agent,
         into: &Path,
     ) -> Result<(), String> {
@@ -148,13 +152,20 @@ impl Prepared {
             let target = runs_on(p);
             let files = std::iter::once(&mut self.images[p]).chain(self.chains[p].iter_mut());
             for file in files {
-                let Some(host) = self.kept_elsewhere.get(file.as_path()) else {
+                let Some(host) = self.written_on.get(file.as_path()) else {
                     continue;
                 };
-                if target.as_deref() == Some(host.as_str()) {
+                let same = match &target {
+                    Some(t) => t == host,
+                    None => crate::hosts::is_local(host, own).unwrap_or(false),
+                };
+                if same {
                     continue;
                 }
-                let brought = crate::elsewhere::bring(agent, host, file, into)?;
+                let brought = match file.exists() {
+                    true => crate::elsewhere::copy_here(host, file, into)?,
+                    false => crate::elsewhere::bring(agent, host, file, into)?,
+                };
                 mpcrs_settings::report!(
                     warn,
                     "mpcrs-run: process {p}: {} brought from host {host} (it restarts on {})",
@@ -183,10 +194,16 @@ pub fn restart_specs(
     };
     let mut prepared = prepare(args, dir, epoch, "rebuilt", Some(&others))?;
     let processes = prepared.manifest.processes;
-    if !prepared.kept_elsewhere.is_empty() {
+    if prepared.reads_node_local() {
         let runs_on = crate::processes::hosts_of_processes(args, processes)?;
         let into = prepared.rebuilt_dir(dir, "rebuilt")?;
-        prepared.bring_to(0..processes, &|p| runs_on[p].clone(), &others.agent, &into)?;
+        prepared.bring_to(
+            0..processes,
+            &|p| runs_on[p].clone(),
+            &others.own,
+            &others.agent,
+            &into,
+        )?;
     }
     if processes > 1 {
         // The restored processes reach the new key-value store through the
@@ -282,7 +299,7 @@ pub fn prepare(
             }
         }
     }
-    let Some((k, (m, images, chains, levels, kept_elsewhere))) = chosen else {
+    let Some((k, (m, images, chains, levels, written_on))) = chosen else {
         return Err(refusals.into_iter().next().unwrap_or_default());
     };
     let epoch_dir = store.epoch_dir(k);
@@ -352,7 +369,7 @@ pub fn prepare(
         program,
         announcement,
         committed,
-        kept_elsewhere,
+        written_on,
         unvouched: Default::default(),
     })
 }
@@ -397,8 +414,18 @@ pub fn read_manifest(
 /// Images of every process, per process.
 pub type Images = Vec<std::path::PathBuf>;
 
-/// Images other hosts keep (private node-local disks), and which host.
-type KeptElsewhere = std::collections::HashMap<PathBuf, String>;
+/// Images in node-local storage, and the host that wrote each.
+type WrittenOn = std::collections::HashMap<PathBuf, String>;
+
+/// The host that wrote `path`, if it is a node-local file of the job of
+/// `m` (`ROOT/node-N/...`: the host of node N in that run).
+fn writer_of(m: &JobManifest, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(m.local.as_ref()?).ok()?;
+    let first = rel.components().next()?.as_os_str().to_str()?;
+    let node: u32 = first.strip_prefix("node-")?.parse().ok()?;
+    let q = m.nodes.iter().position(|&n| n == node)?;
+    m.hosts.get(q).cloned()
+}
 
 /// What [`recoverable`] finds: the manifest, the images, their chains, the
 /// level each image comes from, and the images other hosts keep.
@@ -407,7 +434,7 @@ type Recoverable = (
     Images,
     Vec<Images>,
     Vec<mpcrs_levels::Level>,
-    KeptElsewhere,
+    WrittenOn,
 );
 
 /// Epoch `k`'s manifest and, for every process, the image to restore it from
@@ -447,14 +474,14 @@ fn recoverable(
     for note in &recovery.notes {
         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
     }
-    let mut kept = KeptElsewhere::new();
+    let mut kept = WrittenOn::new();
     for path in &recovery.images {
         let header = match &elsewhere {
             Some(e) => e.header(path)?,
             None => HeaderFacts::read(path)?,
         };
-        if let Some(host) = elsewhere.as_ref().and_then(|e| e.host_of(path)) {
-            kept.insert(path.clone(), host.to_string());
+        if let Some(host) = writer_of(&m, path) {
+            kept.insert(path.clone(), host);
         }
         let exe = mpcrs_cr::image::ExeIdentity {
             path: String::new(),
@@ -491,7 +518,8 @@ fn recoverable(
 /// newest first, each recovered from its epoch's levels and verified (empty
 /// for a full image): what `mpcrs-ckpt verify` checks of an epoch's chains.
 /// Images another host keeps are asked of it as `others` says, and added to
-/// `kept` with their host; `top` is what answered for epoch `k`'s images.
+/// `kept` with the host that wrote them where they are node-local; `top` is
+/// what answered for epoch `k`'s images.
 #[allow(clippy::too_many_arguments)]
 pub fn chains_of(
     store: &mpcrs_cr::CheckpointDir,
@@ -501,11 +529,13 @@ pub fn chains_of(
     rebuilt: &str,
     others: Option<&OtherHosts>,
     top: Option<&Elsewhere>,
-    kept: &mut KeptElsewhere,
+    kept: &mut WrittenOn,
 ) -> Result<Vec<Images>, String> {
     let mut recovered: std::collections::HashMap<u64, Images> = Default::default();
-    // The other hosts of each parent epoch's run, which know its images.
-    let mut elsewhere: std::collections::HashMap<u64, Option<Elsewhere>> = Default::default();
+    // The other hosts of each parent epoch's run, which know its images, and
+    // its manifest.
+    let mut elsewhere: std::collections::HashMap<u64, (Option<Elsewhere>, JobManifest)> =
+        Default::default();
     let header_of = |path: &Path, e: Option<&Elsewhere>| match e {
         Some(e) => e.header(path),
         None => HeaderFacts::read(path),
@@ -525,7 +555,7 @@ pub fn chains_of(
                     for note in &r.notes {
                         mpcrs_settings::report!(warn, "mpcrs-run: {note}");
                     }
-                    elsewhere.insert(j, e);
+                    elsewhere.insert(j, (e, m));
                     Ok(r.images)
                 });
                 let found = found.map_err(|e| {
@@ -543,10 +573,10 @@ pub fn chains_of(
                     epoch_name(j)
                 )
             })?;
-            let e = elsewhere.get(&j).and_then(Option::as_ref);
-            let found = header_of(&next, e)?;
-            if let Some(host) = e.and_then(|e| e.host_of(&next)) {
-                kept.insert(next.clone(), host.to_string());
+            let (e, m) = &elsewhere[&j];
+            let found = header_of(&next, e.as_ref())?;
+            if let Some(host) = writer_of(m, &next) {
+                kept.insert(next.clone(), host);
             }
             if found.meta_crc != parent.meta_crc {
                 return Err(format!(

@@ -75,14 +75,17 @@ pub fn restore_in_place(args: &Options, dir: &Path, task: Task) -> String {
             prepared.announcement
         );
     }
-    if let Some(others) = others.as_ref().filter(|_| prepared.reads_elsewhere()) {
+    if let Some(others) = others.as_ref().filter(|_| prepared.reads_node_local()) {
         let into = match prepared.rebuilt_dir(dir, &rebuilt) {
             Ok(d) => d,
             Err(e) => return e,
         };
         let own = Some(others.own.clone());
         let rank = task.rank;
-        if let Err(e) = prepared.bring_to(rank..rank + 1, &|_| own.clone(), &others.agent, &into) {
+        let runs_on = |_| own.clone();
+        if let Err(e) =
+            prepared.bring_to(rank..rank + 1, &runs_on, &others.own, &others.agent, &into)
+        {
             return e;
         }
     }

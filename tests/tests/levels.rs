@@ -401,6 +401,26 @@ fn with_private_node_local_disks_restarts_read_l1_in_place_and_bring_what_anothe
     }
     assert!(!err.contains("restoring it from L4"), "(b): {err}");
 
+    // (b2) Nothing lost, but processes 2 and 3 restart on host 3: their L1
+    // images, on host 2's disk, are brought from there.
+    fresh();
+    let (ok, out, err) = restart(&ckpt, &["--host", &other, "--launch-agent", &agent]);
+    finishes("(b2)", &out, &err, ok);
+    assert!(!err.contains("restoring it from"), "(b2): {err}");
+    for p in [2, 3] {
+        assert!(
+            err.contains(&format!("mpcrs-run: process {p}: "))
+                && err.contains(&format!(
+                    "process-{p}.img brought from host {h2} (it restarts on {h3})"
+                )),
+            "(b2): {err}"
+        );
+    }
+    assert!(
+        !err.contains("mpcrs-run: process 0:") && !err.contains("mpcrs-run: process 1:"),
+        "(b2): {err}"
+    );
+
     // (c) Process 1's image and its partner's copy of it lost: rebuilt from
     // the parity and images of its group, brought from both hosts.
     fresh();
