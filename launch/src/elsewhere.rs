@@ -434,20 +434,22 @@ impl Elsewhere {
     pub fn keeps(&self, path: &Path) -> bool {
         self.host_of(path).is_some()
     }
+}
 
-    /// The agent that reaches the other hosts.
-    pub fn agent(&self) -> &Agent {
-        &self.agent
-    }
+/// Where a copy of `host`'s file at `path` goes in `into`
+/// (`into/from-HOST/PATH`), its directory made.
+fn destination(host: &str, path: &Path, into: &Path) -> Result<PathBuf, String> {
+    let rel = path.strip_prefix("/").unwrap_or(path);
+    let to = into.join(format!("from-{host}")).join(rel);
+    let parent = to.parent().unwrap_or(into);
+    mpcrs_cr::commit::private_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    Ok(to)
 }
 
 /// Brings the file at `path` on `host` (through `agent`) into `into`, a
 /// directory every host sees, at `into/from-HOST/PATH`; returns where.
 pub fn bring(agent: &Agent, host: &str, path: &Path, into: &Path) -> Result<PathBuf, String> {
-    let rel = path.strip_prefix("/").unwrap_or(path);
-    let to = into.join(format!("from-{host}")).join(rel);
-    let parent = to.parent().unwrap_or(into);
-    mpcrs_cr::commit::private_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    let to = destination(host, path, into)?;
     let file = std::fs::File::create(&to).map_err(|e| format!("{}: {e}", to.display()))?;
     let line = format!("cat {}", shell_quote(&path.to_string_lossy()));
     let o = agent
@@ -470,10 +472,7 @@ pub fn bring(agent: &Agent, host: &str, path: &Path, into: &Path) -> Result<Path
 /// Copies the node-local file at `path`, which host `host` wrote and this
 /// host sees, into `into` as [`bring`] would (holes kept).
 pub fn copy_here(host: &str, path: &Path, into: &Path) -> Result<PathBuf, String> {
-    let rel = path.strip_prefix("/").unwrap_or(path);
-    let to = into.join(format!("from-{host}")).join(rel);
-    let parent = to.parent().unwrap_or(into);
-    mpcrs_cr::commit::private_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    let to = destination(host, path, into)?;
     mpcrs_levels::store::copy_durably(&mpcrs_levels::transport::PlainIo, path, &to)
         .map_err(|e| format!("cannot copy {} to {}: {e}", path.display(), to.display()))?;
     Ok(to)
