@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
   pkg-config libhwloc-dev hwloc libclang-dev clang   # hwloc2 and bindgen
   gcc g++ libgomp1                                   # C/C++ programs, OpenMP tests, mpcrs-exec's TLS reservation
+  gfortran                                           # Fortran bindings' mpi module, Fortran tests
+  meson ninja-build autoconf automake libtool        # build-system tests against an installed tree
   openmpi-bin libopenmpi-dev mpich libmpich-dev      # peers for side-by-side benchmarks
   iproute2 procps util-linux                         # netns hosts, /proc readers, setpriv in tests
   cmake libibverbs-dev libnl-3-dev libnl-route-3-dev # the ibverbs rail (cargo feature)

@@ -130,13 +130,13 @@ pub type DeleteAttrFn = unsafe extern "C" fn(
     extra_state: *mut c_void,
 ) -> c_int;
 
-const MPI_TAG_UB: c_int = 0x6440_0001;
-const MPI_HOST: c_int = 0x6440_0003;
-const MPI_IO: c_int = 0x6440_0005;
-const MPI_WTIME_IS_GLOBAL: c_int = 0x6440_0007;
-const MPI_UNIVERSE_SIZE: c_int = 0x6440_0009;
-const MPI_APPNUM: c_int = 0x6440_000d;
-const MPI_LASTUSEDCODE: c_int = 0x6440_000b;
+pub(crate) const MPI_TAG_UB: c_int = 0x6440_0001;
+pub(crate) const MPI_HOST: c_int = 0x6440_0003;
+pub(crate) const MPI_IO: c_int = 0x6440_0005;
+pub(crate) const MPI_WTIME_IS_GLOBAL: c_int = 0x6440_0007;
+pub(crate) const MPI_UNIVERSE_SIZE: c_int = 0x6440_0009;
+pub(crate) const MPI_APPNUM: c_int = 0x6440_000d;
+pub(crate) const MPI_LASTUSEDCODE: c_int = 0x6440_000b;
 
 thread_local! {
     /// MPI_LASTUSEDCODE's value, read through the pointer the call hands out.

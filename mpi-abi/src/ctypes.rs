@@ -111,6 +111,12 @@ pub struct Address(*const c_int);
 // SAFETY: the address of a static, never written through.
 unsafe impl Sync for Address {}
 
+impl Address {
+    pub(crate) fn as_ptr(&self) -> *const c_int {
+        self.0
+    }
+}
+
 static UNWEIGHTED_TARGET: c_int = 0;
 static WEIGHTS_EMPTY_TARGET: c_int = 0;
 static F_STATUS_IGNORE_TARGET: c_int = 0;

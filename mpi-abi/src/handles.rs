@@ -193,6 +193,9 @@ struct RankCell {
     /// The rank's windows, found by the data and synchronization calls
     /// without the lock of `state` (its `windows` table owns them).
     windows: crate::published::Published<mpcrs::raw::Window>,
+    /// Where the rank's copy of the program keeps mpif.h's common block of
+    /// special addresses (MPI_BOTTOM, ...), when it has one.
+    fortran_addresses: OnceLock<usize>,
 }
 
 // SAFETY: the raw pointers inside (attribute values, buffers) are the program's,
@@ -216,6 +219,7 @@ pub(crate) fn create_job(n: usize) {
                 live: AtomicBool::new(false),
                 libc: Default::default(),
                 windows: Default::default(),
+                fortran_addresses: OnceLock::new(),
             })
             .collect(),
     };
@@ -289,6 +293,19 @@ pub(crate) fn outside_rank(call: &str) -> ! {
 /// The libc state of rank `rank` of this process's job.
 pub(crate) fn rank_libc(rank: usize) -> Option<&'static crate::libc_state::RankLibc> {
     Some(&JOB.get()?.ranks.get(rank)?.libc)
+}
+
+/// Records where rank `rank`'s copy of the program has mpif.h's common block.
+pub(crate) fn note_fortran_addresses(rank: usize, at: usize) {
+    if let Some(cell) = JOB.get().and_then(|j| j.ranks.get(rank)) {
+        let _ = cell.fortran_addresses.set(at);
+    }
+}
+
+/// Where the calling rank's copy of the program has mpif.h's common block, if
+/// the loader found one.
+pub(crate) fn fortran_addresses() -> Option<usize> {
+    rank_cell()?.fortran_addresses.get().copied()
 }
 
 /// The calling rank's tables; `None` outside a rank of a C job.

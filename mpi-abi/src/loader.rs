@@ -260,6 +260,7 @@ fn load_copy(
     // SAFETY: `lm` points to the loaded object's link map.
     let base = unsafe { (*lm).l_addr };
     program_tls::note_copy(rank, base);
+    crate::fortran::note_copy(rank, handle);
     fill_library_variables(base, copies, &fds);
     record_program_vars(base, copies, rank);
     // SAFETY: `main` of a C program has this signature; base + st_value is its

@@ -19,11 +19,11 @@ use crate::info::Entries;
 const WIN_HANDLE: MPI_Win = 0xa000_0000u32 as c_int;
 const MPI_WIN_NULL: MPI_Win = 0x2000_0000;
 
-const MPI_WIN_BASE: c_int = 0x6600_0001;
-const MPI_WIN_SIZE: c_int = 0x6600_0003;
-const MPI_WIN_DISP_UNIT: c_int = 0x6600_0005;
-const MPI_WIN_CREATE_FLAVOR: c_int = 0x6600_0007;
-const MPI_WIN_MODEL: c_int = 0x6600_0009;
+pub(crate) const MPI_WIN_BASE: c_int = 0x6600_0001;
+pub(crate) const MPI_WIN_SIZE: c_int = 0x6600_0003;
+pub(crate) const MPI_WIN_DISP_UNIT: c_int = 0x6600_0005;
+pub(crate) const MPI_WIN_CREATE_FLAVOR: c_int = 0x6600_0007;
+pub(crate) const MPI_WIN_MODEL: c_int = 0x6600_0009;
 const MPI_WIN_UNIFIED: c_int = 2;
 const MPI_LOCK_EXCLUSIVE: c_int = 234;
 const MPI_LOCK_SHARED: c_int = 235;

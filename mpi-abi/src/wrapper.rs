@@ -1,120 +1,272 @@
-//! The compiler wrappers mpcrs-cc / mpcrs-cxx: compile and link MPI programs against mpcrs's mpi.h and
-//! libmpi, as mpicc does. `-show` prints the underlying command, `-compile-info`
-//! and `-link-info` its compile and link parts. Works from the build directory
-//! (target/release) or from an installation (bin/ beside include/ and lib/).
+//! The compiler wrappers mpcrs-cc / mpcrs-cxx / mpcrs-fort (installed also as
+//! mpicc, mpicxx, mpic++, mpiCC, mpifort, mpif90, mpif77): compile and link MPI
+//! programs against mpcrs's headers and libmpi, as mpicc does. The language
+//! comes from the name the wrapper is called by.
+//!
+//! Both families of query options are understood, since build systems probe
+//! with one or the other: MPICH's `-show`, `-compile-info`/`-compile_info`,
+//! `-link-info`/`-link_info`, and Open MPI's `-showme`, `-showme:compile`,
+//! `-showme:link`, `-showme:command`, `-showme:incdirs`, `-showme:libdirs`,
+//! `-showme:libs`, `-showme:version` (with one or two dashes). `-v` prints the
+//! wrapper's identity first, as MPICH's mpicc does. Works from the build
+//! directory (target/release) or from an installation (bin/ beside include/
+//! and lib/).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Where the Fortran header and module are in the build layout (built by
+/// build.rs when gfortran was found).
+const BUILT_FORTRAN_DIR: &str = concat!(env!("OUT_DIR"), "/fortran");
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Language {
+    C,
+    Cxx,
+    Fortran,
+}
+
+impl Language {
+    /// From the wrapper's name: mpicxx, mpic++, mpiCC, mpcrs-cxx are C++;
+    /// mpifort, mpif90, mpif77, mpcrs-fort are Fortran; the rest C.
+    fn of(argv0: &str) -> Language {
+        let name = Path::new(argv0)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("");
+        if name.contains("fort") || name.contains("f90") || name.contains("f77") {
+            Language::Fortran
+        } else if name.contains("cxx") || name.contains("c++") || name.contains("CC") {
+            Language::Cxx
+        } else {
+            Language::C
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Language::C => "C",
+            Language::Cxx => "C++",
+            Language::Fortran => "Fortran",
+        }
+    }
+
+    fn compiler(self) -> String {
+        use mpcrs_settings::variables::{CC, CXX, FC};
+        match self {
+            Language::C => CC.get().unwrap_or_else(|| "cc".into()),
+            Language::Cxx => CXX.get().unwrap_or_else(|| "c++".into()),
+            Language::Fortran => FC.get().unwrap_or_else(|| "gfortran".into()),
+        }
+    }
+}
+
 struct Paths {
-    include: PathBuf,
+    include: Vec<PathBuf>,
     lib: PathBuf,
 }
 
-fn locate() -> Paths {
+fn locate(language: Language) -> Paths {
     let exe = std::env::current_exe().expect("current_exe");
     let dir = exe.parent().expect("executable directory").to_path_buf();
-    // Installed layout: PREFIX/bin/mpcrs-cc, PREFIX/include/mpi.h, PREFIX/lib/libmpi.so.
+    // Installed layout: PREFIX/bin/mpicc, PREFIX/include/{mpi.h,mpif.h,mpi.mod},
+    // PREFIX/lib/libmpi.so.
     if let Some(prefix) = dir.parent() {
         if prefix.join("include/mpi.h").exists() && prefix.join("lib/libmpi.so").exists() {
             return Paths {
-                include: prefix.join("include"),
+                include: vec![prefix.join("include")],
                 lib: prefix.join("lib"),
             };
         }
     }
-    // Build layout: the workspace's mpi-abi/include, and libmpi.so next to us.
-    let include = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include");
+    // Build layout: the workspace's mpi-abi/include (and the Fortran files
+    // build.rs made), and libmpi.so next to us.
+    let mut include = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include")];
+    if language == Language::Fortran {
+        include.push(PathBuf::from(BUILT_FORTRAN_DIR));
+    }
     Paths { include, lib: dir }
 }
 
-fn is_cxx(argv0: &str) -> bool {
-    let name = Path::new(argv0)
+/// What the wrapper was asked to print instead of compiling.
+enum Query {
+    /// The whole command it would run.
+    Command,
+    Compile,
+    Link,
+    Compiler,
+    IncludeDirs,
+    LibraryDirs,
+    Libraries,
+    Version,
+}
+
+impl Query {
+    fn parse(arg: &str) -> Option<Result<Query, String>> {
+        let bare = arg.trim_start_matches('-');
+        if !arg.starts_with('-') {
+            return None;
+        }
+        let q = match bare {
+            "show" | "showme" => Query::Command,
+            "compile-info" | "compile_info" | "showme:compile" => Query::Compile,
+            "link-info" | "link_info" | "showme:link" => Query::Link,
+            "showme:command" => Query::Compiler,
+            "showme:incdirs" => Query::IncludeDirs,
+            "showme:libdirs" => Query::LibraryDirs,
+            "showme:libs" => Query::Libraries,
+            "showme:version" => Query::Version,
+            other if other.starts_with("showme:") => {
+                return Some(Err(format!(
+                    "unknown option {arg}: -showme takes compile, link, command, incdirs, libdirs, libs or version"
+                )))
+            }
+            _ => return None,
+        };
+        Some(Ok(q))
+    }
+}
+
+/// Whether gfortran is at least version 10, which turned argument mismatches
+/// between calls of one routine into errors: every MPI program written against
+/// mpif.h passes buffers of several types to MPI_Send, so the wrapper asks for
+/// gfortran's older behaviour (warnings), as MPICH's and Open MPI's builds do.
+fn gfortran_needs_mismatch_flag(compiler: &str) -> bool {
+    let name = Path::new(compiler)
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("");
-    name.contains("cxx") || name.contains("c++") || name.contains("CC")
+    if !name.contains("gfortran") {
+        return false;
+    }
+    Command::new(compiler)
+        .arg("-dumpversion")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|v| v.trim().split('.').next()?.parse::<u32>().ok())
+        .is_some_and(|major| major >= 10)
 }
 
-/// Entry point of both wrappers; C++ when called by a C++ name (mpcrs-cxx, mpicxx).
+/// Entry point of every wrapper; the language is the name's (see Language::of).
 pub fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().collect();
     let argv0 = args.remove(0);
-    let compiler = if is_cxx(&argv0) {
-        mpcrs_settings::variables::CXX
-            .get()
-            .unwrap_or_else(|| "c++".into())
-    } else {
-        mpcrs_settings::variables::CC
-            .get()
-            .unwrap_or_else(|| "cc".into())
-    };
-    let p = locate();
-    let compile = vec![format!("-I{}", p.include.display())];
-    // PIE (the toolchain default, made explicit) lets the launcher load one copy of
-    // the program per rank; the rpath finds libmpi when the program runs alone.
-    // Unless the user asks for a fixed-address executable: it then runs one rank
-    // per process (mpcrs-run --process-mode).
-    let no_pie = args
+    let language = Language::of(&argv0);
+    let wrapper_name = Path::new(&argv0)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("mpcrs-cc")
+        .to_string();
+    let compiler = language.compiler();
+    let p = locate(language);
+
+    let mut query = None;
+    let mut verbose = false;
+    let mut kept = Vec::with_capacity(args.len());
+    for a in args {
+        match Query::parse(&a) {
+            Some(Ok(q)) => query = Some(q),
+            Some(Err(msg)) => {
+                mpcrs_settings::report!(error, "{wrapper_name}: {msg}");
+                return ExitCode::from(2);
+            }
+            // FTI's calls are libmpi's (fti.h): nothing more to link.
+            None if a == "-lfti" => {}
+            None => {
+                verbose |= a == "-v";
+                kept.push(a);
+            }
+        }
+    }
+    let args = kept;
+
+    let mut compile: Vec<String> = p
+        .include
         .iter()
-        .any(|a| matches!(a.as_str(), "-no-pie" | "-fno-pie" | "-fno-PIE"));
-    let pie: Vec<String> = if no_pie {
-        Vec::new()
-    } else {
-        vec!["-pie".to_string(), "-fPIE".to_string()]
-    };
+        .map(|d| format!("-I{}", d.display()))
+        .collect();
+    if language == Language::Fortran && gfortran_needs_mismatch_flag(&compiler) {
+        compile.push("-fallow-argument-mismatch".into());
+    }
     let link = vec![
         format!("-L{}", p.lib.display()),
         format!("-Wl,-rpath,{}", p.lib.display()),
         "-lmpi".to_string(),
     ];
-    let (mut show, mut only_compile, mut only_link) = (false, false, false);
-    args.retain(|a| match a.as_str() {
-        // FTI's calls are libmpi's (fti.h): nothing more to link.
-        "-lfti" => false,
-        "-show" | "--show" => {
-            show = true;
-            false
+
+    match query {
+        Some(Query::Command) | None => {}
+        // What build systems read (CMake's FindMPI, Meson, autotools) carries no
+        // PIE flags: they apply these flags to shared libraries too.
+        Some(Query::Compile) => return print(&[vec![compiler], compile].concat()),
+        Some(Query::Link) => return print(&[vec![compiler], link].concat()),
+        Some(Query::Compiler) => return print(&[compiler]),
+        Some(Query::IncludeDirs) => {
+            return print(
+                &p.include
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>(),
+            )
         }
-        "-compile-info" | "--compile-info" => {
-            only_compile = true;
-            false
-        }
-        "-link-info" | "--link-info" => {
-            only_link = true;
-            false
-        }
-        _ => true,
-    });
-    let linking = !args
-        .iter()
-        .any(|a| a == "-c" || a == "-E" || a == "-S" || a == "-M" || a == "-MM");
-    let mut cmd: Vec<String> = vec![compiler];
-    if only_compile {
-        cmd.extend(compile);
-    } else if only_link {
-        cmd.extend(pie.iter().cloned());
-        cmd.extend(link);
-    } else {
-        cmd.extend(compile);
-        if !no_pie {
-            cmd.push("-fPIE".into());
-        }
-        cmd.extend(args);
-        if linking {
-            cmd.extend(pie.iter().cloned());
-            cmd.extend(link);
+        Some(Query::LibraryDirs) => return print(&[p.lib.display().to_string()]),
+        Some(Query::Libraries) => return print(&["mpi".to_string()]),
+        Some(Query::Version) => {
+            println!(
+                "{wrapper_name}: mpcrs {VERSION} (MPICH ABI, MPI 4.0) (Language: {})",
+                language.label()
+            );
+            return ExitCode::SUCCESS;
         }
     }
-    if show || only_compile || only_link {
-        println!("{}", cmd.join(" "));
-        return ExitCode::SUCCESS;
+
+    let has = |flags: &[&str]| args.iter().any(|a| flags.contains(&a.as_str()));
+    // A program is built position-independent so that the launcher can load
+    // one copy per rank (most toolchains do so by default; this makes it
+    // explicit). Not for a shared library (-shared: -pie would make the link
+    // fail, and -fPIC is the library's own), nor where the user chose
+    // otherwise: a fixed-address executable runs one rank per process
+    // (mpcrs-run --process-mode).
+    let shared = has(&["-shared"]);
+    let no_pie = has(&["-no-pie", "-fno-pie", "-fno-PIE", "-static"]);
+    let own_pic = has(&["-fPIC", "-fpic", "-fPIE", "-fpie"]);
+    // Only compiling, preprocessing or listing dependencies: nothing to link.
+    let linking = !has(&["-c", "-E", "-S", "-M", "-MM"]);
+    // `-v` alone asks for versions: no input, so nothing to link either.
+    let only_version = verbose && args.len() == 1;
+
+    let mut cmd: Vec<String> = vec![compiler];
+    cmd.extend(compile);
+    if !(shared || no_pie || own_pic) {
+        cmd.push("-fPIE".into());
+    }
+    cmd.extend(args);
+    if linking && !only_version {
+        if !(shared || no_pie) {
+            cmd.push("-pie".into());
+        }
+        cmd.extend(link);
+    }
+    if matches!(query, Some(Query::Command)) {
+        return print(&cmd);
+    }
+    if verbose {
+        // MPICH's first line (Meson reads the version from it).
+        println!("{wrapper_name} for mpcrs version {VERSION} (MPICH ABI)");
     }
     match Command::new(&cmd[0]).args(&cmd[1..]).status() {
         Ok(s) => ExitCode::from(s.code().unwrap_or(1).clamp(0, 255) as u8),
         Err(e) => {
-            mpcrs_settings::report!(error, "mpcrs-cc: cannot run {}: {e}", cmd[0]);
+            mpcrs_settings::report!(error, "{wrapper_name}: cannot run {}: {e}", cmd[0]);
             ExitCode::from(127)
         }
     }
+}
+
+fn print(words: &[String]) -> ExitCode {
+    println!("{}", words.join(" "));
+    ExitCode::SUCCESS
 }

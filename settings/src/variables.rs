@@ -115,6 +115,8 @@ variables! {
         "The C compiler mpcrs-cc runs.";
     CXX = "MPCRS_CXX", set_by "", default "c++",
         "The C++ compiler mpcrs-cxx runs.";
+    FC = "MPCRS_FC", set_by "", default "gfortran",
+        "The Fortran compiler mpcrs-fort (mpifort, mpif90, mpif77) runs.";
     WTIME = "MPCRS_WTIME", set_by "", default "the CPU's time-stamp counter where the kernel keeps time with it (clocksource tsc)",
         "clock: MPI_Wtime reads CLOCK_MONOTONIC at every call (23-30 ns here) instead of the time-stamp counter between samples of it (10-14 ns).";
     LOG = "MPCRS_LOG", set_by "", default "unset: no diagnostics",

@@ -1,6 +1,21 @@
-//! Fortran conversions: handles are the same integers in the MPICH ABI (the
-//! conversions are identities, exported under the C names MPICH uses), and a
-//! Fortran status is MPI_Status's five integers in the same order.
+//! Fortran: the bindings `mpi_send_`, `pmpi_send_`, ... of libmpi (gfortran's
+//! conventions), and the C side's conversions. Handles are the same integers
+//! in the MPICH ABI (the conversions are identities, exported under the C
+//! names MPICH uses) but for MPI_File, and a Fortran status is MPI_Status's
+//! five integers in the same order.
+//!
+//! - `generated`: the bindings made from mpi.h by build/fortran.rs;
+//! - `by_hand`: the few whose Fortran form differs from C's;
+//! - `addresses`: mpif.h's MPI_BOTTOM, MPI_IN_PLACE, ... recognised by address;
+//! - `strings`: character arguments and their hidden lengths.
+
+mod addresses;
+mod by_hand;
+mod generated;
+mod strings;
+
+pub(crate) use addresses::note_copy;
+pub use generated::NOT_IN_FORTRAN;
 
 use std::os::raw::c_int;
 
@@ -63,4 +78,25 @@ mpi_fn! {
         unsafe { std::ptr::copy_nonoverlapping(f_status, c_status.cast::<MPI_Fint>(), 5) };
         MPI_SUCCESS
     }
+}
+
+/// Stores a binding's result in its `ierror` argument.
+///
+/// # Safety
+/// `ierror` is null or points to a writable INTEGER.
+unsafe fn set_ierror(ierror: *mut c_int, rc: c_int) {
+    if !ierror.is_null() {
+        // SAFETY: by the caller's contract.
+        unsafe { *ierror = rc };
+    }
+}
+
+/// The C handle of a Fortran file handle.
+fn file_from(f: MPI_Fint) -> *mut std::os::raw::c_void {
+    crate::files::from_fortran(f).cast()
+}
+
+/// The Fortran handle of a C file handle.
+fn file_to(h: *mut std::os::raw::c_void) -> MPI_Fint {
+    crate::files::to_fortran(h.cast())
 }

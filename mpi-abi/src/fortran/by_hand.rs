@@ -1,0 +1,224 @@
+//! The Fortran bindings whose form differs from C's beyond argument passing
+//! (build/fortran.rs's HAND_WRITTEN list): MPI_INIT has no argc/argv,
+//! MPI_WTIME and the MPI_AINT_ functions return values, and attribute values
+//! are INTEGERs in Fortran where C has pointers.
+
+use std::os::raw::{c_int, c_void};
+
+use super::set_ierror;
+use crate::comm::{
+    MPI_APPNUM, MPI_HOST, MPI_IO, MPI_LASTUSEDCODE, MPI_TAG_UB, MPI_UNIVERSE_SIZE,
+    MPI_WTIME_IS_GLOBAL,
+};
+use crate::windows::{
+    MPI_WIN_BASE, MPI_WIN_CREATE_FLAVOR, MPI_WIN_DISP_UNIT, MPI_WIN_MODEL, MPI_WIN_SIZE,
+};
+
+extern "C" {
+    fn MPI_Init(argc: *mut c_int, argv: *mut c_void) -> c_int;
+    fn PMPI_Init(argc: *mut c_int, argv: *mut c_void) -> c_int;
+    fn MPI_Init_thread(argc: *mut c_int, argv: *mut c_void, req: c_int, prov: *mut c_int) -> c_int;
+    fn PMPI_Init_thread(argc: *mut c_int, argv: *mut c_void, req: c_int, prov: *mut c_int)
+        -> c_int;
+    fn MPI_Wtime() -> f64;
+    fn PMPI_Wtime() -> f64;
+    fn MPI_Wtick() -> f64;
+    fn PMPI_Wtick() -> f64;
+    fn MPI_Pcontrol(level: c_int, ...) -> c_int;
+    fn PMPI_Pcontrol(level: c_int, ...) -> c_int;
+    fn MPI_Buffer_detach(addr: *mut c_void, size: *mut c_int) -> c_int;
+    fn PMPI_Buffer_detach(addr: *mut c_void, size: *mut c_int) -> c_int;
+}
+
+/// How a predefined attribute's C value (a pointer) reads as a Fortran INTEGER.
+enum Predefined {
+    /// A pointer to an int (MPI_TAG_UB, MPI_WIN_DISP_UNIT, ...).
+    Int,
+    /// A pointer to an MPI_Aint (MPI_WIN_SIZE).
+    Aint,
+    /// The pointer itself is the value (MPI_WIN_BASE).
+    Address,
+}
+
+fn predefined(keyval: c_int) -> Option<Predefined> {
+    match keyval {
+        MPI_TAG_UB
+        | MPI_HOST
+        | MPI_IO
+        | MPI_WTIME_IS_GLOBAL
+        | MPI_UNIVERSE_SIZE
+        | MPI_LASTUSEDCODE
+        | MPI_APPNUM
+        | MPI_WIN_DISP_UNIT
+        | MPI_WIN_CREATE_FLAVOR
+        | MPI_WIN_MODEL => Some(Predefined::Int),
+        MPI_WIN_SIZE => Some(Predefined::Aint),
+        MPI_WIN_BASE => Some(Predefined::Address),
+        _ => None,
+    }
+}
+
+/// The Fortran value of attribute `keyval` whose C value is `c_value`: a
+/// predefined one is read through its pointer; a user's was stored from
+/// Fortran as the value itself (see the set_attr bindings).
+///
+/// # Safety
+/// `c_value` is what MPI_*_get_attr returned for `keyval` with the flag set.
+unsafe fn fortran_value(keyval: c_int, c_value: *mut c_void) -> i64 {
+    match predefined(keyval) {
+        // SAFETY: predefined integer attributes point to an int the library keeps.
+        Some(Predefined::Int) => unsafe { *(c_value as *const c_int) as i64 },
+        // SAFETY: MPI_WIN_SIZE points to an MPI_Aint the library keeps.
+        Some(Predefined::Aint) => unsafe { *(c_value as *const i64) },
+        Some(Predefined::Address) | None => c_value as i64,
+    }
+}
+
+/// Defines the `mpi_` and `pmpi_` forms of a binding from one body written
+/// with `call(...)` for the C function (MPI_ or PMPI_ respectively).
+macro_rules! both {
+    ($( fn $name:ident / $pname:ident ( $($arg:ident : $ty:ty),* ) calls $c:ident = $mpi:ident / $pmpi:ident $(-> $ret:ty)? $body:block )*) => {
+        $(
+            #[no_mangle]
+            pub unsafe extern "C" fn $name( $($arg : $ty),* ) $(-> $ret)? {
+                let $c = $mpi;
+                // SAFETY: Fortran passes every argument by reference to storage of
+                // the kind mpif.h declares.
+                #[allow(unused_unsafe)]
+                unsafe { $body }
+            }
+            #[no_mangle]
+            pub unsafe extern "C" fn $pname( $($arg : $ty),* ) $(-> $ret)? {
+                let $c = $pmpi;
+                // SAFETY: as above.
+                #[allow(unused_unsafe)]
+                unsafe { $body }
+            }
+        )*
+    };
+}
+
+both! {
+    fn mpi_init_ / pmpi_init_(ierror: *mut c_int) calls call = MPI_Init / PMPI_Init {
+        set_ierror(ierror, call(std::ptr::null_mut(), std::ptr::null_mut()))
+    }
+
+    fn mpi_init_thread_ / pmpi_init_thread_(required: *const c_int, provided: *mut c_int, ierror: *mut c_int)
+        calls call = MPI_Init_thread / PMPI_Init_thread {
+        set_ierror(ierror, call(std::ptr::null_mut(), std::ptr::null_mut(), *required, provided))
+    }
+
+    fn mpi_wtime_ / pmpi_wtime_() calls call = MPI_Wtime / PMPI_Wtime -> f64 {
+        call()
+    }
+
+    fn mpi_wtick_ / pmpi_wtick_() calls call = MPI_Wtick / PMPI_Wtick -> f64 {
+        call()
+    }
+
+    fn mpi_pcontrol_ / pmpi_pcontrol_(level: *const c_int, ierror: *mut c_int)
+        calls call = MPI_Pcontrol / PMPI_Pcontrol {
+        set_ierror(ierror, call(*level))
+    }
+
+    // Fortran has no use for the buffer's address (it names the buffer it
+    // attached): C writes it into a place of our own, not into the argument.
+    fn mpi_buffer_detach_ / pmpi_buffer_detach_(_buffer: *mut c_void, size: *mut c_int, ierror: *mut c_int)
+        calls call = MPI_Buffer_detach / PMPI_Buffer_detach {
+        let mut addr: *mut c_void = std::ptr::null_mut();
+        set_ierror(ierror, call((&mut addr as *mut *mut c_void).cast(), size))
+    }
+}
+
+/// MPI_AINT_ADD / MPI_AINT_DIFF: address arithmetic, as C's.
+#[no_mangle]
+pub unsafe extern "C" fn mpi_aint_add_(base: *const i64, disp: *const i64) -> i64 {
+    // SAFETY: Fortran passes two INTEGER(KIND=MPI_ADDRESS_KIND) by reference.
+    unsafe { (*base).wrapping_add(*disp) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pmpi_aint_add_(base: *const i64, disp: *const i64) -> i64 {
+    // SAFETY: as mpi_aint_add_.
+    unsafe { mpi_aint_add_(base, disp) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn mpi_aint_diff_(a: *const i64, b: *const i64) -> i64 {
+    // SAFETY: Fortran passes two INTEGER(KIND=MPI_ADDRESS_KIND) by reference.
+    unsafe { (*a).wrapping_sub(*b) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pmpi_aint_diff_(a: *const i64, b: *const i64) -> i64 {
+    // SAFETY: as mpi_aint_diff_.
+    unsafe { mpi_aint_diff_(a, b) }
+}
+
+/// The attribute calls of one kind of object (communicator, datatype, window):
+/// get and set with INTEGER(KIND=MPI_ADDRESS_KIND) values.
+macro_rules! attributes {
+    ($($get:ident / $pget:ident, $set:ident / $pset:ident => $cget:ident / $pcget:ident, $cset:ident / $pcset:ident;)*) => {
+        extern "C" {
+            $(
+                fn $cget(obj: c_int, keyval: c_int, value: *mut c_void, flag: *mut c_int) -> c_int;
+                fn $pcget(obj: c_int, keyval: c_int, value: *mut c_void, flag: *mut c_int) -> c_int;
+                fn $cset(obj: c_int, keyval: c_int, value: *mut c_void) -> c_int;
+                fn $pcset(obj: c_int, keyval: c_int, value: *mut c_void) -> c_int;
+            )*
+        }
+        both! {
+            $(
+                fn $get / $pget(obj: *const c_int, keyval: *const c_int, value: *mut i64, flag: *mut c_int, ierror: *mut c_int)
+                    calls call = $cget / $pcget {
+                    let mut c_value: *mut c_void = std::ptr::null_mut();
+                    let rc = call(*obj, *keyval, (&mut c_value as *mut *mut c_void).cast(), flag);
+                    if rc == 0 && *flag != 0 {
+                        *value = fortran_value(*keyval, c_value);
+                    }
+                    set_ierror(ierror, rc)
+                }
+
+                // The value is kept as C's pointer itself; get gives it back.
+                fn $set / $pset(obj: *const c_int, keyval: *const c_int, value: *const i64, ierror: *mut c_int)
+                    calls call = $cset / $pcset {
+                    set_ierror(ierror, call(*obj, *keyval, *value as *mut c_void))
+                }
+            )*
+        }
+    };
+}
+
+attributes! {
+    mpi_comm_get_attr_ / pmpi_comm_get_attr_, mpi_comm_set_attr_ / pmpi_comm_set_attr_
+        => MPI_Comm_get_attr / PMPI_Comm_get_attr, MPI_Comm_set_attr / PMPI_Comm_set_attr;
+    mpi_type_get_attr_ / pmpi_type_get_attr_, mpi_type_set_attr_ / pmpi_type_set_attr_
+        => MPI_Type_get_attr / PMPI_Type_get_attr, MPI_Type_set_attr / PMPI_Type_set_attr;
+    mpi_win_get_attr_ / pmpi_win_get_attr_, mpi_win_set_attr_ / pmpi_win_set_attr_
+        => MPI_Win_get_attr / PMPI_Win_get_attr, MPI_Win_set_attr / PMPI_Win_set_attr;
+}
+
+extern "C" {
+    fn MPI_Attr_get(comm: c_int, keyval: c_int, value: *mut c_void, flag: *mut c_int) -> c_int;
+    fn PMPI_Attr_get(comm: c_int, keyval: c_int, value: *mut c_void, flag: *mut c_int) -> c_int;
+    fn MPI_Attr_put(comm: c_int, keyval: c_int, value: *mut c_void) -> c_int;
+    fn PMPI_Attr_put(comm: c_int, keyval: c_int, value: *mut c_void) -> c_int;
+}
+
+// MPI-1's forms: the value is a default INTEGER.
+both! {
+    fn mpi_attr_get_ / pmpi_attr_get_(comm: *const c_int, keyval: *const c_int, value: *mut c_int, flag: *mut c_int, ierror: *mut c_int)
+        calls call = MPI_Attr_get / PMPI_Attr_get {
+        let mut c_value: *mut c_void = std::ptr::null_mut();
+        let rc = call(*comm, *keyval, (&mut c_value as *mut *mut c_void).cast(), flag);
+        if rc == 0 && *flag != 0 {
+            *value = fortran_value(*keyval, c_value) as c_int;
+        }
+        set_ierror(ierror, rc)
+    }
+
+    fn mpi_attr_put_ / pmpi_attr_put_(comm: *const c_int, keyval: *const c_int, value: *const c_int, ierror: *mut c_int)
+        calls call = MPI_Attr_put / PMPI_Attr_put {
+        set_ierror(ierror, call(*comm, *keyval, *value as isize as *mut c_void))
+    }
+}

@@ -1,0 +1,12 @@
+//! The bindings generated from mpi.h by build/fortran.rs: `mpi_name_` and
+//! `pmpi_name_` for every C function with a Fortran form, and NOT_IN_FORTRAN,
+//! the functions without one and why.
+#![allow(clippy::too_many_arguments, clippy::missing_safety_doc)]
+
+use std::os::raw::{c_char, c_int, c_void};
+
+use super::addresses::Specials;
+use super::strings::{InString, OutString};
+use super::{file_from, file_to, set_ierror};
+
+include!(concat!(env!("OUT_DIR"), "/fortran_bindings.rs"));

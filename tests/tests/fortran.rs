@@ -1,0 +1,110 @@
+//! Fortran programs through mpcrs-fort (mpifort): mpif.h in fixed form and the
+//! `mpi` module in free form, run in threads (every rank a copy of the
+//! program, so COMMON blocks and module variables are the rank's own), in
+//! processes, and in both at once.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mpcrs_tests::{build_c, expect_success, profile_dir, run_job};
+
+/// The layouts every Fortran program runs in: threads, hybrids, processes.
+const LAYOUTS: &[&[&str]] = &[
+    &["-n", "4"],
+    &["-n", "8", "-p", "2"],
+    &["-n", "8", "-p", "4"],
+    &["-n", "3", "--process-mode"],
+];
+
+fn fortran_source(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fortran")
+        .join(name)
+}
+
+/// Builds tests/fortran/NAME with mpcrs-fort; module files go to a directory
+/// of the build's own, so tests building at once do not share them.
+fn build_fortran(name: &str, out_name: &str) -> PathBuf {
+    let modules = profile_dir().join("fortran-modules").join(out_name);
+    std::fs::create_dir_all(&modules).unwrap();
+    let fort = profile_dir().join("mpcrs-fort");
+    build_c(
+        &fortran_source(name),
+        out_name,
+        Some(fort.to_str().unwrap()),
+        &["-J", modules.to_str().unwrap()],
+    )
+}
+
+fn ranks_of(layout: &[&str]) -> usize {
+    layout[1].parse().unwrap()
+}
+
+fn run_in(bin: &Path, layout: &[&str]) -> String {
+    let mut args = layout.to_vec();
+    args.push(bin.to_str().unwrap());
+    expect_success(
+        &run_job(&args, Duration::from_secs(120)),
+        &format!("{} {layout:?}", bin.display()),
+    )
+}
+
+/// Output lines sorted by rank (the first number of each line).
+fn by_rank(out: &str) -> Vec<String> {
+    let mut lines: Vec<String> = out.lines().map(|l| l.trim().to_string()).collect();
+    lines.sort_by_key(|l| {
+        l.split_whitespace()
+            .nth(1)
+            .and_then(|r| r.parse::<usize>().ok())
+            .unwrap_or(usize::MAX)
+    });
+    lines
+}
+
+#[test]
+fn a_fixed_form_ring_with_mpif_h_keeps_common_blocks_per_rank() {
+    let bin = build_fortran("ring.f", "fortran-ring");
+    for layout in LAYOUTS {
+        let n = ranks_of(layout);
+        let lines = by_rank(&run_in(&bin, layout));
+        assert_eq!(lines.len(), n, "{layout:?}: {lines:?}");
+        let sum = n * (n + 1) / 2;
+        for (r, line) in lines.iter().enumerate() {
+            let token = if r == 0 { n } else { r + 1 };
+            let src = (r + n - 1) % n;
+            let words: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(
+                words[..10],
+                [
+                    "rank",
+                    &r.to_string(),
+                    "token",
+                    &token.to_string(),
+                    "src",
+                    &src.to_string(),
+                    "sum",
+                    &format!("{sum}.0"),
+                    "counter",
+                    &(10 * r).to_string(),
+                ],
+                "{layout:?}: {line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_mpi_module_passes_special_addresses_strings_attributes_and_fortran_callbacks() {
+    let bin = build_fortran("features.f90", "fortran-features");
+    for layout in LAYOUTS {
+        let n = ranks_of(layout);
+        let lines = by_rank(&run_in(&bin, layout));
+        assert_eq!(lines.len(), n, "{layout:?}: {lines:?}");
+        for (r, line) in lines.iter().enumerate() {
+            assert!(
+                line.starts_with(&format!("rank {r} ok:")) && line.ends_with(&format!("tally {r}")),
+                "{layout:?}: {line}"
+            );
+        }
+    }
+}
