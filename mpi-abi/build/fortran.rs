@@ -15,7 +15,8 @@ use std::fmt::Write;
 use crate::header::{Param, Proto};
 
 /// Functions whose Fortran form differs from the C one beyond what the
-/// argument kinds below cover; they are written by hand (src/fortran/special.rs).
+/// argument kinds below cover; they are written by hand (src/fortran/by_hand.rs,
+/// src/fortran/keyvals.rs).
 pub const HAND_WRITTEN: &[&str] = &[
     "Init",
     "Init_thread",
@@ -33,6 +34,10 @@ pub const HAND_WRITTEN: &[&str] = &[
     "Attr_get",
     "Attr_put",
     "Buffer_detach",
+    "Comm_create_keyval",
+    "Type_create_keyval",
+    "Win_create_keyval",
+    "Keyval_create",
 ];
 
 /// Integer-valued C types a Fortran INTEGER carries unchanged (handles are ints
@@ -391,6 +396,13 @@ pub fn mpif_h(constants: &BTreeMap<String, i64>, version: &str) -> String {
         "      EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK",
         "      INTEGER*8 MPI_AINT_ADD, MPI_AINT_DIFF",
         "      EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF",
+        "      EXTERNAL MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN",
+        "      EXTERNAL MPI_COMM_NULL_DELETE_FN",
+        "      EXTERNAL MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN",
+        "      EXTERNAL MPI_TYPE_NULL_DELETE_FN",
+        "      EXTERNAL MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN",
+        "      EXTERNAL MPI_WIN_NULL_DELETE_FN",
+        "      EXTERNAL MPI_NULL_COPY_FN, MPI_DUP_FN, MPI_NULL_DELETE_FN",
     ] {
         line(&mut out, decl);
     }

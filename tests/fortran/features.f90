@@ -5,6 +5,7 @@
 module counters
   implicit none
   integer :: calls = 0
+  integer :: deletes = 0
 end module counters
 
 subroutine wrapsum(invec, inoutvec, len, datatype)
@@ -17,6 +18,29 @@ subroutine wrapsum(invec, inoutvec, len, datatype)
     inoutvec(i) = mod(invec(i) + inoutvec(i), 1000)
   end do
 end subroutine wrapsum
+
+! A copy procedure: the copy's value is the original's plus one.
+subroutine plus_one(oldcomm, keyval, extra, valin, valout, flag, ierr)
+  use mpi
+  implicit none
+  integer :: oldcomm, keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: extra, valin, valout
+  logical :: flag
+  valout = valin + 1 + extra
+  flag = .true.
+  ierr = MPI_SUCCESS
+end subroutine plus_one
+
+! A delete procedure: counts deletions.
+subroutine count_delete(comm, keyval, val, extra, ierr)
+  use mpi
+  use counters
+  implicit none
+  integer :: comm, keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: val, extra
+  deletes = deletes + 1
+  ierr = MPI_SUCCESS
+end subroutine count_delete
 
 subroutine check(ok, what)
   implicit none
@@ -32,7 +56,9 @@ program features
   use mpi
   use counters
   implicit none
-  external wrapsum
+  external wrapsum, plus_one, count_delete
+  integer :: kv_plus, kv_dup, kv_none, dup
+  integer(kind=MPI_ADDRESS_KIND) :: attr, zero
   integer :: ierr, rank, nprocs, i, n, op, stype, cart, errclass
   integer :: status(MPI_STATUS_SIZE), req, blocks(2), types(2)
   integer(kind=MPI_ADDRESS_KIND) :: tag_ub, addrs(2)
@@ -138,6 +164,29 @@ program features
   call MPI_Cart_shift(cart, 0, 1, i, n, ierr)
   call check(i == mod(rank+nprocs-1, nprocs), 'periodic shift')
   call MPI_Comm_free(cart, ierr)
+
+  ! Keyvals with Fortran copy and delete procedures, and the predefined ones.
+  zero = 0
+  call MPI_Comm_create_keyval(plus_one, count_delete, kv_plus, zero, ierr)
+  call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, kv_dup, zero, ierr)
+  call MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, kv_none, zero, ierr)
+  attr = 100 + rank
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, kv_plus, attr, ierr)
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, kv_dup, attr, ierr)
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, kv_none, attr, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  call MPI_Comm_get_attr(dup, kv_plus, attr, flag, ierr)
+  call check(flag .and. attr == 101 + rank, 'Fortran copy procedure')
+  call MPI_Comm_get_attr(dup, kv_dup, attr, flag, ierr)
+  call check(flag .and. attr == 100 + rank, 'MPI_COMM_DUP_FN')
+  call MPI_Comm_get_attr(dup, kv_none, attr, flag, ierr)
+  call check(.not. flag, 'MPI_COMM_NULL_COPY_FN')
+  call MPI_Comm_free(dup, ierr)
+  call check(deletes == 1, 'Fortran delete procedure')
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, kv_plus, ierr)
+  call check(deletes == 2, 'delete_attr')
+  call MPI_Comm_free_keyval(kv_plus, ierr)
+  call check(kv_plus == MPI_KEYVAL_INVALID, 'keyval freed')
 
   t1 = MPI_Wtime()
   call check(t1 >= t0 .and. MPI_Wtick() > 0d0, 'MPI_Wtime')
