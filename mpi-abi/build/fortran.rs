@@ -38,6 +38,23 @@ pub const HAND_WRITTEN: &[&str] = &[
     "Type_create_keyval",
     "Win_create_keyval",
     "Keyval_create",
+    "Info_create_env",
+    "Info_get_string",
+    "File_create_errhandler",
+];
+
+/// MPI-1 functions whose address-sized arguments are default INTEGERs in
+/// Fortran (MPI_ADDRESS, MPI_TYPE_EXTENT, MPI_TYPE_HVECTOR, ...), where C has
+/// MPI_Aint: values widen on the way in; results that do not fit an INTEGER
+/// fail with MPI_ERR_ARG rather than being cut.
+const MPI1_INTEGER_ADDRESSES: &[&str] = &[
+    "Address",
+    "Type_extent",
+    "Type_lb",
+    "Type_ub",
+    "Type_hvector",
+    "Type_hindexed",
+    "Type_struct",
 ];
 
 /// Integer-valued C types a Fortran INTEGER carries unchanged (handles are ints
@@ -71,6 +88,12 @@ const SAME_PROCEDURES: &[&str] = &[
 enum Kind {
     /// An integer passed by value in C: `*p`.
     Int,
+    /// MPI-1's INTEGER for C's MPI_Aint by value: widened.
+    IntAsWide,
+    /// MPI-1's INTEGER for C's MPI_Aint result: narrowed, if it fits.
+    IntFromWide,
+    /// MPI-1's INTEGER array for C's MPI_Aint array of `count` entries: widened.
+    IntsAsWide,
     /// An address-sized integer passed by value: `*p`.
     Wide,
     /// MPI_File by value: the Fortran integer converted (MPI_File_f2c).
@@ -93,13 +116,21 @@ enum Kind {
     Procedure,
 }
 
-fn kind(p: &Param) -> Result<Kind, String> {
+fn kind(f: &Proto, p: &Param) -> Result<Kind, String> {
     let base = p.base();
     if base.starts_with("MPI_T_") {
         return Err("MPI_T has no Fortran binding".into());
     }
-    if p.ty.contains("**") || (p.array && base == "char *") || p.ty.starts_with("char ***") {
+    let depth = p.ty.matches('*').count() + p.array as usize;
+    if p.ty.trim_start_matches("const ").starts_with("char") && depth >= 2 {
         return Err(format!("argument {} (an array of strings)", p.name));
+    }
+    if MPI1_INTEGER_ADDRESSES.contains(&f.name.as_str()) && base == "MPI_Aint" {
+        return Ok(match (p.array, p.is_pointer()) {
+            (true, _) => Kind::IntsAsWide,
+            (false, true) => Kind::IntFromWide,
+            (false, false) => Kind::IntAsWide,
+        });
     }
     if base.ends_with("_function") || base.ends_with("_fn") {
         return if SAME_PROCEDURES.contains(&base) {
@@ -152,7 +183,7 @@ pub fn bindings(protos: &[Proto]) -> (String, Vec<(String, String)>) {
         } else if p.varargs {
             Some("takes variable arguments".into())
         } else {
-            p.params.iter().find_map(|a| kind(a).err())
+            p.params.iter().find_map(|a| kind(p, a).err())
         };
         if let Some(reason) = reason {
             skipped.push((p.c_name(), reason));
@@ -178,10 +209,10 @@ pub fn bindings(protos: &[Proto]) -> (String, Vec<(String, String)>) {
     (out, skipped)
 }
 
-fn c_type(p: &Param) -> &'static str {
-    match kind(p).expect("classified before") {
+fn c_type(f: &Proto, p: &Param) -> &'static str {
+    match kind(f, p).expect("classified before") {
         Kind::Int => "c_int",
-        Kind::Wide => "i64",
+        Kind::Wide | Kind::IntAsWide => "i64",
         Kind::File => "*mut c_void",
         Kind::InString => "*const c_char",
         Kind::OutString => "*mut c_char",
@@ -193,7 +224,7 @@ fn declare(p: &Proto, out: &mut String) {
     let args: Vec<String> = p
         .params
         .iter()
-        .map(|a| format!("{}: {}", ident(&a.name), c_type(a)))
+        .map(|a| format!("{}: {}", ident(&a.name), c_type(p, a)))
         .collect();
     for prefix in ["", "P"] {
         if prefix == "P" && p.prefix != "MPI_" {
@@ -226,10 +257,29 @@ fn binding(p: &Proto, profiling: &str, out: &mut String) {
     let mut after = Vec::new();
     for a in &p.params {
         let n = ident(&a.name);
-        match kind(a).unwrap() {
+        match kind(p, a).unwrap() {
             Kind::Int => {
                 args.push(format!("{n}: *const c_int"));
                 call.push(format!("*{n}"));
+            }
+            Kind::IntAsWide => {
+                args.push(format!("{n}: *const c_int"));
+                call.push(format!("*{n} as i64"));
+            }
+            Kind::IntFromWide => {
+                args.push(format!("{n}: *mut c_int"));
+                before.push(format!("let mut {n}_c: i64 = 0;"));
+                call.push(format!("(&mut {n}_c as *mut i64).cast()"));
+                after.push(format!(
+                    "let rc = match c_int::try_from({n}_c) {{ Ok(v) if rc == 0 => {{ *{n} = v; rc }} Ok(_) => rc, Err(_) => MPI_ERR_ARG }};"
+                ));
+            }
+            Kind::IntsAsWide => {
+                args.push(format!("{n}: *const c_int"));
+                before.push(format!(
+                    "let {n}_c: Vec<i64> = (0..(*count).max(0) as usize).map(|i| *{n}.add(i) as i64).collect();"
+                ));
+                call.push(format!("{n}_c.as_ptr() as *mut c_void"));
             }
             Kind::Wide => {
                 args.push(format!("{n}: *const i64"));
@@ -248,7 +298,13 @@ fn binding(p: &Proto, profiling: &str, out: &mut String) {
             Kind::InString => {
                 args.push(format!("{n}: *const c_char"));
                 hidden.push(format!("{n}_len: usize"));
-                before.push(format!("let {n}_c = InString::new({n}, {n}_len);"));
+                // Info keys and values lose leading blanks too (MPI 4.0, 10.1).
+                let make = if matches!(a.name.as_str(), "key" | "value") {
+                    "info"
+                } else {
+                    "new"
+                };
+                before.push(format!("let {n}_c = InString::{make}({n}, {n}_len);"));
                 call.push(format!("{n}_c.as_ptr()"));
             }
             Kind::OutString => {
@@ -256,7 +312,13 @@ fn binding(p: &Proto, profiling: &str, out: &mut String) {
                 hidden.push(format!("{n}_len: usize"));
                 before.push(format!("let mut {n}_c = OutString::new({n}, {n}_len);"));
                 call.push(format!("{n}_c.as_mut_ptr()"));
-                after.push(format!("{n}_c.write_back();"));
+                if p.params.iter().any(|a| a.name == "flag") {
+                    after.push(format!(
+                        "if rc == 0 && *(flag as *const c_int) != 0 {{ {n}_c.write_back(); }}"
+                    ));
+                } else {
+                    after.push(format!("{n}_c.write_back();"));
+                }
             }
             Kind::Buffer => {
                 args.push(format!("{n}: *mut c_void"));
@@ -275,6 +337,17 @@ fn binding(p: &Proto, profiling: &str, out: &mut String) {
                 call.push(n.clone());
             }
         }
+    }
+    // Fortran counts array positions from 1: the indices of requests C
+    // reports (MPI_UNDEFINED, negative, stays).
+    match p.name.as_str() {
+        "Waitany" | "Testany" => after.push(
+            "if rc == 0 && *(indx as *const c_int) >= 0 { *(indx as *mut c_int) += 1; }".into(),
+        ),
+        "Waitsome" | "Testsome" => after.push(
+            "if rc == 0 { for i in 0..(*(outcount as *const c_int)).max(0) as usize { *(array_of_indices as *mut c_int).add(i) += 1; } }".into(),
+        ),
+        _ => {}
     }
     args.push("ierror: *mut c_int".into());
     args.extend(hidden);
@@ -321,7 +394,9 @@ fn c_only(name: &str) -> bool {
     name.starts_with("MPI_F_") || matches!(name, "MPI_FILE_NULL")
 }
 
-/// mpif.h: every integer constant of mpi.h, then the Fortran-only ones.
+/// mpif.h: every integer constant of mpi.h, then the Fortran-only ones. As
+/// MPICH's, it declares the types of MPI_WTIME and MPI_WTICK but not of
+/// MPI_AINT_ADD and MPI_AINT_DIFF, which programs declare themselves.
 pub fn mpif_h(constants: &BTreeMap<String, i64>, version: &str) -> String {
     let mut out = String::new();
     let line = |out: &mut String, s: &str| {
@@ -394,8 +469,6 @@ pub fn mpif_h(constants: &BTreeMap<String, i64>, version: &str) -> String {
         "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK",
         "      DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK",
         "      EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK",
-        "      INTEGER*8 MPI_AINT_ADD, MPI_AINT_DIFF",
-        "      EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF",
         "      EXTERNAL MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN",
         "      EXTERNAL MPI_COMM_NULL_DELETE_FN",
         "      EXTERNAL MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN",

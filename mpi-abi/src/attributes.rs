@@ -7,6 +7,11 @@
 //! callbacks are the program's and may call MPI, so they run with no lock of
 //! the rank's tables held. A callback's error code fails the call that ran it,
 //! and the attribute it was for stays as it was.
+//!
+//! Values keep the language that set them (MPI-4.0 section 19.3.7): C's is a
+//! pointer, Fortran's an address-sized integer. C reads a Fortran value
+//! through a pointer to it, Fortran reads a C value as the pointer's bits, and
+//! a keyval's callbacks get values in their own language.
 
 use std::collections::HashMap;
 use std::os::raw::{c_int, c_void};
@@ -34,12 +39,58 @@ impl Kind {
     }
 }
 
+/// The language of a keyval's callbacks or of the call that set a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Language {
+    C,
+    Fortran,
+}
+
+/// An attribute's value, as the language that set it gave it.
+#[derive(Clone, Copy, Debug)]
+enum Value {
+    /// C's pointer.
+    C(*mut c_void),
+    /// Fortran's integer, in a cell of its own, so that C can be given its
+    /// address; freed with the value.
+    Fortran(*mut i64),
+}
+
+impl Value {
+    fn new(v: *mut c_void, from: Language) -> Value {
+        match from {
+            Language::C => Value::C(v),
+            Language::Fortran => Value::Fortran(Box::into_raw(Box::new(v as i64))),
+        }
+    }
+
+    /// The value as `to` sees it, carried in a pointer: C's pointer, or
+    /// Fortran's integer in a pointer's bits.
+    fn seen_by(self, to: Language) -> *mut c_void {
+        match (self, to) {
+            (Value::C(p), _) => p,
+            (Value::Fortran(cell), Language::C) => cell.cast(),
+            // SAFETY: the cell lives as long as the value.
+            (Value::Fortran(cell), Language::Fortran) => unsafe { *cell as *mut c_void },
+        }
+    }
+
+    fn free(self) {
+        if let Value::Fortran(cell) = self {
+            // SAFETY: made by Box::into_raw in `new`, freed once, with the value.
+            drop(unsafe { Box::from_raw(cell) });
+        }
+    }
+}
+
 /// A user keyval.
 #[derive(Clone, Copy)]
 struct Keyval {
     copy: Option<CopyAttrFn>,
     delete: Option<DeleteAttrFn>,
     extra: *mut c_void,
+    /// What the callbacks take values as.
+    language: Language,
     kind: Kind,
     /// Freed by the program; kept while `uses` attributes need its callbacks.
     freed: bool,
@@ -58,7 +109,9 @@ pub(crate) type Failure = (ErrorClass, String);
 pub(crate) struct Store {
     keyvals: Vec<Option<Keyval>>,
     /// (kind, object handle) -> (keyval, value), oldest first.
-    values: HashMap<(Kind, c_int), Vec<(c_int, *mut c_void)>>,
+    values: HashMap<(Kind, c_int), Vec<(c_int, Value)>>,
+    /// The language of the set call under way (see `set_from_fortran`).
+    setting_from: Option<Language>,
 }
 
 impl Store {
@@ -85,6 +138,12 @@ impl Store {
         }
     }
 
+    /// Whether `k` is a live keyval of any kind.
+    fn keyval_any(&self, k: c_int) -> bool {
+        k & !INDEX_MASK == KEYVAL_USER
+            && matches!(self.keyvals.get((k & INDEX_MASK) as usize), Some(Some(_)))
+    }
+
     fn slot(&mut self, k: c_int) -> &mut Keyval {
         self.keyvals[(k & INDEX_MASK) as usize]
             .as_mut()
@@ -100,17 +159,17 @@ impl Store {
         }
     }
 
-    fn value(&self, kind: Kind, obj: c_int, k: c_int) -> Option<*mut c_void> {
+    fn value(&self, kind: Kind, obj: c_int, k: c_int) -> Option<Value> {
         let list = self.values.get(&(kind, obj))?;
         list.iter().find(|(key, _)| *key == k).map(|&(_, v)| v)
     }
 
     /// Stores `v` under `k` on `obj`: replaces the value in place (keeping
     /// its position) or appends it.
-    fn put(&mut self, kind: Kind, obj: c_int, k: c_int, v: *mut c_void) {
+    fn put(&mut self, kind: Kind, obj: c_int, k: c_int, v: Value) {
         let list = self.values.entry((kind, obj)).or_default();
         match list.iter_mut().find(|(key, _)| *key == k) {
-            Some(slot) => slot.1 = v,
+            Some(slot) => std::mem::replace(&mut slot.1, v).free(),
             None => {
                 list.push((k, v));
                 self.slot(k).uses += 1;
@@ -121,7 +180,7 @@ impl Store {
     fn remove(&mut self, kind: Kind, obj: c_int, k: c_int) {
         if let Some(list) = self.values.get_mut(&(kind, obj)) {
             if let Some(i) = list.iter().position(|(key, _)| *key == k) {
-                list.remove(i);
+                list.remove(i).1.free();
                 if list.is_empty() {
                     self.values.remove(&(kind, obj));
                 }
@@ -143,11 +202,11 @@ fn class_of_code(rc: c_int) -> ErrorClass {
 }
 
 /// Runs `k`'s delete callback, if it has one, on `v`.
-fn run_delete(kv: &Keyval, obj: c_int, k: c_int, v: *mut c_void) -> Result<(), Failure> {
+fn run_delete(kv: &Keyval, obj: c_int, k: c_int, v: Value) -> Result<(), Failure> {
     let Some(f) = kv.delete else { return Ok(()) };
     // SAFETY: the program's own callback, called as MPI specifies, with the
     // value and extra state the program gave.
-    let rc = unsafe { f(obj, k, v, kv.extra) };
+    let rc = unsafe { f(obj, k, v.seen_by(kv.language), kv.extra) };
     if rc == MPI_SUCCESS {
         Ok(())
     } else {
@@ -170,6 +229,7 @@ pub(crate) fn create_keyval(
         copy,
         delete,
         extra,
+        language: Language::C,
         kind,
         freed: false,
         uses: 0,
@@ -201,26 +261,58 @@ pub(crate) fn free_keyval(kind: Kind, k: c_int) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Makes keyval `k`'s callbacks take values as Fortran procedures do (for
+/// keyvals made by the Fortran bindings).
+pub(crate) fn speaks_fortran(k: c_int) {
+    let mut st = store();
+    if st.attributes.keyval_any(k) {
+        st.attributes.slot(k).language = Language::Fortran;
+    }
+}
+
+/// Runs `set_call` (a C set-attribute entry point) as a Fortran one: the
+/// value it stores is Fortran's integer.
+pub(crate) fn set_from_fortran<R>(set_call: impl FnOnce() -> R) -> R {
+    store().attributes.setting_from = Some(Language::Fortran);
+    let r = set_call();
+    store().attributes.setting_from = None;
+    r
+}
+
 /// Sets attribute `k` of `obj` to `v`; an old value is deleted first, and
 /// stays if its delete callback fails.
 pub(crate) fn set(kind: Kind, obj: c_int, k: c_int, v: *mut c_void) -> Result<(), Failure> {
-    let (kv, old) = {
-        let st = store();
+    let (kv, old, from) = {
+        let mut st = store();
+        // Taken now: callbacks below may set attributes from C.
+        let from = st.attributes.setting_from.take().unwrap_or(Language::C);
         let kv = st.attributes.keyval(kind, k)?;
-        (kv, st.attributes.value(kind, obj, k))
+        (kv, st.attributes.value(kind, obj, k), from)
     };
     if let Some(old) = old {
         run_delete(&kv, obj, k, old)?;
     }
-    store().attributes.put(kind, obj, k, v);
+    store().attributes.put(kind, obj, k, Value::new(v, from));
     Ok(())
 }
 
-/// The value of attribute `k` of `obj`, if set.
+/// The value of attribute `k` of `obj` as C sees it, if set.
 pub(crate) fn get(kind: Kind, obj: c_int, k: c_int) -> Result<Option<*mut c_void>, Failure> {
     let st = store();
     st.attributes.keyval(kind, k)?;
-    Ok(st.attributes.value(kind, obj, k))
+    Ok(st
+        .attributes
+        .value(kind, obj, k)
+        .map(|v| v.seen_by(Language::C)))
+}
+
+/// The value of attribute `k` of `obj` as Fortran sees it, if set (`None`
+/// also for an invalid keyval: the C call made first reported that).
+pub(crate) fn fortran_value(kind: Kind, obj: c_int, k: c_int) -> Option<i64> {
+    let st = store();
+    st.attributes.keyval(kind, k).ok()?;
+    let v = st.attributes.value(kind, obj, k)?;
+    Some(v.seen_by(Language::Fortran) as i64)
 }
 
 /// Deletes attribute `k` of `obj` through its delete callback.
@@ -268,7 +360,7 @@ pub(crate) fn delete_all(kind: Kind, obj: c_int) -> Result<(), Failure> {
 /// ask for it. If a callback fails, the attributes copied so far are deleted
 /// again and the failure returned.
 pub(crate) fn copy_all(kind: Kind, from: c_int, to: c_int) -> Result<(), Failure> {
-    let entries: Vec<(c_int, *mut c_void, Keyval)> = {
+    let entries: Vec<(c_int, Value, Keyval)> = {
         let st = store();
         let s = &st.attributes;
         s.values
@@ -291,7 +383,7 @@ pub(crate) fn copy_all(kind: Kind, from: c_int, to: c_int) -> Result<(), Failure
                 from,
                 k,
                 kv.extra,
-                v,
+                v.seen_by(kv.language),
                 (&mut out as *mut *mut c_void).cast(),
                 &mut flag,
             )
@@ -305,7 +397,9 @@ pub(crate) fn copy_all(kind: Kind, from: c_int, to: c_int) -> Result<(), Failure
             ));
         }
         if flag != 0 {
-            store().attributes.put(kind, to, k, out);
+            store()
+                .attributes
+                .put(kind, to, k, Value::new(out, kv.language));
         }
     }
     Ok(())
@@ -320,6 +414,7 @@ mod tests {
             copy: None,
             delete: None,
             extra: std::ptr::null_mut(),
+            language: Language::C,
             kind,
             freed: false,
             uses: 0,
@@ -331,11 +426,27 @@ mod tests {
         let mut s = Store::default();
         s.keyvals = vec![Some(kv(Kind::Comm)), Some(kv(Kind::Comm))];
         let (a, b) = (KEYVAL_USER, KEYVAL_USER | 1);
-        s.put(Kind::Comm, 7, b, 2 as *mut c_void);
-        s.put(Kind::Comm, 7, a, 1 as *mut c_void);
-        s.put(Kind::Comm, 7, b, 3 as *mut c_void);
+        s.put(Kind::Comm, 7, b, Value::C(2 as *mut c_void));
+        s.put(
+            Kind::Comm,
+            7,
+            a,
+            Value::new(1 as *mut c_void, Language::Fortran),
+        );
+        s.put(Kind::Comm, 7, b, Value::C(3 as *mut c_void));
         let order: Vec<c_int> = s.values[&(Kind::Comm, 7)].iter().map(|e| e.0).collect();
         assert_eq!(order, vec![b, a]);
+        let fortran = s.value(Kind::Comm, 7, a).unwrap();
+        assert_eq!(fortran.seen_by(Language::Fortran) as usize, 1);
+        // C reads a Fortran value through a pointer to it.
+        // SAFETY: the cell of a live Fortran value.
+        assert_eq!(unsafe { *(fortran.seen_by(Language::C) as *const i64) }, 1);
+        assert_eq!(
+            s.value(Kind::Comm, 7, b)
+                .unwrap()
+                .seen_by(Language::Fortran) as usize,
+            3
+        );
         s.slot(a).freed = true;
         assert!(s.keyval(Kind::Comm, a).is_ok());
         s.remove(Kind::Comm, 7, a);

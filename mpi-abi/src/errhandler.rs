@@ -9,7 +9,7 @@ use std::os::raw::c_int;
 
 use mpcrs::{Communicator, ErrorClass, ErrorHandler};
 
-use crate::ctypes::CommErrhandlerFn;
+use crate::ctypes::{CommErrhandlerFn, MPI_File};
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
 
@@ -23,10 +23,28 @@ const INDEX_MASK: c_int = 0x03ff_ffff;
 /// hold those.
 #[derive(Default)]
 pub(crate) struct Table {
-    functions: Vec<CommErrhandlerFn>,
+    functions: Vec<Function>,
     /// Communicator object (its address, as every handle of it shares the
     /// object) -> (its handle, the handler's handle).
     by_comm: HashMap<usize, (MPI_Comm, MPI_Errhandler)>,
+}
+
+/// A user error handler's function and how it takes the object's handle.
+#[derive(Clone, Copy)]
+pub(crate) enum Function {
+    /// C's: a pointer to the object's C handle.
+    C(CommErrhandlerFn),
+    /// A Fortran procedure made by MPI_FILE_CREATE_ERRHANDLER: a pointer to
+    /// the file's Fortran handle (an INTEGER; C's MPI_File is a pointer).
+    FortranFile(CommErrhandlerFn),
+}
+
+impl Function {
+    fn pointer(self) -> CommErrhandlerFn {
+        match self {
+            Function::C(f) | Function::FortranFile(f) => f,
+        }
+    }
 }
 
 fn key(c: &Communicator) -> usize {
@@ -34,7 +52,7 @@ fn key(c: &Communicator) -> usize {
 }
 
 impl Table {
-    fn function(&self, h: MPI_Errhandler) -> Option<CommErrhandlerFn> {
+    fn function(&self, h: MPI_Errhandler) -> Option<Function> {
         if h & !INDEX_MASK != ERRHANDLER_USER {
             return None;
         }
@@ -79,7 +97,7 @@ pub(crate) fn call_user(c: &Communicator, code: c_int) -> Option<c_int> {
     let (mut h, f) = {
         let t = errhandler_table()?;
         let &(h, eh) = t.by_comm.get(&key(c))?;
-        (h, t.function(eh)?)
+        (h, t.function(eh)?.pointer())
     };
     let mut code = code;
     // SAFETY: the program's MPI_Comm_errhandler_function, called as MPI
@@ -98,9 +116,18 @@ pub(crate) fn call_with(
 ) -> Option<c_int> {
     let f = errhandler_table()?.function(eh)?;
     let mut code = code;
-    // SAFETY: the program's error handler function, called as MPI specifies:
-    // the object's handle and the error code, by pointer.
-    unsafe { f(handle.cast(), &mut code) };
+    match f {
+        // SAFETY: the program's error handler function, called as MPI
+        // specifies: the object's handle and the error code, by pointer.
+        Function::C(f) => unsafe { f(handle.cast(), &mut code) },
+        Function::FortranFile(f) => {
+            // SAFETY: handlers made for files are only called for files:
+            // `handle` points to an MPI_File.
+            let mut fh = crate::files::to_fortran(unsafe { *(handle as *const MPI_File) });
+            // SAFETY: the program's Fortran procedure, both arguments by reference.
+            unsafe { f((&mut fh as *mut c_int).cast(), &mut code) };
+        }
+    }
     Some(code)
 }
 
@@ -120,6 +147,15 @@ pub(crate) fn ret_on(c: &Communicator, r: mpcrs::Result<()>) -> c_int {
 pub(crate) fn create(
     call: &'static str,
     f: Option<CommErrhandlerFn>,
+    errhandler: *mut MPI_Errhandler,
+) -> c_int {
+    create_as(call, f.map(Function::C), errhandler)
+}
+
+/// Creates a user handler of function `f`, taking handles as `f` says.
+pub(crate) fn create_as(
+    call: &'static str,
+    f: Option<Function>,
     errhandler: *mut MPI_Errhandler,
 ) -> c_int {
     let Some(f) = f else {

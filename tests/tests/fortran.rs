@@ -108,3 +108,27 @@ fn the_mpi_module_passes_special_addresses_strings_attributes_and_fortran_callba
         }
     }
 }
+
+#[test]
+fn attributes_cross_languages_and_fortran_counts_indices_from_one() {
+    let modules = profile_dir().join("fortran-modules").join("languages");
+    std::fs::create_dir_all(&modules).unwrap();
+    let fort = profile_dir().join("mpcrs-fort");
+    // The C half is compiled by the same wrapper (gfortran hands .c to gcc).
+    let bin = build_c(
+        &fortran_source("languages.f90"),
+        "fortran-languages",
+        Some(fort.to_str().unwrap()),
+        &[
+            fortran_source("languages.c").to_str().unwrap(),
+            "-J",
+            modules.to_str().unwrap(),
+        ],
+    );
+    for layout in LAYOUTS {
+        let n = ranks_of(layout);
+        let lines = by_rank(&run_in(&bin, layout));
+        let expected: Vec<String> = (0..n).map(|r| format!("rank {r} errors 0")).collect();
+        assert_eq!(lines, expected, "{layout:?}");
+    }
+}

@@ -9,4 +9,7 @@ use super::addresses::Specials;
 use super::strings::{InString, OutString};
 use super::{file_from, file_to, set_ierror};
 
+/// The class of an MPI-1 address result that does not fit an INTEGER.
+const MPI_ERR_ARG: c_int = mpcrs::ErrorClass::Arg as c_int;
+
 include!(concat!(env!("OUT_DIR"), "/fortran_bindings.rs"));

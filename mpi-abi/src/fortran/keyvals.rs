@@ -7,7 +7,8 @@
 //!
 //! Also the predefined procedures of mpif.h (MPI_COMM_NULL_COPY_FN,
 //! MPI_COMM_DUP_FN, ... and MPI-1's MPI_NULL_COPY_FN, MPI_DUP_FN,
-//! MPI_NULL_DELETE_FN), as Fortran procedures.
+//! MPI_NULL_DELETE_FN), as Fortran procedures. The keyvals are marked as
+//! Fortran's, so their procedures get values as Fortran set them.
 //!
 //! The box behind a keyval's extra state lives as long as the process: MPI may
 //! still call the procedures after MPI_*_free_keyval, for the attributes
@@ -187,6 +188,9 @@ unsafe fn create(
     if rc != 0 {
         // SAFETY: no keyval refers to the box.
         drop(unsafe { Box::from_raw(procedures) });
+    } else {
+        // SAFETY: the C call wrote the new keyval.
+        crate::attributes::speaks_fortran(unsafe { *keyval });
     }
     // SAFETY: `ierror` is the Fortran INTEGER.
     unsafe { set_ierror(ierror, rc) };
@@ -248,6 +252,9 @@ unsafe fn create_1(
     if rc != 0 {
         // SAFETY: no keyval refers to the box.
         drop(unsafe { Box::from_raw(procedures) });
+    } else {
+        // SAFETY: the C call wrote the new keyval.
+        crate::attributes::speaks_fortran(unsafe { *keyval });
     }
     // SAFETY: `ierror` is the Fortran INTEGER.
     unsafe { set_ierror(ierror, rc) };

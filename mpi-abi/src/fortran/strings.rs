@@ -27,6 +27,18 @@ impl InString {
         InString(CString::new(text).expect("NULs removed"))
     }
 
+    /// An info key or value: leading blanks are dropped too.
+    ///
+    /// # Safety
+    /// As `new`.
+    pub(crate) unsafe fn info(p: *const c_char, len: usize) -> InString {
+        // SAFETY: by the caller's contract.
+        let s = unsafe { InString::new(p, len) };
+        let bytes = s.0.as_bytes();
+        let start = bytes.iter().position(|&b| b != b' ').unwrap_or(bytes.len());
+        InString(CString::new(&bytes[start..]).expect("no NUL inside"))
+    }
+
     pub(crate) fn as_ptr(&self) -> *const c_char {
         self.0.as_ptr()
     }
