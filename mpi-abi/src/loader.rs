@@ -414,8 +414,13 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     // This process's ranks only, when the job spans several.
     let local = cfg.local_ranks();
     let first = local.start;
-    libc_state::start(local.clone());
-    crate::stdout::install();
+    let (blocks, nodes, size) = (cfg.blocks(), cfg.nodes.clone(), cfg.ranks);
+    libc_state::start(local.clone(), |rank| {
+        use mpcrs_settings::rank_identity::{local_place, rank_variables};
+        let (local_rank, local_size) = local_place(rank, &blocks, &nodes);
+        rank_variables(rank, size, local_rank, local_size)
+    });
+    crate::stdout::install(local.clone());
     load_system_libraries(&libs.system);
     let copies: Vec<Copy> = local
         .clone()
