@@ -306,6 +306,32 @@ fn rank_variables_tell_each_rank_its_place_as_mpirun_and_mpiexec_do() {
     assert_eq!(lines, ["0/3 0/3", "1/3 1/3", "2/3 2/3"], "{out}");
 }
 
+/// A rank that writes through a null pointer is named, with the function
+/// of the program it faulted in (from the program's own symbol table: it is
+/// not linked with -rdynamic), whether ranks share a process or not.
+#[test]
+fn a_segfault_names_the_rank_and_the_function_it_happened_in() {
+    let bin = build_c(&c_source("crash_here.c"), "crash_here", None, &[]);
+    let bin = bin.to_str().unwrap();
+    for procs in ["1", "2"] {
+        let o = run_job(&["-n", "4", "-p", procs, bin], Duration::from_secs(60));
+        let err = text(&o).1;
+        assert_eq!(o.status.code(), Some(128 + 11), "-p {procs}: {err}");
+        let line = err
+            .lines()
+            .find(|l| {
+                l.starts_with(
+                    "mpcrs: rank 2 died of SIGSEGV (segmentation fault at address 0x0) at 0x",
+                )
+            })
+            .unwrap_or_else(|| panic!("-p {procs}: no report of rank 2 in\n{err}"));
+        assert!(
+            line.contains(" in crash_here+0x") && line.ends_with(&format!("({bin})")),
+            "-p {procs}: {line}"
+        );
+    }
+}
+
 #[test]
 fn interrupting_the_launcher_ends_the_job_and_its_children() {
     // mpcrs-run runs a shell that starts a long sleep; SIGTERM to mpcrs-run must end both.
