@@ -457,6 +457,62 @@ impl Image {
     }
 }
 
+/// A function of an object's symbol table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionSymbol {
+    pub name: String,
+    /// Address relative to the load base.
+    pub start: u64,
+    /// Bytes of code (0 where the symbol table does not say).
+    pub size: u64,
+}
+
+impl Image {
+    /// The defined functions of the full symbol table (static ones too) or,
+    /// for a stripped object, of the dynamic one; sorted by address.
+    pub fn function_symbols(&self) -> Result<Vec<FunctionSymbol>, ElfError> {
+        const STT_FUNC: u8 = 2;
+        for wanted in [SHT_SYMTAB, SHT_DYNSYM] {
+            let mut found = Vec::new();
+            let mut has_table = false;
+            for i in 0..self.shnum {
+                let sh = self.shoff + i * 64;
+                if u32_at(&self.bytes, sh + 4)? != wanted {
+                    continue;
+                }
+                has_table = true;
+                let off = u64_at(&self.bytes, sh + 24)? as usize;
+                let size = u64_at(&self.bytes, sh + 32)? as usize;
+                let link = u32_at(&self.bytes, sh + 40)? as usize;
+                let str_off = u64_at(&self.bytes, self.shoff + link * 64 + 24)? as usize;
+                for s in 0..size / 24 {
+                    let so = off + s * 24;
+                    let info = *self
+                        .bytes
+                        .get(so + 4)
+                        .ok_or_else(|| ElfError(format!("truncated ELF file at offset {so}")))?;
+                    let section = u16_at(&self.bytes, so + 6)?;
+                    let start = u64_at(&self.bytes, so + 8)?;
+                    if info & 0xf != STT_FUNC || section == 0 || start == 0 {
+                        continue;
+                    }
+                    let name = cstr_at(&self.bytes, str_off + u32_at(&self.bytes, so)? as usize);
+                    found.push(FunctionSymbol {
+                        name: String::from_utf8_lossy(name).into_owned(),
+                        start,
+                        size: u64_at(&self.bytes, so + 16)?,
+                    });
+                }
+            }
+            if has_table {
+                found.sort_by_key(|f| f.start);
+                return Ok(found);
+            }
+        }
+        Ok(Vec::new())
+    }
+}
+
 /// A program linked against an MPI library (ours or MPICH's), as opposed to a
 /// Rust program built on the mpcrs API.
 pub struct MpiProgram {

@@ -16,6 +16,7 @@ pub mod checkpoint_config;
 pub mod elsewhere;
 pub mod hosts;
 pub mod options;
+pub mod output;
 pub mod processes;
 pub mod program;
 pub mod relaunch;

@@ -88,9 +88,21 @@ pub struct Options {
     #[arg(long = "report-bindings")]
     pub report_bindings: bool,
 
-    /// Prefix every output line with the process and its ranks, as [process,first-last].
-    #[arg(long)]
+    /// Label every line of output with the rank that wrote it, as Open MPI's
+    /// mpirun: [1,RANK]<stdout>: or [1,RANK]<stderr>: (-tag-output too).
+    #[arg(long, conflicts_with = "prepend_rank")]
     pub tag_output: bool,
+
+    /// Label every line of output with the rank that wrote it, as MPICH's
+    /// mpiexec: [RANK] (-prepend-rank too).
+    #[arg(short = 'l', long = "prepend-rank")]
+    pub prepend_rank: bool,
+
+    /// Write each rank's stdout and stderr to DIR/1/rank.RANK/stdout and
+    /// DIR/1/rank.RANK/stderr instead of the terminal, as Open MPI's mpirun
+    /// (-output-filename too).
+    #[arg(long = "output-filename", value_name = "DIR")]
+    pub output_filename: Option<std::path::PathBuf>,
 
     /// Network option of the rails configuration (one of its <cli_option> names).
     #[arg(long = "net", value_name = "NAME", default_value = mpcrs_rails::DEFAULT_OPTION)]
@@ -298,6 +310,16 @@ pub fn local_root(given: Option<&std::path::Path>, global: &std::path::Path) -> 
         (None, None) => mpcrs_levels::store::default_local_root(global),
     };
     std::path::absolute(&root).unwrap_or(root)
+}
+
+/// How each line of output is labelled: --tag-output or --prepend-rank.
+pub fn output_labels(args: &Options) -> Option<mpcrs_settings::output::Labels> {
+    use mpcrs_settings::output::Labels;
+    match (args.tag_output, args.prepend_rank) {
+        (true, _) => Some(Labels::Tag),
+        (false, true) => Some(Labels::Rank),
+        (false, false) => None,
+    }
 }
 
 /// The environment -x passes: (name, value) pairs, or what is wrong.

@@ -38,24 +38,50 @@ pub fn job_key() -> u64 {
 }
 
 /// What tells process `index` of `processes` who it is: PMI's rank and size, and
-/// mpcrs's own variables.
-/// `nodes` lists the node of every process (see [`env::NODES`]), `node_names`
-/// the host of every node ([`env::NODE_NAMES`]).
+/// mpcrs's own variables; for a process of one rank, that rank's place in
+/// the job under Open MPI's and MPICH's names too (see
+/// mpcrs_settings::rank_identity).
+/// `blocks` are the ranks of every process, `nodes` lists the node of every
+/// process (see [`env::NODES`]), `node_names` the host of every node
+/// ([`env::NODE_NAMES`]).
 fn identity(
     index: usize,
-    processes: usize,
+    blocks: &[std::ops::Range<usize>],
     nodes: &str,
     node_names: &str,
-) -> impl Iterator<Item = (&'static str, String)> {
-    [
+) -> Vec<(&'static str, String)> {
+    let processes = blocks.len();
+    let mut vars = vec![
         (pmi2::ENV_RANK, index.to_string()),
         (pmi2::ENV_SIZE, processes.to_string()),
         (env::PROCESSES.name, processes.to_string()),
         (env::PROCESS.name, index.to_string()),
         (env::NODES.name, nodes.to_string()),
         (env::NODE_NAMES.name, node_names.to_string()),
-    ]
-    .into_iter()
+    ];
+    if blocks[index].len() == 1 {
+        // PMI_RANK and PMI_SIZE come again with the same values: the
+        // process is its rank.
+        vars.extend(one_rank_identity(index, blocks, nodes));
+    }
+    vars
+}
+
+/// The variables of the one rank of process `index` (see
+/// mpcrs_settings::rank_identity); `nodes` as in [`identity`].
+fn one_rank_identity(
+    index: usize,
+    blocks: &[std::ops::Range<usize>],
+    nodes: &str,
+) -> [(&'static str, String); 8] {
+    let nodes: Vec<u32> = nodes
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    let rank = blocks[index].start;
+    let size = blocks.last().map_or(0, |b| b.end);
+    let (local, local_size) = mpcrs_settings::rank_identity::local_place(rank, blocks, &nodes);
+    mpcrs_settings::rank_identity::rank_variables(rank, size, local, local_size)
 }
 
 /// A copy of `base` (program, arguments, environment, directory).
@@ -85,6 +111,11 @@ pub fn on_this_host(
     launch: &Launch,
 ) -> io::Result<Vec<ProcessSpec>> {
     let mut specs = if processes == 1 {
+        let mut base = base;
+        if ranks == 1 {
+            // A job of one rank: that rank alone, on this host.
+            base.envs(mpcrs_settings::rank_identity::rank_variables(0, 1, 0, 1));
+        }
         vec![ProcessSpec {
             index: 0,
             ranks: 0..ranks,
@@ -124,7 +155,8 @@ pub fn with_key_value_store(
         .any(|(k, v)| k == env::BIND_TO.name && v.is_some_and(|v| v == "none"));
     let given = |name: &str| base.get_envs().any(|(k, v)| k == name && v.is_some());
     let shares = cpu_shares(processes);
-    for (index, block) in rank_blocks(ranks, processes).into_iter().enumerate() {
+    let blocks = rank_blocks(ranks, processes);
+    for (index, block) in blocks.iter().cloned().enumerate() {
         // Both ends are close-on-exec; the child clears the flag on its own end
         // only, so no process inherits another's connection.
         let (ours, theirs) = UnixStream::pair()?;
@@ -133,7 +165,7 @@ pub fn with_key_value_store(
         command
             .env(pmi2::ENV_FD, fd.to_string())
             .env(env::JOB_SECRET.name, secret.to_hex())
-            .envs(identity(index, processes, &nodes, host));
+            .envs(identity(index, &blocks, &nodes, host));
         let keep_open = theirs;
         let cpus = match &shares {
             Some(s) if unbound => {
@@ -285,7 +317,7 @@ pub fn across_hosts(
         .collect::<Vec<_>>()
         .join(",");
     let mut specs = Vec::with_capacity(processes);
-    for (index, block) in blocks.into_iter().enumerate() {
+    for (index, block) in blocks.iter().cloned().enumerate() {
         let host = &hosts[placement[index]];
         let mut env: Vec<(String, String)> = base
             .get_envs()
@@ -299,7 +331,9 @@ pub fn across_hosts(
             .collect();
         env.extend([(pmi2::ENV_PORT.to_string(), format!("{ip}:{port}"))]);
         env.extend(
-            identity(index, processes, &nodes, &node_names).map(|(k, v)| (k.to_string(), v)),
+            identity(index, &blocks, &nodes, &node_names)
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v)),
         );
         env.extend((launch.own_env)(index));
         let mut first_input = None;

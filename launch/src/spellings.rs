@@ -1,7 +1,8 @@
 //! What users of Open MPI's mpirun and MPICH's mpiexec type, turned into
 //! mpcrs-run's own options before they are parsed: single-dash long options
 //! (`-np 4`, `-host a,b`, `-hostfile F`, `-bind-to core`, `-map-by node`,
-//! `-wdir D`, MPICH's `-ppn N`), MPICH's `-genv VAR
+//! `-wdir D`, `-tag-output`, `-output-filename D`, MPICH's `-ppn N` and
+//! `-prepend-rank`), MPICH's `-genv VAR
 //! VALUE`, and Open
 //! MPI's `--oversubscribe`, which means nothing here (ranks are threads:
 //! oversubscribing is the point), so it is accepted and dropped. Only the
@@ -37,11 +38,12 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
         };
         match text.as_str() {
             "-np" | "-H" | "-host" | "-hostfile" | "-machinefile" | "--machinefile"
-            | "-bind-to" | "-wdir" | "-ppn" | "-map-by" => {
+            | "-bind-to" | "-wdir" | "-ppn" | "-map-by" | "-output-filename" => {
                 let ours = match text.as_str() {
                     "-np" => "--np",
                     "-ppn" => "--ppn",
                     "-map-by" => "--map-by",
+                    "-output-filename" => "--output-filename",
                     "-H" | "-host" => "--host",
                     "-bind-to" => "--bind-to",
                     "-wdir" => "--wdir",
@@ -51,6 +53,8 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
                 out.extend(words.next());
             }
             "--oversubscribe" | "-oversubscribe" => {}
+            "-tag-output" => out.push("--tag-output".into()),
+            "-prepend-rank" => out.push("--prepend-rank".into()),
             "-genv" => {
                 // MPICH: -genv VAR VALUE; mpcrs-run: -x VAR=VALUE.
                 let (var, value) = (words.next(), words.next());
@@ -112,6 +116,12 @@ mod tests {
                 "mpcrs-run -n 2 -genv OMP_NUM_THREADS 1 -machinefile hosts ./app"
             )),
             words("mpcrs-run -n 2 -x OMP_NUM_THREADS=1 --hostfile hosts ./app")
+        );
+        assert_eq!(
+            normalize(words(
+                "mpcrs-run -tag-output -prepend-rank -output-filename o ./app -tag-output"
+            )),
+            words("mpcrs-run --tag-output --prepend-rank --output-filename o ./app -tag-output")
         );
         assert_eq!(
             normalize(words(

@@ -3,7 +3,7 @@
 //! naming it. Unless the launcher reads a terminal, every process runs in its own
 //! process group, so ending the job ends whatever the processes started too.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::ops::Range;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -161,29 +161,6 @@ fn end_all(children: &mut [(ProcessSpec, Child)], grace: Duration) {
     }
 }
 
-/// Forwards a child's stream line by line, prefixed by `tag` if any.
-fn forward(
-    stream: impl std::io::Read + Send + 'static,
-    tag: Option<String>,
-    to_stderr: bool,
-) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        for line in BufReader::new(stream).split(b'\n') {
-            let Ok(mut line) = line else { break };
-            line.push(b'\n');
-            let mut out: Box<dyn Write> = if to_stderr {
-                Box::new(std::io::stderr().lock())
-            } else {
-                Box::new(std::io::stdout().lock())
-            };
-            if let Some(t) = &tag {
-                let _ = out.write_all(t.as_bytes());
-            }
-            let _ = out.write_all(&line);
-        }
-    })
-}
-
 /// SIGUSR1 received by the launcher and not yet passed on.
 static CHECKPOINT_ASKED: AtomicI32 = AtomicI32::new(0);
 
@@ -211,10 +188,10 @@ pub fn time_limit(option: Option<u64>) -> Result<Option<(Duration, &'static str)
 }
 
 /// How the launcher supervises a job.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Supervision {
-    /// Prefix every output line with the process and its ranks.
-    pub tag_output: bool,
+    /// Labels or files for the ranks' output (output.rs).
+    pub output: crate::output::OutputPlan,
     /// How long processes get to end after SIGTERM before SIGKILL.
     pub grace: Duration,
     /// Pass SIGUSR1 on to every process (a checkpoint request; only for jobs
@@ -246,7 +223,7 @@ fn failure(spec: &ProcessSpec, status: ExitStatus) -> Outcome {
 /// the `grace` period) and is reported.
 pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome> {
     let Supervision {
-        tag_output,
+        output,
         grace,
         forward_checkpoint_requests,
         time_limit,
@@ -266,8 +243,10 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
     let mut children = Vec::with_capacity(specs.len());
     let mut forwarders = Vec::new();
     for mut spec in specs {
-        if tag_output {
-            spec.command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let handling = output.handling(&spec.ranks);
+        if let Err(e) = output.prepare(&handling, &mut spec.command) {
+            end_all(&mut children, grace);
+            return Err(e);
         }
         // Standard input goes to process 0 only (rank 0's), as with mpirun:
         // the others read none.
@@ -304,20 +283,7 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
                 });
             }
         }
-        if tag_output {
-            let tag = format!(
-                "[{},{}-{}] ",
-                spec.index,
-                spec.ranks.start,
-                spec.ranks.end.saturating_sub(1)
-            );
-            forwarders.push(forward(
-                child.stdout.take().unwrap(),
-                Some(tag.clone()),
-                false,
-            ));
-            forwarders.push(forward(child.stderr.take().unwrap(), Some(tag), true));
-        }
+        forwarders.extend(crate::output::forward_labelled(&handling, &mut child));
         tracing::debug!(
             process = spec.index,
             pid = child.id(),
@@ -409,7 +375,7 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
 mod tests {
     fn quiet(grace: Duration) -> Supervision {
         Supervision {
-            tag_output: false,
+            output: Default::default(),
             grace,
             forward_checkpoint_requests: false,
             time_limit: None,
@@ -481,7 +447,7 @@ mod tests {
         let mut how = quiet(Duration::from_millis(200));
         how.time_limit = Some((Duration::from_secs(1), "MPIEXEC_TIMEOUT"));
         let t = Instant::now();
-        let out = run(vec![sh(0, "sleep 30"), sh(1, "exit 0")], how).unwrap();
+        let out = run(vec![sh(0, "sleep 30"), sh(1, "exit 0")], how.clone()).unwrap();
         assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
         assert_eq!(
             out,

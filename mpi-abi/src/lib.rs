@@ -10,6 +10,7 @@
 //! `mpcrs::raw` API and the typed API), the scheduler, the network.
 
 mod attributes;
+mod code_names;
 mod coll;
 mod comm;
 pub mod ctypes;

@@ -66,6 +66,8 @@ pub(crate) struct ProgramVars {
 }
 
 pub(crate) struct LibcState {
+    /// The rank this state is of.
+    pub(crate) rank: usize,
     /// The rank's environment: a NULL-terminated array, as `environ` is.
     env: Vec<*mut c_char>,
     /// Strings of `env` set by setenv; kept for the rank's life (a pointer
@@ -81,7 +83,9 @@ pub(crate) struct LibcState {
     /// Whether the rank's `main` runs (exit() then ends the rank).
     pub(crate) in_main: bool,
     /// What the rank wrote to stdout after its last complete line.
-    pub(crate) stdout_pending: Vec<u8>,
+    stdout_pending: Vec<u8>,
+    /// The same for stderr, when stderr is kept per rank (stdout.rs).
+    stderr_pending: Vec<u8>,
     /// Fallback storage of the getopt variables, laid out for stable addresses.
     fallback: Box<([c_int; 3], *mut c_char)>,
 }
@@ -105,10 +109,12 @@ extern "C" {
 }
 
 impl LibcState {
-    /// A rank's state at its start: a copy of the process's environment, the
-    /// random generators as a fresh process has them.
-    fn new(environ: &[CString]) -> Box<LibcState> {
+    /// Rank `rank`'s state at its start: a copy of the process's environment
+    /// with `own` variables set (its identity), the random generators as a
+    /// fresh process has them.
+    fn new(rank: usize, environ: &[CString], own: &[(&str, String)]) -> Box<LibcState> {
         let mut st = Box::new(LibcState {
+            rank,
             env: Vec::new(),
             env_strings: environ.to_vec(),
             random: RandomData {
@@ -134,6 +140,7 @@ impl LibcState {
             exit_handlers: Vec::new(),
             in_main: false,
             stdout_pending: Vec::new(),
+            stderr_pending: Vec::new(),
             fallback: Box::new(([1, 1, b'?' as c_int], std::ptr::null_mut())),
         });
         st.env = st
@@ -152,7 +159,18 @@ impl LibcState {
         st.vars.opterr = &mut fb.0[1];
         st.vars.optopt = &mut fb.0[2];
         st.vars.optarg = &mut fb.1;
+        for (name, value) in own {
+            st.setenv(name.as_bytes(), value.as_bytes(), true);
+        }
         st
+    }
+
+    /// What the rank wrote to `stream` after its last complete line.
+    pub(crate) fn pending(&mut self, stream: mpcrs_settings::output::Stream) -> &mut Vec<u8> {
+        match stream {
+            mpcrs_settings::output::Stream::Stdout => &mut self.stdout_pending,
+            mpcrs_settings::output::Stream::Stderr => &mut self.stderr_pending,
+        }
     }
 
     pub(crate) fn getenv(&self, name: &[u8]) -> *mut c_char {
@@ -227,8 +245,13 @@ impl LibcState {
     }
 }
 
-/// Marks the job privatized and gives each rank of `ranks` a fresh libc state.
-pub(crate) fn start(ranks: std::ops::Range<usize>) {
+/// Marks the job privatized and gives each rank of `ranks` a fresh libc
+/// state, its environment holding `identity(rank)` (what tells a rank its
+/// place in the job, see mpcrs_settings::rank_identity).
+pub(crate) fn start<I>(ranks: std::ops::Range<usize>, identity: impl Fn(usize) -> I)
+where
+    I: IntoIterator<Item = (&'static str, String)>,
+{
     let environ: Vec<CString> = std::env::vars_os()
         .map(|(k, v)| {
             let mut e = k.into_encoded_bytes();
@@ -239,7 +262,8 @@ pub(crate) fn start(ranks: std::ops::Range<usize>) {
         .collect();
     for r in ranks {
         if let Some(cell) = crate::handles::rank_libc(r) {
-            *cell.lock() = Some(*LibcState::new(&environ));
+            let own: Vec<(&str, String)> = identity(r).into_iter().collect();
+            *cell.lock() = Some(*LibcState::new(r, &environ, &own));
         }
     }
     PRIVATIZED.store(true, Ordering::Release);

@@ -190,9 +190,11 @@ fn fill_library_variables(base: usize, copies: &[CopyReloc], lib_fds: &[c_int]) 
     }
 }
 
-/// A rank's loaded copy: its `main` and the memfds to close once all are loaded.
+/// A rank's loaded copy: its `main`, where it is loaded, and the memfds to
+/// close once all are loaded.
 struct Copy {
     main: CMain,
+    base: usize,
     fds: Vec<c_int>,
 }
 
@@ -266,7 +268,7 @@ fn load_copy(
     // SAFETY: `main` of a C program has this signature; base + st_value is its
     // address in this copy.
     let main = unsafe { std::mem::transmute::<usize, CMain>(base + main_offset as usize) };
-    Copy { main, fds }
+    Copy { main, base, fds }
 }
 
 /// Points the rank's libc state at the copy's own copies of libc's variables
@@ -415,13 +417,19 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     // This process's ranks only, when the job spans several.
     let local = cfg.local_ranks();
     let first = local.start;
-    libc_state::start(local.clone());
-    crate::stdout::install();
+    let (blocks, nodes, size) = (cfg.blocks(), cfg.nodes.clone(), cfg.ranks);
+    libc_state::start(local.clone(), |rank| {
+        use mpcrs_settings::rank_identity::{local_place, rank_variables};
+        let (local_rank, local_size) = local_place(rank, &blocks, &nodes);
+        rank_variables(rank, size, local_rank, local_size)
+    });
+    crate::stdout::install(local.clone());
     load_system_libraries(&libs.system);
     let copies: Vec<Copy> = local
         .clone()
         .map(|r| load_copy(&program, &mut image, &mut libs, &copies, r, main_offset))
         .collect();
+    crate::code_names::install(&program, &image, copies.iter().map(|c| c.base).collect());
     drop(image);
     drop(libs);
     for fd in copies.iter().flat_map(|c| &c.fds) {

@@ -2,7 +2,9 @@
 //! end of the process (its launcher ends the rest of the job).
 //!
 //! - A fault (SIGSEGV, SIGBUS) in a ULT: the handler, on the worker's alternate
-//!   signal stack, says which ULT faulted and whether it hit its stack's guard
+//!   signal stack, says which ULT faulted, of which signal, at which
+//!   instruction and in which function where the code namer the runtime
+//!   installs knows it ([`set_code_namer`]), or that it hit its stack's guard
 //!   page (an overflow), then lets the fault kill the process as it would have.
 //!   Faults outside ULTs go to the handler that was there before.
 //! - An overwritten stack canary (stacks without a guard, see [`crate::stack`]),
@@ -23,6 +25,40 @@ use crate::task::Task;
 pub type UltLabel = fn(usize, &mut dyn fmt::Write) -> fmt::Result;
 
 static LABEL: OnceLock<UltLabel> = OnceLock::new();
+
+/// Writes what the code at an instruction address is (" in f+0x14
+/// (./prog)"), or nothing when it does not know. Called in a signal handler:
+/// it must not allocate, lock or call anything but async-signal-safe
+/// functions.
+pub type CodeNamer = fn(usize, &mut dyn fmt::Write) -> fmt::Result;
+
+static CODE_NAMER: OnceLock<CodeNamer> = OnceLock::new();
+
+/// Installs the function that names the code a ULT faulted in; false if one
+/// already is.
+pub fn set_code_namer(namer: CodeNamer) -> bool {
+    CODE_NAMER.set(namer).is_ok()
+}
+
+/// The instruction a fault happened at, from the context the kernel saved.
+fn faulting_instruction(ctx: *mut libc::c_void) -> Option<usize> {
+    if ctx.is_null() {
+        return None;
+    }
+    // SAFETY: for an SA_SIGINFO handler, `ctx` is the ucontext_t the kernel
+    // saved for this thread; it stays valid while the handler runs.
+    let uc = unsafe { &*(ctx as *const libc::ucontext_t) };
+    #[cfg(target_arch = "x86_64")]
+    let pc = uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize;
+    #[cfg(target_arch = "aarch64")]
+    let pc = uc.uc_mcontext.pc as usize;
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let pc = {
+        let _ = uc;
+        return None;
+    };
+    Some(pc)
+}
 
 /// Installs the function that names ULTs in failure reports; false if one
 /// already is.
@@ -214,12 +250,18 @@ extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut l
             stack.usable
         );
     } else {
-        let what = if sig == libc::SIGBUS {
-            "bus error"
+        let (name, what) = if sig == libc::SIGBUS {
+            ("SIGBUS", "bus error")
         } else {
-            "segmentation fault"
+            ("SIGSEGV", "segmentation fault")
         };
-        let _ = write!(line, ": {what} at address {addr:#x}");
+        let _ = write!(line, " died of {name} ({what} at address {addr:#x})");
+        if let Some(pc) = faulting_instruction(ctx) {
+            let _ = write!(line, " at {pc:#x}");
+            if let Some(namer) = CODE_NAMER.get() {
+                let _ = namer(pc, &mut line);
+            }
+        }
     }
     line.write_to_stderr();
     // Returning re-runs the faulting instruction, which now kills the process

@@ -36,7 +36,7 @@ pub mod topology;
 mod worker;
 
 pub use blocking::{blocking_threads, run_blocking};
-pub use fault::{panic_message, set_ult_label, UltLabel};
+pub use fault::{panic_message, set_code_namer, set_ult_label, CodeNamer, UltLabel};
 pub use idle::{sleep_counts, SleepCounts};
 pub use park::{
     context_id, current, in_ult, note_unless_noted, park, park_timeout, set_resume_hook,

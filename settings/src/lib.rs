@@ -2,7 +2,9 @@
 //! environment variable declared once with its default and meaning
 //! ([`variables`]), the layout of ranks over processes ([`layout`]), the job
 //! manifest that records a job in a checkpoint epoch so that it can be started
-//! again ([`manifest`]), the diagnostics switch ([`diagnostics`],
+//! again ([`manifest`]), how the ranks' output is labelled or filed
+//! ([`output`]), the variables that tell a rank its place
+//! ([`rank_identity`]), the diagnostics switch ([`diagnostics`],
 //! `MPCRS_LOG`), and how the configuration files users name are read
 //! ([`files`]).
 //!
@@ -17,6 +19,8 @@ pub mod diagnostics;
 pub mod files;
 pub mod layout;
 pub mod manifest;
+pub mod output;
+pub mod rank_identity;
 pub mod variables;
 
 pub use layout::{local_hostname, rank_blocks};

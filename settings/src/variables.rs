@@ -75,6 +75,10 @@ variables! {
         "on: when every rank waits in MPI and nothing is in flight, each rank is named with its call and what it waits for, and the job ends with status 85; off: a deadlocked job waits (idle) until it is killed.";
     NET_STATS = "MPCRS_NET_STATS", set_by "--net-stats", default "unset",
         "Set: each process prints its endpoints, messages and bytes per rail at the end.";
+    OUTPUT_LABELS = "MPCRS_OUTPUT_LABELS", set_by "--tag-output, --prepend-rank", default "unset: lines as written",
+        "tag: each line of a rank's stdout and stderr is prefixed [1,RANK]<stdout>: or [1,RANK]<stderr>:; rank: [RANK] (read by processes of several ranks; mpcrs-run labels the others').";
+    OUTPUT_DIR = "MPCRS_OUTPUT_DIR", set_by "--output-filename", default "unset: output to mpcrs-run's",
+        "Each rank's stdout and stderr go to DIR/1/rank.RANK/stdout and stderr (read by processes of several ranks; mpcrs-run redirects the others').";
     EXPORTED = "MPCRS_EXPORTED", set_by "-x", default "empty",
         "Names of the variables passed with -x (comma-separated), recorded in checkpoint manifests.";
     CHECKPOINT_DIR = "MPCRS_CHECKPOINT_DIR", set_by "--checkpoint, --restart", default "unset: MPIX_Checkpoint returns IGNORE",

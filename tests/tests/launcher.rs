@@ -119,8 +119,10 @@ fn a_program_killed_by_a_signal_is_reported() {
     );
 }
 
+/// A Rust program's ranks write through one stdout per process: its lines
+/// carry the process's ranks.
 #[test]
-fn tag_output_prefixes_every_line_with_process_and_ranks() {
+fn tag_output_labels_a_rust_program_s_lines_with_its_process_s_ranks() {
     let o = run_job(
         &[
             "-n",
@@ -135,9 +137,199 @@ fn tag_output_prefixes_every_line_with_process_and_ranks() {
         out.lines().count() == 3
             && out
                 .lines()
-                .all(|l| l.starts_with("[0,0-2] hello from rank")),
+                .all(|l| l.starts_with("[1,0-2]<stdout>:hello from rank")),
         "{out}"
     );
+}
+
+/// The lines tests/c/output_lines.c writes, as `label(rank, stream)`
+/// labels them: (stdout lines, stderr lines) of every rank of `ranks`.
+fn output_lines(ranks: usize, label: impl Fn(usize, &str) -> String) -> (Vec<String>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    for r in 0..ranks {
+        let o = label(r, "stdout");
+        out.push(format!("{o}first line of rank {r}"));
+        out.push(format!("{o}second line of rank {r}"));
+        out.push(format!("{o}unfinished line of rank {r}"));
+        err.push(format!("{}error line of rank {r}", label(r, "stderr")));
+    }
+    out.sort();
+    (out, err)
+}
+
+/// Runs tests/c/output_lines.c with 4 ranks laid out as `layout` says, with
+/// `options`, and checks that each line carries the label of the rank that
+/// wrote it, as `label(rank, stream)` makes it.
+fn assert_lines_labelled(layout: &[&str], options: &[&str], label: impl Fn(usize, &str) -> String) {
+    let bin = build_c(&c_source("output_lines.c"), "output_lines", None, &[]);
+    let mut args = layout.to_vec();
+    args.extend(options);
+    args.push(bin.to_str().unwrap());
+    let o = run_job(&args, Duration::from_secs(60));
+    let out = expect_success(&o, &args.join(" "));
+    let err = text(&o).1;
+    let (want_out, want_err) = output_lines(4, label);
+    let mut got: Vec<String> = out.lines().map(str::to_string).collect();
+    got.sort();
+    assert_eq!(got, want_out, "{args:?}\nstdout:\n{out}\nstderr:\n{err}");
+    for line in want_err {
+        assert!(
+            err.lines().any(|l| l == line),
+            "{args:?}: no {line:?} in\n{err}"
+        );
+    }
+}
+
+/// The layouts of 4 ranks: threads of one process, two processes of two
+/// ranks, a process per rank.
+const LAYOUTS: [&[&str]; 3] = [
+    &["-n", "4"],
+    &["-n", "4", "-p", "2"],
+    &["-n", "4", "--process-mode"],
+];
+
+/// Open MPI's `--tag-output`: every line of stdout and stderr labelled with
+/// the rank that wrote it, whether ranks share a process or not.
+#[test]
+fn tag_output_labels_each_line_with_the_rank_that_wrote_it() {
+    for layout in LAYOUTS {
+        for spelling in ["--tag-output", "-tag-output"] {
+            assert_lines_labelled(layout, &[spelling], |r, stream| {
+                format!("[1,{r}]<{stream}>:")
+            });
+        }
+    }
+}
+
+/// MPICH's `-prepend-rank` (`-l`): `[R] ` before every line.
+#[test]
+fn prepend_rank_labels_each_line_with_its_rank() {
+    for layout in LAYOUTS {
+        for spelling in ["-l", "-prepend-rank", "--prepend-rank"] {
+            assert_lines_labelled(layout, &[spelling], |r, _| format!("[{r}] "));
+        }
+    }
+}
+
+/// Open MPI's `--output-filename DIR`: each rank's stdout and stderr in
+/// DIR/1/rank.R/, nothing on mpcrs-run's; a directory that cannot be made
+/// is refused before anything starts.
+#[test]
+fn output_filename_puts_each_rank_s_output_in_files_of_its_own() {
+    let bin = build_c(&c_source("output_lines.c"), "output_lines", None, &[]);
+    let bin = bin.to_str().unwrap();
+    let dir = std::env::temp_dir().join(format!("mpcrs-output-filename-{}", std::process::id()));
+    let dir_text = dir.to_str().unwrap();
+    for (layout, spelling) in
+        LAYOUTS
+            .into_iter()
+            .zip(["--output-filename", "-output-filename", "--output-filename"])
+    {
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut args = layout.to_vec();
+        args.extend([spelling, dir_text, bin]);
+        let o = run_job(&args, Duration::from_secs(60));
+        let out = expect_success(&o, &args.join(" "));
+        let err = text(&o).1;
+        assert!(
+            !out.contains("line of rank") && !err.contains("line of rank"),
+            "{args:?}\nstdout:\n{out}\nstderr:\n{err}"
+        );
+        for r in 0..4 {
+            let read = |stream: &str| {
+                let path = dir.join(format!("1/rank.{r}/{stream}"));
+                std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("{args:?}: {}: {e}", path.display()))
+            };
+            assert_eq!(
+                read("stdout"),
+                format!(
+                    "first line of rank {r}\nsecond line of rank {r}\nunfinished line of rank {r}"
+                ),
+                "{args:?}"
+            );
+            assert_eq!(
+                read("stderr"),
+                format!("error line of rank {r}\n"),
+                "{args:?}"
+            );
+        }
+    }
+    // Below a regular file no directory can be made.
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::write(&dir, "a file").unwrap();
+    let below = format!("{dir_text}/out");
+    assert_refused(
+        &["-n", "2", "--output-filename", &below, bin],
+        &format!("--output-filename {below}: cannot create {below}/1"),
+    );
+    std::fs::remove_file(&dir).unwrap();
+}
+
+/// What each rank finds in its environment about its place, under Open
+/// MPI's and MPICH's names: in threads of one process (its private
+/// environment), in processes of two ranks, and in a process per rank.
+#[test]
+fn rank_variables_tell_each_rank_its_place_as_mpirun_and_mpiexec_do() {
+    let bin = build_c(&c_source("rank_env.c"), "rank_env", None, &[]);
+    for layout in LAYOUTS {
+        let mut args = layout.to_vec();
+        args.push(bin.to_str().unwrap());
+        let out = expect_success(&run_job(&args, Duration::from_secs(60)), &args.join(" "));
+        for r in 0..4 {
+            let want = format!(
+                "rank {r} of 4: PMI_RANK={r} PMI_SIZE=4 OMPI_COMM_WORLD_RANK={r} \
+                 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_LOCAL_RANK={r} \
+                 OMPI_COMM_WORLD_LOCAL_SIZE=4 MPI_LOCALRANKID={r} MPI_LOCALNRANKS=4"
+            );
+            assert!(
+                out.lines().any(|l| l == want),
+                "{args:?}: no {want:?} in\n{out}"
+            );
+        }
+    }
+    // A program that is no MPI program: a process per rank.
+    let o = run_job(
+        &[
+            "-n",
+            "3",
+            "sh",
+            "-c",
+            "echo $OMPI_COMM_WORLD_RANK/$OMPI_COMM_WORLD_SIZE $MPI_LOCALRANKID/$MPI_LOCALNRANKS",
+        ],
+        Duration::from_secs(30),
+    );
+    let out = expect_success(&o, "sh -c echo");
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort();
+    assert_eq!(lines, ["0/3 0/3", "1/3 1/3", "2/3 2/3"], "{out}");
+}
+
+/// A rank that writes through a null pointer is named, with the function
+/// of the program it faulted in (from the program's own symbol table: it is
+/// not linked with -rdynamic), whether ranks share a process or not.
+#[test]
+fn a_segfault_names_the_rank_and_the_function_it_happened_in() {
+    let bin = build_c(&c_source("crash_here.c"), "crash_here", None, &[]);
+    let bin = bin.to_str().unwrap();
+    for procs in ["1", "2"] {
+        let o = run_job(&["-n", "4", "-p", procs, bin], Duration::from_secs(60));
+        let err = text(&o).1;
+        assert_eq!(o.status.code(), Some(128 + 11), "-p {procs}: {err}");
+        let line = err
+            .lines()
+            .find(|l| {
+                l.starts_with(
+                    "mpcrs: rank 2 died of SIGSEGV (segmentation fault at address 0x0) at 0x",
+                )
+            })
+            .unwrap_or_else(|| panic!("-p {procs}: no report of rank 2 in\n{err}"));
+        assert!(
+            line.contains(" in crash_here+0x") && line.ends_with(&format!("({bin})")),
+            "-p {procs}: {line}"
+        );
+    }
 }
 
 #[test]
@@ -899,7 +1091,10 @@ fn programs_that_are_not_mpi_programs_run_once_per_rank_and_stdin_reaches_rank_0
     // An MPI program itself still runs its ranks as threads of one process.
     let o = run_job(&["-n", "3", "--tag-output", hello], limit);
     let out = expect_success(&o, "hello");
-    assert!(out.lines().all(|l| l.starts_with("[0,0-2] ")), "{out}");
+    assert!(
+        out.lines().all(|l| l.starts_with("[1,0-2]<stdout>:")),
+        "{out}"
+    );
     // Standard input: rank 0 reads it, the others read end of file.
     let script = "read line; echo \"$PMI_RANK read [$line]\"";
     let mut job = Command::new(mpcrs_run());

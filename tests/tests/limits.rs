@@ -66,7 +66,10 @@ fn a_fault_in_a_c_rank_names_the_rank() {
     let bin = build_c(&c_source("faults.c"), "faults", None, &[]);
     for procs in ["1", "2"] {
         for (scenario, want) in [
-            ("segv", "mpcrs: rank 2: segmentation fault at address 0x10"),
+            (
+                "segv",
+                "mpcrs: rank 2 died of SIGSEGV (segmentation fault at address 0x10) at 0x",
+            ),
             (
                 "overflow",
                 "mpcrs: rank 2 overflowed its stack (262144 bytes)",

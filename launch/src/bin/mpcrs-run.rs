@@ -137,6 +137,10 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     // Everything is checked before any process starts.
+    if let Err(e) = check_output(&mut args) {
+        mpcrs_settings::report!(error, "mpcrs-run: {e}");
+        return ExitCode::from(2);
+    }
     if let Some(levels) = &args.levels {
         use mpcrs_levels::Level;
         for l in [Level::Partner, Level::Erasure] {
@@ -184,6 +188,26 @@ fn main() -> ExitCode {
         resumed_from: None,
     };
     run_with_restarts(&args, first, &args.command[0], Some(&first_run))
+}
+
+/// `--output-filename DIR`: made ready (and from now on absolute), and
+/// refused for a program whose processes of several ranks cannot tell their
+/// ranks' output apart (one on the mpcrs Rust API).
+fn check_output(args: &mut Options) -> Result<(), String> {
+    let Some(dir) = &args.output_filename else {
+        return Ok(());
+    };
+    let plan = mpcrs_launch::output::OutputPlan::new(None, Some(dir), &args.command[0])?;
+    if !plan.ranks_label_themselves && args.processes < args.ranks {
+        return Err(format!(
+            "--output-filename {}: {} is no C program whose ranks run as threads, so the \
+             output of ranks sharing a process cannot be told apart: add --process-mode",
+            dir.display(),
+            args.command[0]
+        ));
+    }
+    args.output_filename = plan.dir;
+    Ok(())
 }
 
 /// The processes of the job's first run (and of a restart from its
@@ -340,6 +364,14 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
         cmd.env(env::REPORT_BINDINGS.name, "1");
     }
     cmd.env(env::DEADLOCK_CHECK.name, &args.deadlock_check);
+    // Read by processes of several ranks, which label or file their ranks'
+    // output themselves (output.rs).
+    let output = mpcrs_launch::output::OutputPlan {
+        labels: mpcrs_launch::options::output_labels(args),
+        dir: args.output_filename.clone(),
+        ranks_label_themselves: true,
+    };
+    cmd.envs(output.variables());
     let checkpoints = args.checkpoint.is_some();
     let launch = Launch::first_run(checkpoints);
     place(
@@ -383,13 +415,18 @@ fn run_with_restarts(
         let resumed_from = run.resumed_from;
         let processes = run.specs.len();
         let started = SystemTime::now();
-        let outcome = match supervise_job(
-            run.specs,
-            args.timeout,
-            args.tag_output,
-            checkpoints,
+        let output = match mpcrs_launch::output::OutputPlan::new(
+            mpcrs_launch::options::output_labels(&args),
+            args.output_filename.as_deref(),
             program,
         ) {
+            Ok(o) => o,
+            Err(e) => {
+                mpcrs_settings::report!(error, "mpcrs-run: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let outcome = match supervise_job(run.specs, args.timeout, output, checkpoints, program) {
             Ok(o) => o,
             Err(status) => return status,
         };
@@ -479,7 +516,7 @@ fn has_epoch(dir: &std::path::Path) -> bool {
 fn supervise_job(
     specs: Vec<supervise::ProcessSpec>,
     timeout: Option<u64>,
-    tag_output: bool,
+    output: mpcrs_launch::output::OutputPlan,
     checkpoints: bool,
     program: &str,
 ) -> Result<supervise::Outcome, ExitCode> {
@@ -496,7 +533,7 @@ fn supervise_job(
         }
     };
     let how = supervise::Supervision {
-        tag_output,
+        output,
         grace: std::time::Duration::from_secs(1),
         forward_checkpoint_requests: checkpoints,
         time_limit,
