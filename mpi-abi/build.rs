@@ -32,6 +32,8 @@ fn generate_fortran(out: &std::path::Path) {
     let protos = header::prototypes(&text);
     let (code, _) = fortran::bindings(&protos);
     std::fs::write(out.join("fortran_bindings.rs"), code).expect("write fortran_bindings.rs");
+    std::fs::write(out.join("fortran_sizeof.rs"), fortran::sizeof_procedures())
+        .expect("write fortran_sizeof.rs");
     let dir = out.join("fortran");
     std::fs::create_dir_all(&dir).expect("create OUT_DIR/fortran");
     let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();

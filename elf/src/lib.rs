@@ -434,27 +434,59 @@ impl Image {
     /// symbol table or, for stripped programs linked with -rdynamic, the dynamic one.
     pub fn symbol(&self, name: &str) -> Result<Option<u64>, ElfError> {
         for wanted in [SHT_SYMTAB, SHT_DYNSYM] {
-            for i in 0..self.shnum {
-                let sh = self.shoff + i * 64;
-                if u32_at(&self.bytes, sh + 4)? != wanted {
-                    continue;
+            let mut found = None;
+            self.each_symbol(wanted, |sym| {
+                if found.is_none() && sym.value != 0 && sym.name == name.as_bytes() {
+                    found = Some(sym.value);
                 }
-                let off = u64_at(&self.bytes, sh + 24)? as usize;
-                let size = u64_at(&self.bytes, sh + 32)? as usize;
-                let link = u32_at(&self.bytes, sh + 40)? as usize;
-                let str_off = u64_at(&self.bytes, self.shoff + link * 64 + 24)? as usize;
-                for s in 0..size / 24 {
-                    let so = off + s * 24;
-                    let st_name = u32_at(&self.bytes, so)? as usize;
-                    let st_value = u64_at(&self.bytes, so + 8)?;
-                    if st_value != 0 && cstr_at(&self.bytes, str_off + st_name) == name.as_bytes() {
-                        return Ok(Some(st_value));
-                    }
-                }
+            })?;
+            if found.is_some() {
+                return Ok(found);
             }
         }
         Ok(None)
     }
+
+    /// Calls `f` with every entry of the symbol tables of type `table`
+    /// (SHT_SYMTAB or SHT_DYNSYM); whether there was such a table.
+    fn each_symbol(&self, table: u32, mut f: impl FnMut(Symbol<'_>)) -> Result<bool, ElfError> {
+        let mut has_table = false;
+        for i in 0..self.shnum {
+            let sh = self.shoff + i * 64;
+            if u32_at(&self.bytes, sh + 4)? != table {
+                continue;
+            }
+            has_table = true;
+            let off = u64_at(&self.bytes, sh + 24)? as usize;
+            let size = u64_at(&self.bytes, sh + 32)? as usize;
+            let link = u32_at(&self.bytes, sh + 40)? as usize;
+            let str_off = u64_at(&self.bytes, self.shoff + link * 64 + 24)? as usize;
+            for s in 0..size / 24 {
+                let so = off + s * 24;
+                let info = *self
+                    .bytes
+                    .get(so + 4)
+                    .ok_or_else(|| ElfError(format!("truncated ELF file at offset {so}")))?;
+                f(Symbol {
+                    name: cstr_at(&self.bytes, str_off + u32_at(&self.bytes, so)? as usize),
+                    info,
+                    section: u16_at(&self.bytes, so + 6)?,
+                    value: u64_at(&self.bytes, so + 8)?,
+                    size: u64_at(&self.bytes, so + 16)?,
+                });
+            }
+        }
+        Ok(has_table)
+    }
+}
+
+/// One entry of a symbol table.
+struct Symbol<'a> {
+    name: &'a [u8],
+    info: u8,
+    section: u16,
+    value: u64,
+    size: u64,
 }
 
 /// A function of an object's symbol table.
@@ -474,36 +506,15 @@ impl Image {
         const STT_FUNC: u8 = 2;
         for wanted in [SHT_SYMTAB, SHT_DYNSYM] {
             let mut found = Vec::new();
-            let mut has_table = false;
-            for i in 0..self.shnum {
-                let sh = self.shoff + i * 64;
-                if u32_at(&self.bytes, sh + 4)? != wanted {
-                    continue;
-                }
-                has_table = true;
-                let off = u64_at(&self.bytes, sh + 24)? as usize;
-                let size = u64_at(&self.bytes, sh + 32)? as usize;
-                let link = u32_at(&self.bytes, sh + 40)? as usize;
-                let str_off = u64_at(&self.bytes, self.shoff + link * 64 + 24)? as usize;
-                for s in 0..size / 24 {
-                    let so = off + s * 24;
-                    let info = *self
-                        .bytes
-                        .get(so + 4)
-                        .ok_or_else(|| ElfError(format!("truncated ELF file at offset {so}")))?;
-                    let section = u16_at(&self.bytes, so + 6)?;
-                    let start = u64_at(&self.bytes, so + 8)?;
-                    if info & 0xf != STT_FUNC || section == 0 || start == 0 {
-                        continue;
-                    }
-                    let name = cstr_at(&self.bytes, str_off + u32_at(&self.bytes, so)? as usize);
+            let has_table = self.each_symbol(wanted, |sym| {
+                if sym.info & 0xf == STT_FUNC && sym.section != 0 && sym.value != 0 {
                     found.push(FunctionSymbol {
-                        name: String::from_utf8_lossy(name).into_owned(),
-                        start,
-                        size: u64_at(&self.bytes, so + 16)?,
+                        name: String::from_utf8_lossy(sym.name).into_owned(),
+                        start: sym.value,
+                        size: sym.size,
                     });
                 }
-            }
+            })?;
             if has_table {
                 found.sort_by_key(|f| f.start);
                 return Ok(found);

@@ -60,9 +60,14 @@ fn identity(
         (env::NODE_NAMES.name, node_names.to_string()),
     ];
     if blocks[index].len() == 1 {
-        // PMI_RANK and PMI_SIZE come again with the same values: the
-        // process is its rank.
-        vars.extend(one_rank_identity(index, blocks, nodes));
+        // PMI_RANK and PMI_SIZE stay the process's: its PMI-2 identity, which
+        // differs from its rank's when other processes hold several ranks
+        // (-n 3 -p 2: process 1 holds rank 2).
+        vars.extend(
+            one_rank_identity(index, blocks, nodes)
+                .into_iter()
+                .filter(|(name, _)| *name != pmi2::ENV_RANK && *name != pmi2::ENV_SIZE),
+        );
     }
     vars
 }

@@ -41,6 +41,7 @@ pub const HAND_WRITTEN: &[&str] = &[
     "Info_create_env",
     "Info_get_string",
     "File_create_errhandler",
+    "Grequest_start",
 ];
 
 /// MPI-1 functions whose address-sized arguments are default INTEGERs in
@@ -482,12 +483,66 @@ pub fn mpif_h(constants: &BTreeMap<String, i64>, version: &str) -> String {
     out
 }
 
-/// The `mpi` module: mpif.h's declarations, for `use mpi`.
+/// The `mpi` module: mpif.h's declarations, for `use mpi`, with the types
+/// of the functions mpif.h leaves to the program (MPI_AINT_ADD and
+/// MPI_AINT_DIFF, which would otherwise be implicitly REAL), and MPI_SIZEOF,
+/// a generic over the intrinsic types and kinds (any rank: the argument is
+/// assumed-rank, and only its type matters).
 pub fn mpi_module() -> String {
-    "! The mpi module of mpcrs: the declarations of mpif.h.\n\
-     module mpi\n\
-     \x20 implicit none\n\
-     \x20 include 'mpif.h'\n\
-     end module mpi\n"
-        .to_string()
+    let mut out = String::from(
+        "! The mpi module of mpcrs: the declarations of mpif.h, and what a module adds.\n\
+         module mpi\n\
+         \x20 implicit none\n\
+         \x20 include 'mpif.h'\n\
+         \x20 integer(kind=MPI_ADDRESS_KIND), external :: MPI_AINT_ADD, MPI_AINT_DIFF\n\
+         \x20 integer(kind=MPI_ADDRESS_KIND), external :: PMPI_AINT_ADD, PMPI_AINT_DIFF\n\
+         \x20 interface MPI_SIZEOF\n",
+    );
+    for (fortran_type, symbol, _) in SIZEOF_TYPES {
+        writeln!(
+            out,
+            "    subroutine {symbol}(x, size, ierror)\n      \
+             {fortran_type}, dimension(..), intent(in) :: x\n      \
+             integer, intent(out) :: size, ierror\n    \
+             end subroutine {symbol}"
+        )
+        .unwrap();
+    }
+    out.push_str("  end interface MPI_SIZEOF\nend module mpi\n");
+    out
+}
+
+/// MPI_SIZEOF's specific procedures: the Fortran type, the symbol (libmpi
+/// defines each, src/fortran/by_hand.rs) and the size in bytes.
+pub const SIZEOF_TYPES: &[(&str, &str, usize)] = &[
+    ("integer(kind=1)", "mpcrs_sizeof_integer1", 1),
+    ("integer(kind=2)", "mpcrs_sizeof_integer2", 2),
+    ("integer(kind=4)", "mpcrs_sizeof_integer4", 4),
+    ("integer(kind=8)", "mpcrs_sizeof_integer8", 8),
+    ("real(kind=4)", "mpcrs_sizeof_real4", 4),
+    ("real(kind=8)", "mpcrs_sizeof_real8", 8),
+    ("real(kind=16)", "mpcrs_sizeof_real16", 16),
+    ("complex(kind=4)", "mpcrs_sizeof_complex8", 8),
+    ("complex(kind=8)", "mpcrs_sizeof_complex16", 16),
+    ("complex(kind=16)", "mpcrs_sizeof_complex32", 32),
+    ("logical(kind=1)", "mpcrs_sizeof_logical1", 1),
+    ("logical(kind=2)", "mpcrs_sizeof_logical2", 2),
+    ("logical(kind=4)", "mpcrs_sizeof_logical4", 4),
+    ("logical(kind=8)", "mpcrs_sizeof_logical8", 8),
+];
+
+/// The Rust definitions of MPI_SIZEOF's specific procedures (gfortran's names:
+/// lower case and an underscore).
+pub fn sizeof_procedures() -> String {
+    let mut out = String::new();
+    for (_, symbol, size) in SIZEOF_TYPES {
+        writeln!(
+            out,
+            "#[no_mangle]\npub unsafe extern \"C\" fn {symbol}_(_x: *const c_void, size: *mut c_int, ierror: *mut c_int) {{\n    \
+             // SAFETY: Fortran passes the INTEGERs by reference.\n    \
+             unsafe {{ sized(size, ierror, {size}) }}\n}}"
+        )
+        .unwrap();
+    }
+    out
 }

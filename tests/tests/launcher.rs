@@ -289,6 +289,22 @@ fn rank_variables_tell_each_rank_its_place_as_mpirun_and_mpiexec_do() {
             );
         }
     }
+    // Uneven blocks: process 1 holds rank 2 alone, yet its PMI-2 identity
+    // stays process 1's (it joins the job as such).
+    let out = expect_success(
+        &run_job(
+            &["-n", "3", "-p", "2", bin.to_str().unwrap()],
+            Duration::from_secs(60),
+        ),
+        "rank_env at -n 3 -p 2",
+    );
+    for r in 0..3 {
+        let want = format!("rank {r} of 3: PMI_RANK={r} PMI_SIZE=3 OMPI_COMM_WORLD_RANK={r} ");
+        assert!(
+            out.lines().any(|l| l.starts_with(&want)),
+            "no {want:?} in\n{out}"
+        );
+    }
     // A program that is no MPI program: a process per rank.
     let o = run_job(
         &[

@@ -157,6 +157,33 @@ extern "C" {
     fn PMPI_Keyval_create(c: CCopy, d: CDelete, k: *mut c_int, e: *mut c_void) -> c_int;
 }
 
+/// Makes a C keyval whose callbacks are `trampolines`, with `procedures`
+/// behind its extra state, and marks it Fortran's; the result in `ierror`.
+///
+/// # Safety
+/// `keyval` and `ierror` are the Fortran arguments of the create call, and
+/// the trampolines read the box as `Procedures<C, D>`.
+unsafe fn register<C, D>(
+    c_create: CCreate,
+    trampolines: (CCopy, CDelete),
+    procedures: Procedures<C, D>,
+    keyval: *mut c_int,
+    ierror: *mut c_int,
+) {
+    let procedures = Box::into_raw(Box::new(procedures));
+    // SAFETY: trampolines of C's signatures, and the box they expect.
+    let rc = unsafe { c_create(trampolines.0, trampolines.1, keyval, procedures.cast()) };
+    if rc != 0 {
+        // SAFETY: no keyval refers to the box.
+        drop(unsafe { Box::from_raw(procedures) });
+    } else {
+        // SAFETY: the C call wrote the new keyval.
+        crate::attributes::speaks_fortran(unsafe { *keyval });
+    }
+    // SAFETY: `ierror` is the Fortran INTEGER.
+    unsafe { set_ierror(ierror, rc) };
+}
+
 /// MPI_{COMM,TYPE,WIN}_CREATE_KEYVAL(copy, delete, keyval, extra_state, ierror).
 ///
 /// # Safety
@@ -171,29 +198,21 @@ unsafe fn create(
 ) {
     // SAFETY: `extra` is an INTEGER(KIND=MPI_ADDRESS_KIND) by reference.
     let extra = unsafe { *extra };
-    let procedures = Box::into_raw(Box::new(Procedures {
+    let procedures = Procedures {
         copy,
         delete,
         extra,
-    }));
-    // SAFETY: trampolines of C's signatures, and the box they expect.
-    let rc = unsafe {
-        c_create(
-            copy_trampoline,
-            delete_trampoline,
-            keyval,
-            procedures.cast(),
-        )
     };
-    if rc != 0 {
-        // SAFETY: no keyval refers to the box.
-        drop(unsafe { Box::from_raw(procedures) });
-    } else {
-        // SAFETY: the C call wrote the new keyval.
-        crate::attributes::speaks_fortran(unsafe { *keyval });
+    // SAFETY: the trampolines read `Procedures<CopyFn, DeleteFn>`.
+    unsafe {
+        register(
+            c_create,
+            (copy_trampoline, delete_trampoline),
+            procedures,
+            keyval,
+            ierror,
+        )
     }
-    // SAFETY: `ierror` is the Fortran INTEGER.
-    unsafe { set_ierror(ierror, rc) };
 }
 
 macro_rules! create_keyval {
@@ -235,29 +254,21 @@ unsafe fn create_1(
 ) {
     // SAFETY: `extra` is an INTEGER by reference.
     let extra = unsafe { *extra } as i64;
-    let procedures = Box::into_raw(Box::new(Procedures {
+    let procedures = Procedures {
         copy,
         delete,
         extra,
-    }));
-    // SAFETY: as `create`.
-    let rc = unsafe {
-        c_create(
-            copy_trampoline_1,
-            delete_trampoline_1,
-            keyval,
-            procedures.cast(),
-        )
     };
-    if rc != 0 {
-        // SAFETY: no keyval refers to the box.
-        drop(unsafe { Box::from_raw(procedures) });
-    } else {
-        // SAFETY: the C call wrote the new keyval.
-        crate::attributes::speaks_fortran(unsafe { *keyval });
+    // SAFETY: the trampolines read `Procedures<CopyFn1, DeleteFn1>`.
+    unsafe {
+        register(
+            c_create,
+            (copy_trampoline_1, delete_trampoline_1),
+            procedures,
+            keyval,
+            ierror,
+        )
     }
-    // SAFETY: `ierror` is the Fortran INTEGER.
-    unsafe { set_ierror(ierror, rc) };
 }
 
 #[no_mangle]

@@ -7,12 +7,14 @@
 //! - `generated`: the bindings made from mpi.h by build/fortran.rs;
 //! - `by_hand`: the few whose Fortran form differs from C's;
 //! - `keyvals`: keyvals with Fortran copy and delete procedures;
+//! - `grequests`: generalized requests with Fortran procedures;
 //! - `addresses`: mpif.h's MPI_BOTTOM, MPI_IN_PLACE, ... recognised by address;
 //! - `strings`: character arguments and their hidden lengths.
 
 mod addresses;
 mod by_hand;
 mod generated;
+mod grequests;
 mod keyvals;
 mod strings;
 
