@@ -74,9 +74,31 @@ impl Table {
     }
 }
 
+/// The error handler of session `h` (`None`: no such session).
+pub(crate) fn errhandler_of(h: MPI_Session) -> Option<MPI_Errhandler> {
+    rank_state()?.sessions.get(h).map(|s| s.errhandler)
+}
+
+/// Sets the error handler of session `h`; `false` if there is no such session.
+pub(crate) fn set_errhandler(h: MPI_Session, eh: MPI_Errhandler) -> bool {
+    let Some(mut st) = rank_state() else {
+        return false;
+    };
+    if st.sessions.get(h).is_none() {
+        return false;
+    }
+    match st.sessions.sessions.get_mut((h & INDEX_MASK) as usize) {
+        Some(Some(s)) => {
+            s.errhandler = eh;
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Raises an error of a session call under `errhandler`: its code under
 /// MPI_ERRORS_RETURN, the end of the job otherwise (naming call and rank).
-fn raise(
+pub(crate) fn raise(
     errhandler: MPI_Errhandler,
     call: &'static str,
     class: ErrorClass,
