@@ -52,10 +52,10 @@ fn venv_python() -> PathBuf {
         Duration::from_secs(300),
     );
     let (out, err) = text(&o);
-    assert!(
-        o.status.success(),
-        "python3 -m venv failed (python3-venv, scripts/setup-system.sh):\n{out}{err}"
-    );
+    if !o.status.success() {
+        let _ = std::fs::remove_dir_all(&aside);
+        panic!("python3 -m venv failed (python3-venv, scripts/setup-system.sh):\n{out}{err}");
+    }
     let o = run_command(
         Command::new(aside.join("bin").join("python")).args([
             "-m",
@@ -68,10 +68,10 @@ fn venv_python() -> PathBuf {
         Duration::from_secs(600),
     );
     let (out, err) = text(&o);
-    assert!(
-        o.status.success(),
-        "pip install {MPI4PY} failed: this test needs PyPI (the network):\n{out}{err}"
-    );
+    if !o.status.success() {
+        let _ = std::fs::remove_dir_all(&aside);
+        panic!("pip install {MPI4PY} failed: this test needs PyPI (the network):\n{out}{err}");
+    }
     if std::fs::rename(&aside, &venv).is_err() {
         // Another run put its environment in place first.
         let _ = std::fs::remove_dir_all(&aside);
