@@ -33,6 +33,27 @@ pub(crate) fn flush(owner: Option<MPI_Comm>) -> Option<()> {
     Some(())
 }
 
+/// MPI_Buffer_attach(_c): the process's buffer (one at a time).
+pub(crate) fn attach_process(buffer: *mut c_void, size: usize) -> c_int {
+    let Some(mut st) = rank_state() else {
+        return ErrorClass::Other as c_int;
+    };
+    if st.bsend_buffer.is_some() {
+        return ErrorClass::Buffer as c_int;
+    }
+    st.bsend_buffer = Some((buffer as usize, size));
+    MPI_SUCCESS
+}
+
+/// MPI_Buffer_detach(_c): the process's buffer once the messages sent from
+/// it are delivered, as (address, size).
+pub(crate) fn detach_process() -> Result<(usize, usize), c_int> {
+    flush(None).ok_or(ErrorClass::Other as c_int)?;
+    rank_state()
+        .and_then(|mut st| st.bsend_buffer.take())
+        .ok_or(ErrorClass::Buffer as c_int)
+}
+
 /// A request completing when `owner`'s buffered messages are delivered,
 /// stored as the program's request on `comm`.
 ///

@@ -27,20 +27,18 @@ mpi_fn! {
     }
 
     fn Buffer_attach_c(buffer: *mut c_void, size: MPI_Count) -> c_int {
-        const CALL: &str = "MPI_Buffer_attach_c";
-        let size = tri!(lc::int(CALL, size, "size"));
-        // SAFETY: the caller's arguments, counts narrowed.
-        unsafe { crate::abi::PMPI_Buffer_attach(buffer, size) }
+        // The size is kept whole: the buffer may hold more than an int says.
+        crate::bsend_buffers::attach_process(buffer, size.max(0) as usize)
     }
 
     fn Buffer_detach_c(buffer_addr: *mut c_void, size: *mut MPI_Count) -> c_int {
-        let mut size_: c_int = 0;
-        // SAFETY: the caller's arguments, counts narrowed; outputs written back widened.
+        let (addr, len) = tri!(crate::bsend_buffers::detach_process());
+        // SAFETY: `buffer_addr` is a `void **` per MPI; `size` writable.
         unsafe {
-            let rc = crate::abi::PMPI_Buffer_detach(buffer_addr, &mut size_);
-            if rc == MPI_SUCCESS && !size.is_null() { *size = size_ as MPI_Count; }
-            rc
+            *(buffer_addr as *mut *mut c_void) = addr as *mut c_void;
+            *size = len as MPI_Count;
         }
+        MPI_SUCCESS
     }
 
     fn Ibsend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {

@@ -413,28 +413,22 @@ mpi_fn! {
     }
 
     fn Buffer_attach(buffer: *mut c_void, size: c_int) -> c_int {
-        let Some(mut st) = rank_state() else {
-            return mpcrs::ErrorClass::Other as c_int;
-        };
-        if st.bsend_buffer.is_some() {
-            return mpcrs::ErrorClass::Buffer as c_int;
-        }
-        st.bsend_buffer = Some((buffer as usize, size.max(0) as usize));
-        MPI_SUCCESS
+        crate::bsend_buffers::attach_process(buffer, size.max(0) as usize)
     }
 
     fn Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
-        // Detaching waits until every buffered message has been delivered.
-        if crate::bsend_buffers::flush(None).is_none() {
-            return mpcrs::ErrorClass::Other as c_int;
-        }
-        let Some((addr, len)) = rank_state().and_then(|mut st| st.bsend_buffer.take()) else {
-            return mpcrs::ErrorClass::Buffer as c_int;
+        let call = "MPI_Buffer_detach";
+        let (addr, len) = tri!(crate::bsend_buffers::detach_process());
+        let Ok(n) = c_int::try_from(len) else {
+            // Attached by MPI_Buffer_attach_c: only MPI_Buffer_detach_c can say its size.
+            crate::bsend_buffers::attach_process(addr as *mut c_void, len);
+            let w = tri!(comm_for(call, MPI_COMM_WORLD));
+            return fail(&w, call, mpcrs::ErrorClass::Count, format!("the buffer's {len} bytes do not fit in an int: use MPI_Buffer_detach_c"));
         };
         // SAFETY: `buffer_addr` is a `void **` per MPI; `size` writable.
         unsafe {
             *(buffer_addr as *mut *mut c_void) = addr as *mut c_void;
-            *size = len as c_int;
+            *size = n;
         }
         MPI_SUCCESS
     }

@@ -304,6 +304,10 @@ static void session_errhandlers(void) {
     CHECK(eh == mine, "the handler set");
     OK(MPI_Session_call_errhandler(s, MPI_ERR_TAG));
     CHECK(called_code == MPI_ERR_TAG && called_on == s, "the user handler called with the session and code");
+    int len = 0;
+    called_code = 0;
+    CHECK(class_of(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 99, &len, NULL)) == MPI_ERR_ARG, "no 100th process set");
+    CHECK(called_code == MPI_ERR_ARG, "a session's error goes to its user handler");
     CHECK(MPI_Session_f2c(MPI_Session_c2f(s)) == s, "Session_c2f/f2c");
     OK(MPI_Errhandler_free(&mine));
     OK(MPI_Session_finalize(&s));
@@ -342,6 +346,12 @@ static void comm_buffers(void) {
     OK(MPI_Comm_attach_buffer_c(dup, buf, (MPI_Count)bsize));
     OK(MPI_Comm_detach_buffer_c(dup, &back, &big));
     CHECK(back == buf && big == bsize, "Comm_attach_buffer_c/detach_buffer_c");
+    /* The process's buffer keeps a size beyond int whole. */
+    MPI_Count huge = (MPI_Count)INT_MAX + 100;
+    OK(MPI_Buffer_attach_c(buf, huge));
+    CHECK(class_of(MPI_Buffer_detach(&back, &back_size)) == MPI_ERR_COUNT, "Buffer_detach cannot say the size");
+    OK(MPI_Buffer_detach_c(&back, &big));
+    CHECK(back == buf && big == huge, "Buffer_detach_c gives the whole size back");
     free(buf);
     OK(MPI_Comm_free(&dup));
     done("communicator buffers");
