@@ -14,6 +14,7 @@ packages=(
   cmake libibverbs-dev libnl-3-dev libnl-route-3-dev # the ibverbs rail (cargo feature)
   libhdf5-mpich-dev                                  # parallel HDF5 over MPI-IO (tests/c/hdf5_io.c)
   slurm-wlm munge                                    # a real single-node Slurm (tests/tests/slurm.rs)
+  python3 python3-venv                               # mpi4py from PyPI in a virtualenv (tests/tests/mpi4py.rs)
 )
 
 # Rust toolchain: the machine's own (rustup); nothing to install here.

@@ -48,6 +48,21 @@ pub fn kind_of(path: &std::path::Path) -> Option<Kind> {
     })
 }
 
+/// Whether `program` (as given, and the file it resolves to) is a Python
+/// interpreter: CPython and PyPy run one interpreter per process, so each
+/// process of the job can be only one rank (mpi4py loads libmpi into it).
+pub fn python_interpreter(program: &str) -> bool {
+    let named = |p: &std::path::Path| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("python") || n.starts_with("pypy"))
+    };
+    named(std::path::Path::new(program))
+        || resolve_program(program)
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .is_some_and(|p| named(&p))
+}
+
 /// Whether a program that is not position-independent can run in this job: one
 /// rank per process, and no checkpoints (a restart needs the loader's layout).
 pub fn directly_runnable(args: &Options) -> Result<(), String> {
@@ -69,8 +84,10 @@ pub fn directly_runnable(args: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// A directory where `libmpich.so.12` is libmpi.so of `dir` (or of `dir`/../lib),
-/// for programs linked by MPICH's compilers; made once per user, atomically.
+/// A directory where `libmpich.so.12` and `libmpi.so.12` are libmpi.so of
+/// `dir` (or of `dir`/../lib), for programs linked by MPICH's compilers and
+/// for those that load MPICH's library by name (mpi4py); made once per
+/// user, atomically.
 pub fn mpich_abi_dir(dir: &std::path::Path) -> Result<std::path::PathBuf, String> {
     let lib = [dir.join("libmpi.so"), dir.join("../lib/libmpi.so")]
         .into_iter()
@@ -89,13 +106,15 @@ pub fn mpich_abi_dir(dir: &std::path::Path) -> Result<std::path::PathBuf, String
             return Err(format!("{} is not a directory of this user", abi.display()));
         }
     }
-    let link = abi.join("libmpich.so.12");
-    if std::fs::read_link(&link).ok().as_deref() != Some(lib.as_path()) {
-        let tmp = abi.join(format!("libmpich.so.12.{}", std::process::id()));
-        let _ = std::fs::remove_file(&tmp);
-        std::os::unix::fs::symlink(&lib, &tmp)
-            .and_then(|_| std::fs::rename(&tmp, &link))
-            .map_err(|e| format!("{}: {e}", link.display()))?;
+    for name in ["libmpich.so.12", "libmpi.so.12"] {
+        let link = abi.join(name);
+        if std::fs::read_link(&link).ok().as_deref() != Some(lib.as_path()) {
+            let tmp = abi.join(format!("{name}.{}", std::process::id()));
+            let _ = std::fs::remove_file(&tmp);
+            std::os::unix::fs::symlink(&lib, &tmp)
+                .and_then(|_| std::fs::rename(&tmp, &link))
+                .map_err(|e| format!("{}: {e}", link.display()))?;
+        }
     }
     Ok(abi)
 }

@@ -84,6 +84,7 @@ const SAME_PROCEDURES: &[&str] = &[
     "MPI_User_function",
     "MPI_Comm_errhandler_function",
     "MPI_Win_errhandler_function",
+    "MPI_Session_errhandler_function",
 ];
 
 enum Kind {
@@ -177,7 +178,12 @@ pub fn bindings(protos: &[Proto]) -> (String, Vec<(String, String)>) {
             Some("MPI_T has no Fortran binding".to_string())
         } else if p.name.ends_with("_c") {
             Some("a large-count (_c) form, which mpif.h and the mpi module do not have".into())
-        } else if p.name.contains("c2f") || p.name.contains("f2c") || p.name.contains("f082") {
+        } else if p.name.contains("c2f")
+            || p.name.contains("f2c")
+            || p.name.contains("f082")
+            || p.name.ends_with("_toint")
+            || p.name.ends_with("_fromint")
+        {
             Some("a C-only conversion".into())
         } else if p.ret != "int" {
             Some(format!("returns {}", p.ret))

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use mpcrs::raw::{self, Elements, Layout, Pattern};
 use mpcrs::{Communicator, ErrorClass, Op};
 
+use crate::ctypes::MPI_Count;
 use crate::datatype::{self, Staging, TypeInfo};
 use crate::errhandler::ret_on;
 use crate::export::{mpi_fn, tri};
@@ -42,11 +43,17 @@ pub(crate) fn op_of(h: MPI_Op, t: MPI_Datatype, el: Elements) -> Option<Op> {
                 u.commute,
                 Arc::new(move |input: &[u8], inout: &mut [u8]| {
                     datatype::in_layout(&ti, input, inout, |a, b, n| {
-                        let mut len = n as c_int;
                         let mut dt = t;
-                        // SAFETY: both areas hold `len` elements of `t` as the
+                        // SAFETY: both areas hold `n` elements of `t` as the
                         // type lays them out; the C function reads `invec` only.
-                        unsafe { func(a.cast(), b.cast(), &mut len, &mut dt) };
+                        unsafe {
+                            match func {
+                                UserFn::Int(f) => f(a.cast(), b.cast(), &mut (n as c_int), &mut dt),
+                                UserFn::Large(f) => {
+                                    f(a.cast(), b.cast(), &mut (n as MPI_Count), &mut dt)
+                                }
+                            }
+                        }
                     })
                 }),
             )
@@ -562,7 +569,20 @@ mpi_fn! {
         let Some(mut st) = rank_state() else {
             return ErrorClass::Other as c_int;
         };
-        let h = st.add_op(UserOp { func, commute: commute != 0 });
+        let h = st.add_op(UserOp { func: UserFn::Int(func), commute: commute != 0 });
+        // SAFETY: writable by contract.
+        unsafe { *op = h };
+        MPI_SUCCESS
+    }
+
+    fn Op_create_c(user_fn: Option<MPI_User_function_c>, commute: c_int, op: *mut MPI_Op) -> c_int {
+        let Some(func) = user_fn else {
+            return ErrorClass::Arg as c_int;
+        };
+        let Some(mut st) = rank_state() else {
+            return ErrorClass::Other as c_int;
+        };
+        let h = st.add_op(UserOp { func: UserFn::Large(func), commute: commute != 0 });
         // SAFETY: writable by contract.
         unsafe { *op = h };
         MPI_SUCCESS

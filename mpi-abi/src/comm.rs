@@ -87,6 +87,7 @@ mpi_fn! {
             return fail(&c, "MPI_Comm_free", class, detail);
         }
         rank_state().expect("inside a rank").topos.remove(&h);
+        crate::bsend_buffers::forget(h);
         if !rank_state().expect("inside a rank").free_comm(h) {
             return fail(&c, "MPI_Comm_free", ErrorClass::Comm, "predefined communicators cannot be freed".into());
         }

@@ -98,6 +98,15 @@ pub type DatarepConversionFn = unsafe extern "C" fn(
     position: MPI_Offset,
     extra_state: *mut c_void,
 ) -> c_int;
+/// MPI_Datarep_conversion_function_c (MPI_Register_datarep_c).
+pub type DatarepConversionFnC = unsafe extern "C" fn(
+    userbuf: *mut c_void,
+    datatype: MPI_Datatype,
+    count: MPI_Count,
+    filebuf: *mut c_void,
+    position: MPI_Offset,
+    extra_state: *mut c_void,
+) -> c_int;
 /// MPI_Datarep_extent_function.
 pub type DatarepExtentFn = unsafe extern "C" fn(
     datatype: MPI_Datatype,

@@ -177,6 +177,15 @@ pub(crate) fn create_as(
     MPI_SUCCESS
 }
 
+/// Records user handler `f` (of any object kind: the functions have one C
+/// form) without requiring MPI_Init: sessions make theirs before or
+/// without it. `None` outside an MPI rank.
+pub(crate) fn register(f: CommErrhandlerFn) -> Option<MPI_Errhandler> {
+    let mut t = errhandler_table()?;
+    t.functions.push(f);
+    Some(ERRHANDLER_USER | (t.functions.len() - 1) as c_int)
+}
+
 mpi_fn! {
     fn Comm_create_errhandler(comm_errhandler_fn: Option<CommErrhandlerFn>, errhandler: *mut MPI_Errhandler) -> c_int {
         create("MPI_Comm_create_errhandler", comm_errhandler_fn, errhandler)

@@ -109,12 +109,12 @@ fn remove(code: c_int, ok: impl Fn(&RankState, c_int) -> Result<(), String>) -> 
     Ok(())
 }
 
-/// MPICH's extensions that take back what MPI_Add_error_class, _code and
-/// _string added (MPI-4.1's MPI_Remove_error_class, _code and _string): a
-/// class once its codes are gone, a code, a string. They fail through
-/// MPI_COMM_WORLD's handler with MPI_ERR_ARG when there is nothing to delete.
-#[no_mangle]
-pub extern "C" fn MPIX_Delete_error_class(errorclass: c_int) -> c_int {
+/// MPI-4.1's MPI_Remove_error_class, _code and _string (and MPICH's
+/// earlier names of them, MPIX_Delete_error_*) take back what
+/// MPI_Add_error_class, _code and _string added: a class once its codes are
+/// gone, a code, a string. They fail through MPI_COMM_WORLD's handler with
+/// MPI_ERR_ARG when there is nothing to remove.
+fn remove_class(call: &'static str, errorclass: c_int) -> c_int {
     let r = remove(errorclass, |st, class| {
         if class != errorclass {
             return Err(format!("{errorclass} is an error code, not a class"));
@@ -135,13 +135,12 @@ pub extern "C" fn MPIX_Delete_error_class(errorclass: c_int) -> c_int {
     });
     match r {
         Ok(()) => MPI_SUCCESS,
-        Err(why) => arg_error("MPIX_Delete_error_class", why),
+        Err(why) => arg_error(call, why),
     }
 }
 
-/// See [`MPIX_Delete_error_class`].
-#[no_mangle]
-pub extern "C" fn MPIX_Delete_error_code(errorcode: c_int) -> c_int {
+/// See [`remove_class`].
+fn remove_code(call: &'static str, errorcode: c_int) -> c_int {
     let r = remove(errorcode, |_, class| {
         if class == errorcode {
             return Err(format!("{errorcode} is an error class, not a code"));
@@ -150,13 +149,12 @@ pub extern "C" fn MPIX_Delete_error_code(errorcode: c_int) -> c_int {
     });
     match r {
         Ok(()) => MPI_SUCCESS,
-        Err(why) => arg_error("MPIX_Delete_error_code", why),
+        Err(why) => arg_error(call, why),
     }
 }
 
-/// See [`MPIX_Delete_error_class`].
-#[no_mangle]
-pub extern "C" fn MPIX_Delete_error_string(errorcode: c_int) -> c_int {
+/// See [`remove_class`].
+fn remove_string(call: &'static str, errorcode: c_int) -> c_int {
     let cleared = rank_state().is_some_and(|mut st| {
         let i = usize::try_from(errorcode - FIRST_USER_CODE).ok();
         match i
@@ -173,9 +171,38 @@ pub extern "C" fn MPIX_Delete_error_string(errorcode: c_int) -> c_int {
     if cleared {
         MPI_SUCCESS
     } else {
-        arg_error(
-            "MPIX_Delete_error_string",
-            format!("{errorcode} is not a code the program added"),
-        )
+        arg_error(call, format!("{errorcode} is not a code the program added"))
     }
+}
+
+mpi_fn! {
+    fn Remove_error_class(errorclass: c_int) -> c_int {
+        remove_class("MPI_Remove_error_class", errorclass)
+    }
+
+    fn Remove_error_code(errorcode: c_int) -> c_int {
+        remove_code("MPI_Remove_error_code", errorcode)
+    }
+
+    fn Remove_error_string(errorcode: c_int) -> c_int {
+        remove_string("MPI_Remove_error_string", errorcode)
+    }
+}
+
+/// MPICH's name of MPI_Remove_error_class.
+#[no_mangle]
+pub extern "C" fn MPIX_Delete_error_class(errorclass: c_int) -> c_int {
+    remove_class("MPIX_Delete_error_class", errorclass)
+}
+
+/// MPICH's name of MPI_Remove_error_code.
+#[no_mangle]
+pub extern "C" fn MPIX_Delete_error_code(errorcode: c_int) -> c_int {
+    remove_code("MPIX_Delete_error_code", errorcode)
+}
+
+/// MPICH's name of MPI_Remove_error_string.
+#[no_mangle]
+pub extern "C" fn MPIX_Delete_error_string(errorcode: c_int) -> c_int {
+    remove_string("MPIX_Delete_error_string", errorcode)
 }

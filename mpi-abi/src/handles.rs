@@ -21,10 +21,25 @@ pub type MPI_User_function = unsafe extern "C" fn(
     datatype: *mut MPI_Datatype,
 );
 
+/// MPI_User_function_c (MPI_Op_create_c): the count is an MPI_Count.
+pub type MPI_User_function_c = unsafe extern "C" fn(
+    invec: *mut libc::c_void,
+    inoutvec: *mut libc::c_void,
+    len: *mut crate::ctypes::MPI_Count,
+    datatype: *mut MPI_Datatype,
+);
+
+/// The function of a user-defined op, in the form the program gave it.
+#[derive(Clone, Copy)]
+pub(crate) enum UserFn {
+    Int(MPI_User_function),
+    Large(MPI_User_function_c),
+}
+
 /// A user-defined op as the program created it.
 #[derive(Clone, Copy)]
 pub(crate) struct UserOp {
-    pub(crate) func: MPI_User_function,
+    pub(crate) func: UserFn,
     pub(crate) commute: bool,
 }
 
@@ -135,8 +150,11 @@ pub(crate) struct RankState {
     messages: Vec<Option<mpcrs::raw::RawMessage>>,
     /// MPI_Buffer_attach: (address, size) of the program's buffer for MPI_Bsend.
     pub(crate) bsend_buffer: Option<(usize, usize)>,
-    /// Buffered sends in flight, with the copy each sends from.
-    pub(crate) bsends: Vec<(RawRequest, Vec<u8>)>,
+    /// MPI_Comm_attach_buffer: buffers of single communicators, by handle.
+    pub(crate) comm_bsend_buffers: std::collections::HashMap<MPI_Comm, (usize, usize)>,
+    /// Buffered sends in flight, with the copy each sends from and the
+    /// communicator whose buffer holds it (`None`: the process's).
+    pub(crate) bsends: Vec<(RawRequest, Vec<u8>, Option<MPI_Comm>)>,
     /// Requests freed by MPI_Request_free before they completed: the
     /// operation goes on (a synchronous send may wait for a receive the rank
     /// posts later); finished by later frees and by MPI_Finalize.

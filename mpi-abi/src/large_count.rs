@@ -126,6 +126,102 @@ fn small(n: MPI_Count) -> Option<c_int> {
     c_int::try_from(n).ok()
 }
 
+/// A (count, datatype) argument as the ordinary call takes it: the count
+/// itself if it fits an int, else one element of a type made for the call
+/// (freed when this is dropped, after the call: a pending operation keeps
+/// its own pin on it).
+pub(crate) struct Pair {
+    pub(crate) n: c_int,
+    pub(crate) t: MPI_Datatype,
+    _held: Option<Widened>,
+}
+
+/// `n` elements of `t` for the ordinary call.
+pub(crate) fn pair(call: &'static str, n: MPI_Count, t: MPI_Datatype) -> Result<Pair, c_int> {
+    if let Some(n) = small(n) {
+        return Ok(Pair { n, t, _held: None });
+    }
+    let w = Widened::contiguous(call, n, t)?;
+    Ok(Pair {
+        n: 1,
+        t: w.0,
+        _held: Some(w),
+    })
+}
+
+/// A send buffer's pair: ignored (whatever its count) with MPI_IN_PLACE.
+pub(crate) fn send_pair(
+    call: &'static str,
+    buf: *const c_void,
+    n: MPI_Count,
+    t: MPI_Datatype,
+) -> Result<Pair, c_int> {
+    if is_in_place(buf) {
+        return Ok(Pair {
+            n: 0,
+            t,
+            _held: None,
+        });
+    }
+    pair(call, n, t)
+}
+
+/// Handles of the predefined ops (MPI_MAX ... MPI_NO_OP).
+const PREDEFINED_OPS: std::ops::RangeInclusive<MPI_Op> = 0x5800_0001..=0x5800_000e;
+
+/// A reduction's pair. A count beyond int is carried by a contiguous type
+/// only under a predefined op, which reduces the type's basic elements; a
+/// user function would be handed that type instead of the program's.
+pub(crate) fn reduced(
+    call: &'static str,
+    n: MPI_Count,
+    t: MPI_Datatype,
+    op: MPI_Op,
+) -> Result<Pair, c_int> {
+    if small(n).is_none() && !PREDEFINED_OPS.contains(&op) {
+        return Err(arg_error(
+            call,
+            ErrorClass::Count,
+            format!(
+                "count {n} does not fit in an int, which a user-defined op's function is given"
+            ),
+        ));
+    }
+    pair(call, n, t)
+}
+
+/// A count the ordinary call carries as an int, or MPI_ERR_COUNT naming the call.
+pub(crate) fn int(call: &'static str, v: MPI_Count, what: &str) -> Result<c_int, c_int> {
+    c_int::try_from(v).map_err(|_| {
+        arg_error(
+            call,
+            ErrorClass::Count,
+            format!("{what} {v} does not fit in an int, which this call carries it as"),
+        )
+    })
+}
+
+/// `n` counts or displacements the ordinary call takes as ints (empty for a
+/// NULL array or `n` 0), or MPI_ERR_COUNT naming the call.
+///
+/// # Safety
+/// `p` is NULL or holds `n` entries.
+pub(crate) unsafe fn ints(
+    call: &'static str,
+    p: *const MPI_Count,
+    n: usize,
+    what: &str,
+) -> Result<Vec<c_int>, c_int> {
+    // SAFETY: by contract.
+    let v = unsafe { c_array(p, n) };
+    v.iter()
+        .enumerate()
+        .map(|(i, &x)| int(call, x, &format!("{what}[{i}]")))
+        .collect()
+}
+
+pub(crate) use crate::nbc::at;
+
 mpi_fn! {
     fn Get_count_c(status: *const MPI_Status, datatype: MPI_Datatype, count_: *mut MPI_Count) -> c_int {
         let t = tri!(type_of("MPI_Get_count_c", datatype));

@@ -10,6 +10,7 @@
 //! `mpcrs::raw` API and the typed API), the scheduler, the network.
 
 mod attributes;
+mod bsend_buffers;
 mod code_names;
 mod coll;
 mod comm;
@@ -26,12 +27,18 @@ mod fti;
 mod getopt;
 mod graph;
 mod grequest;
+mod handle_ints;
 mod handles;
 mod info;
 mod intercomm;
 mod interpose;
 mod isendrecv;
+mod large_coll;
 mod large_count;
+mod large_io;
+mod large_p2p;
+mod large_rma;
+mod large_types;
 mod libc_state;
 mod libraries;
 mod loader;
@@ -41,10 +48,13 @@ mod p2p;
 mod pcoll;
 mod program_tls;
 mod published;
+mod request_status;
 mod requests;
 mod rma;
+mod session_errhandler;
 mod sessions;
 mod status;
+mod status_fields;
 mod stdout;
 mod threads;
 mod tool;
@@ -68,6 +78,7 @@ pub fn predefined_datatype_size(h: MPI_Datatype) -> Option<usize> {
 /// their signatures against mpi.h (mpi-abi/check).
 #[doc(hidden)]
 pub mod abi {
+    pub use crate::bsend_buffers::*;
     pub use crate::coll::*;
     pub use crate::comm::*;
     pub use crate::env::*;
@@ -78,18 +89,27 @@ pub mod abi {
     pub use crate::fortran::*;
     pub use crate::graph::*;
     pub use crate::grequest::*;
+    pub use crate::handle_ints::*;
     pub use crate::info::*;
     pub use crate::intercomm::*;
     pub use crate::isendrecv::*;
+    pub use crate::large_coll::*;
     pub use crate::large_count::*;
+    pub use crate::large_io::*;
+    pub use crate::large_p2p::*;
+    pub use crate::large_rma::*;
+    pub use crate::large_types::*;
     pub use crate::nbc::*;
     pub use crate::neighbor::*;
     pub use crate::p2p::*;
     pub use crate::pcoll::*;
+    pub use crate::request_status::*;
     pub use crate::requests::*;
     pub use crate::rma::*;
+    pub use crate::session_errhandler::*;
     pub use crate::sessions::*;
     pub use crate::status::*;
+    pub use crate::status_fields::*;
     pub use crate::tool::*;
     pub use crate::topo::*;
     pub use crate::type_attrs::*;

@@ -39,7 +39,7 @@ fn topo_for(call: &'static str, comm: MPI_Comm) -> Result<(CommRef, Topology), c
 
 /// In- and out-degree of `comm`'s topology (0 if it has none: the call then
 /// reports it), for copying per-neighbour arrays.
-fn degrees(comm: MPI_Comm) -> (usize, usize) {
+pub(crate) fn degrees(comm: MPI_Comm) -> (usize, usize) {
     let (Some(t), Some(c)) = (topology(comm), rank_state().and_then(|st| st.comm(comm))) else {
         return (0, 0);
     };

@@ -337,27 +337,45 @@ pub(crate) unsafe fn buffered_send(
     let mut copy = Vec::with_capacity(len);
     // SAFETY: by contract.
     unsafe { datatype::pack(buf.cast(), count as usize, &ti, &mut copy) };
-    {
+    let owner = {
         let mut st = rank_state().expect("inside a rank");
-        st.bsends.retain(|(r, _)| r.test().is_none());
+        st.bsends.retain(|(r, _, _)| r.test().is_none());
+        // The communicator's own buffer if it has one (MPI-4.1), else the process's.
+        let (owner, room, which) = match st.comm_bsend_buffers.get(&comm) {
+            Some(&(_, size)) => (Some(comm), size, "MPI_Comm_attach_buffer"),
+            None => (
+                None,
+                st.bsend_buffer.map_or(0, |(_, size)| size),
+                "MPI_Buffer_attach",
+            ),
+        };
         let used: usize = st
             .bsends
             .iter()
-            .map(|(_, d)| d.len() + MPI_BSEND_OVERHEAD)
+            .filter(|(_, _, o)| *o == owner)
+            .map(|(_, d, _)| d.len() + MPI_BSEND_OVERHEAD)
             .sum();
-        let room = st.bsend_buffer.map_or(0, |(_, size)| size);
         if used + len + MPI_BSEND_OVERHEAD > room {
             drop(st);
-            return Err(fail(&c, call, mpcrs::ErrorClass::Buffer, format!(
-                "{} bytes do not fit in the attached buffer ({room} bytes, {used} in use; MPI_Buffer_attach)",
+            return Err(fail(
+                &c,
+                call,
+                mpcrs::ErrorClass::Buffer,
+                format!(
+                "{} bytes do not fit in the attached buffer ({room} bytes, {used} in use; {which})",
                 len + MPI_BSEND_OVERHEAD
-            )));
+            ),
+            ));
         }
-    }
+        owner
+    };
     // SAFETY: `copy` moves into the pending list below and outlives the send.
     let r = unsafe { raw::isend(&c, call, copy.as_ptr(), len, dest, tag, false) }
         .map_err(|e| code_on(&c, &e))?;
-    rank_state().expect("inside a rank").bsends.push((r, copy));
+    rank_state()
+        .expect("inside a rank")
+        .bsends
+        .push((r, copy, owner));
     Ok(())
 }
 
@@ -395,32 +413,22 @@ mpi_fn! {
     }
 
     fn Buffer_attach(buffer: *mut c_void, size: c_int) -> c_int {
-        let Some(mut st) = rank_state() else {
-            return mpcrs::ErrorClass::Other as c_int;
-        };
-        if st.bsend_buffer.is_some() {
-            return mpcrs::ErrorClass::Buffer as c_int;
-        }
-        st.bsend_buffer = Some((buffer as usize, size.max(0) as usize));
-        MPI_SUCCESS
+        crate::bsend_buffers::attach_process(buffer, size.max(0) as usize)
     }
 
     fn Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
-        // Detaching waits until every buffered message has been delivered.
-        let pending = match rank_state() {
-            Some(mut st) => std::mem::take(&mut st.bsends),
-            None => return mpcrs::ErrorClass::Other as c_int,
-        };
-        for (r, _) in &pending {
-            r.wait();
-        }
-        let Some((addr, len)) = rank_state().and_then(|mut st| st.bsend_buffer.take()) else {
-            return mpcrs::ErrorClass::Buffer as c_int;
+        let call = "MPI_Buffer_detach";
+        let (addr, len) = tri!(crate::bsend_buffers::detach_process());
+        let Ok(n) = c_int::try_from(len) else {
+            // Attached by MPI_Buffer_attach_c: only MPI_Buffer_detach_c can say its size.
+            crate::bsend_buffers::attach_process(addr as *mut c_void, len);
+            let w = tri!(comm_for(call, MPI_COMM_WORLD));
+            return fail(&w, call, mpcrs::ErrorClass::Count, format!("the buffer's {len} bytes do not fit in an int: use MPI_Buffer_detach_c"));
         };
         // SAFETY: `buffer_addr` is a `void **` per MPI; `size` writable.
         unsafe {
             *(buffer_addr as *mut *mut c_void) = addr as *mut c_void;
-            *size = len as c_int;
+            *size = n;
         }
         MPI_SUCCESS
     }

@@ -16,7 +16,11 @@ use mpcrs::raw::{self, RawRequest};
 
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
-use crate::nbc::{self, Coll, Uniform};
+use crate::nbc::{self, at, per_rank, Coll, Uniform, P};
+use crate::neighbor::{
+    degrees, PMPI_Neighbor_allgather, PMPI_Neighbor_allgatherv, PMPI_Neighbor_alltoall,
+    PMPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallw,
+};
 use crate::requests::{add_persistent, Persistent};
 
 /// A persistent collective request's collective and its private communicator.
@@ -71,7 +75,9 @@ impl PColl {
             }
             let h = private.swap(MPI_COMM_NULL, Ordering::AcqRel);
             if h != MPI_COMM_NULL {
-                rank_state().expect("inside a rank").free_comm(h);
+                let mut st = rank_state().expect("inside a rank");
+                st.topos.remove(&h);
+                st.free_comm(h);
             }
         });
     }
@@ -94,6 +100,10 @@ fn private_dup(
         match c.dup() {
             Ok(d) => {
                 let h = rank_state().expect("inside a rank").add_comm(d);
+                // A neighbourhood collective runs on the topology's copy.
+                if let Err(e) = crate::topo::copy_topology(comm, h) {
+                    return code(&e);
+                }
                 out.store(h, Ordering::Release);
                 MPI_SUCCESS
             }
@@ -214,5 +224,71 @@ mpi_fn! {
     fn Alltoallw_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const MPI_Datatype, comm: MPI_Comm, _info: c_int, request: *mut MPI_Request) -> c_int {
         // SAFETY: forwarded from the C caller.
         unsafe { persist(nbc::alltoallw("MPI_Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), request) }
+    }
+}
+
+// Persistent neighbourhood collectives: the blocking call, run at each start
+// on the private duplicate (which has a copy of the topology).
+mpi_fn! {
+    fn Neighbor_allgather_init(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, _info: c_int, request: *mut MPI_Request) -> c_int {
+        let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
+        // SAFETY (in the body): MPI keeps the buffers valid while the request lives.
+        let coll = Coll::new("MPI_Neighbor_allgather_init", comm, vec![sendtype, recvtype], move |comm: MPI_Comm| unsafe {
+            PMPI_Neighbor_allgather({ s }.0, sendcount, sendtype, { r }.0, recvcount, recvtype, comm)
+        });
+        // SAFETY: forwarded from the C caller.
+        unsafe { persist(coll, request) }
+    }
+
+    fn Neighbor_allgatherv_init(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm, _info: c_int, request: *mut MPI_Request) -> c_int {
+        let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
+        let (ni, _) = degrees(comm);
+        // SAFETY: one entry per in-neighbour.
+        let (rc, rd) = unsafe { (per_rank(recvcounts, ni), per_rank(displs, ni)) };
+        // SAFETY (in the body): as MPI_Neighbor_allgather_init; the arrays are copies.
+        let coll = Coll::new("MPI_Neighbor_allgatherv_init", comm, vec![sendtype, recvtype], move |comm: MPI_Comm| unsafe {
+            PMPI_Neighbor_allgatherv({ s }.0, sendcount, sendtype, { r }.0, at(&rc), at(&rd), recvtype, comm)
+        });
+        // SAFETY: forwarded from the C caller.
+        unsafe { persist(coll, request) }
+    }
+
+    fn Neighbor_alltoall_init(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, _info: c_int, request: *mut MPI_Request) -> c_int {
+        let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
+        // SAFETY (in the body): as MPI_Neighbor_allgather_init.
+        let coll = Coll::new("MPI_Neighbor_alltoall_init", comm, vec![sendtype, recvtype], move |comm: MPI_Comm| unsafe {
+            PMPI_Neighbor_alltoall({ s }.0, sendcount, sendtype, { r }.0, recvcount, recvtype, comm)
+        });
+        // SAFETY: forwarded from the C caller.
+        unsafe { persist(coll, request) }
+    }
+
+    fn Neighbor_alltoallv_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm, _info: c_int, request: *mut MPI_Request) -> c_int {
+        let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
+        let (ni, no) = degrees(comm);
+        // SAFETY: one entry per neighbour in each array.
+        let (sc, sd, rc, rd) = unsafe { (per_rank(sendcounts, no), per_rank(sdispls, no), per_rank(recvcounts, ni), per_rank(rdispls, ni)) };
+        // SAFETY (in the body): as MPI_Neighbor_allgatherv_init.
+        let coll = Coll::new("MPI_Neighbor_alltoallv_init", comm, vec![sendtype, recvtype], move |comm: MPI_Comm| unsafe {
+            PMPI_Neighbor_alltoallv({ s }.0, at(&sc), at(&sd), sendtype, { r }.0, at(&rc), at(&rd), recvtype, comm)
+        });
+        // SAFETY: forwarded from the C caller.
+        unsafe { persist(coll, request) }
+    }
+
+    fn Neighbor_alltoallw_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const MPI_Aint, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const MPI_Aint, recvtypes: *const MPI_Datatype, comm: MPI_Comm, _info: c_int, request: *mut MPI_Request) -> c_int {
+        let (s, r) = (P(sendbuf as *mut c_void), P(recvbuf));
+        let (ni, no) = degrees(comm);
+        // SAFETY: one entry per neighbour in each array.
+        let (sc, sd, st, rc, rd, rt) = unsafe {
+            (per_rank(sendcounts, no), per_rank(sdispls, no), per_rank(sendtypes, no), per_rank(recvcounts, ni), per_rank(rdispls, ni), per_rank(recvtypes, ni))
+        };
+        let handles = [&st[..], &rt[..]].concat();
+        // SAFETY (in the body): as MPI_Neighbor_allgatherv_init.
+        let coll = Coll::new("MPI_Neighbor_alltoallw_init", comm, handles, move |comm: MPI_Comm| unsafe {
+            PMPI_Neighbor_alltoallw({ s }.0, at(&sc), at(&sd), at(&st), { r }.0, at(&rc), at(&rd), at(&rt), comm)
+        });
+        // SAFETY: forwarded from the C caller.
+        unsafe { persist(coll, request) }
     }
 }

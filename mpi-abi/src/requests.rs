@@ -109,7 +109,7 @@ unsafe fn complete(
 ///
 /// # Safety
 /// As [`complete`].
-unsafe fn idle(h: MPI_Request, status: *mut MPI_Status) -> Option<bool> {
+pub(crate) unsafe fn idle(h: MPI_Request, status: *mut MPI_Status) -> Option<bool> {
     let inactive = h == MPI_REQUEST_NULL
         || rank_state()?.with_request(h, |e| e.persistent.is_some() && !e.active)?;
     if inactive {

@@ -74,9 +74,31 @@ impl Table {
     }
 }
 
+/// The error handler of session `h` (`None`: no such session).
+pub(crate) fn errhandler_of(h: MPI_Session) -> Option<MPI_Errhandler> {
+    rank_state()?.sessions.get(h).map(|s| s.errhandler)
+}
+
+/// Sets the error handler of session `h`; `false` if there is no such session.
+pub(crate) fn set_errhandler(h: MPI_Session, eh: MPI_Errhandler) -> bool {
+    let Some(mut st) = rank_state() else {
+        return false;
+    };
+    if st.sessions.get(h).is_none() {
+        return false;
+    }
+    match st.sessions.sessions.get_mut((h & INDEX_MASK) as usize) {
+        Some(Some(s)) => {
+            s.errhandler = eh;
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Raises an error of a session call under `errhandler`: its code under
 /// MPI_ERRORS_RETURN, the end of the job otherwise (naming call and rank).
-fn raise(
+pub(crate) fn raise(
     errhandler: MPI_Errhandler,
     call: &'static str,
     class: ErrorClass,
@@ -92,6 +114,24 @@ fn raise(
     match handler.handle::<()>(Err(e)) {
         Ok(()) => MPI_SUCCESS,
         Err(e) => code(&e),
+    }
+}
+
+/// Raises an error of a call on session `h` under its handler `errhandler`:
+/// a user handler (MPI_Session_create_errhandler) is called with the
+/// session's handle and the code, which the call then returns.
+fn raise_on(
+    h: MPI_Session,
+    errhandler: MPI_Errhandler,
+    call: &'static str,
+    class: ErrorClass,
+    detail: String,
+) -> c_int {
+    let mut handle = h;
+    let at: *mut MPI_Session = &mut handle;
+    match crate::errhandler::call_with(errhandler, at.cast(), class as c_int) {
+        Some(code) => code,
+        None => raise(errhandler, call, class, detail),
     }
 }
 
@@ -272,7 +312,7 @@ mpi_fn! {
         let call = "MPI_Session_get_nth_pset";
         let s = tri!(self::session(call, session));
         let Some(name) = usize::try_from(n).ok().and_then(|n| PSETS.get(n)) else {
-            return raise(s.errhandler, call, ErrorClass::Arg, format!("there are {} process sets, not {}", PSETS.len(), n.max(0) + 1));
+            return raise_on(session, s.errhandler, call, ErrorClass::Arg, format!("there are {} process sets, not {}", PSETS.len(), n.max(0) + 1));
         };
         // SAFETY: `pset_len` readable and writable, `pset_name` holds
         // `*pset_len` bytes, by contract; a length of 0 only asks the size.
@@ -292,7 +332,7 @@ mpi_fn! {
         // SAFETY: a NUL-terminated string by contract.
         let name = unsafe { text(pset_name) };
         let Some(g) = pset_group(&name) else {
-            return raise(s.errhandler, call, ErrorClass::Arg, format!("no process set {name:?}"));
+            return raise_on(session, s.errhandler, call, ErrorClass::Arg, format!("no process set {name:?}"));
         };
         let mut e = Entries::default();
         e.set("mpi_size".into(), g.size().to_string());
@@ -309,7 +349,7 @@ mpi_fn! {
         let name = unsafe { text(pset_name) };
         match pset_group(&name) {
             Some(g) => store_group(g, newgroup),
-            None => raise(s.errhandler, call, ErrorClass::Arg, format!("no process set {name:?}")),
+            None => raise_on(session, s.errhandler, call, ErrorClass::Arg, format!("no process set {name:?}")),
         }
     }
 

@@ -77,6 +77,11 @@ mpi_fn! {
         MPI_SUCCESS
     }
 
+    fn Status_set_elements_c(status: *mut MPI_Status, datatype: MPI_Datatype, count: MPI_Count) -> c_int {
+        // SAFETY: forwarded (the same meaning as MPI_Status_set_elements_x).
+        unsafe { PMPI_Status_set_elements_x(status, datatype, count) }
+    }
+
     fn Status_set_cancelled(status: *mut MPI_Status, flag: c_int) -> c_int {
         if status_ignored(status) {
             return ErrorClass::Arg as c_int;

@@ -28,7 +28,7 @@ pub(crate) fn type_of(call: &'static str, t: MPI_Datatype) -> Result<TypeInfo, c
 fn small_envelope(call: &'static str, t: &TypeInfo) -> Result<(), c_int> {
     if t.envelope.as_ref().is_some_and(|e| e.large) {
         let w = comm_for(call, MPI_COMM_WORLD)?;
-        return Err(fail(&w, call, ErrorClass::Type, "the type was built with counts beyond int (a large-count constructor); its arguments need MPI_Type_get_envelope_c, which is not provided".into()));
+        return Err(fail(&w, call, ErrorClass::Type, "the type was built with counts beyond int (a large-count constructor), which this library does not keep".into()));
     }
     Ok(())
 }
@@ -160,5 +160,60 @@ mpi_fn! {
             unsafe { *array_of_datatypes.add(i) = out };
         }
         MPI_SUCCESS
+    }
+
+    fn Type_get_envelope_c(datatype: MPI_Datatype, num_integers: *mut MPI_Count, num_addresses: *mut MPI_Count, num_large_counts: *mut MPI_Count, num_datatypes: *mut MPI_Count, comb: *mut c_int) -> c_int {
+        // The constructor arguments kept are those that fit the int form.
+        let (mut ni, mut na, mut nd) = (0, 0, 0);
+        // SAFETY: writable ints; `comb` writable by contract.
+        let rc = unsafe { PMPI_Type_get_envelope(datatype, &mut ni, &mut na, &mut nd, comb) };
+        if rc == MPI_SUCCESS {
+            // SAFETY: writable by contract.
+            unsafe {
+                *num_integers = ni as MPI_Count;
+                *num_addresses = na as MPI_Count;
+                *num_large_counts = 0;
+                *num_datatypes = nd as MPI_Count;
+            }
+        }
+        rc
+    }
+
+    fn Type_get_contents_c(datatype: MPI_Datatype, max_integers: MPI_Count, max_addresses: MPI_Count, _max_large_counts: MPI_Count, max_datatypes: MPI_Count, array_of_integers: *mut c_int, array_of_addresses: *mut MPI_Aint, _array_of_large_counts: *mut MPI_Count, array_of_datatypes: *mut MPI_Datatype) -> c_int {
+        // No large counts are kept (MPI_Type_get_envelope_c says 0); array
+        // sizes beyond int only mean the arrays are large enough.
+        let fit = |n: MPI_Count| n.clamp(0, c_int::MAX as MPI_Count) as c_int;
+        // SAFETY: forwarded from the C caller.
+        unsafe { PMPI_Type_get_contents(datatype, fit(max_integers), fit(max_addresses), fit(max_datatypes), array_of_integers, array_of_addresses, array_of_datatypes) }
+    }
+
+    fn Type_get_value_index(value_type: MPI_Datatype, index_type: MPI_Datatype, pair_type: *mut MPI_Datatype) -> c_int {
+        let call = "MPI_Type_get_value_index";
+        tri!(type_of(call, value_type));
+        tri!(type_of(call, index_type));
+        // SAFETY: writable by contract.
+        unsafe { *pair_type = value_index_pair(value_type, index_type) };
+        MPI_SUCCESS
+    }
+}
+
+/// The predefined (value, index) type of MPI_MINLOC and MPI_MAXLOC for
+/// these two types, or MPI_DATATYPE_NULL when MPI predefines none.
+fn value_index_pair(value: MPI_Datatype, index: MPI_Datatype) -> MPI_Datatype {
+    const MPI_INT: MPI_Datatype = 0x4c00_0405;
+    const MPI_INTEGER: MPI_Datatype = 0x4c00_041b;
+    const MPI_REAL: MPI_Datatype = 0x4c00_041c;
+    const MPI_DOUBLE_PRECISION: MPI_Datatype = 0x4c00_081f;
+    match (value, index) {
+        (0x4c00_040a, MPI_INT) => 0x8c00_0000u32 as c_int, // MPI_FLOAT_INT
+        (0x4c00_080b, MPI_INT) => 0x8c00_0001u32 as c_int, // MPI_DOUBLE_INT
+        (0x4c00_0807, MPI_INT) => 0x8c00_0002u32 as c_int, // MPI_LONG_INT
+        (0x4c00_0203, MPI_INT) => 0x8c00_0003u32 as c_int, // MPI_SHORT_INT
+        (MPI_INT, MPI_INT) => 0x4c00_0816,                 // MPI_2INT
+        (0x4c00_100c, MPI_INT) => 0x8c00_0004u32 as c_int, // MPI_LONG_DOUBLE_INT
+        (MPI_INTEGER, MPI_INTEGER) => 0x4c00_0820,         // MPI_2INTEGER
+        (MPI_REAL, MPI_REAL) => 0x4c00_0821,               // MPI_2REAL
+        (MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION) => 0x4c00_1023, // MPI_2DOUBLE_PRECISION
+        _ => 0x0c00_0000,                                  // MPI_DATATYPE_NULL
     }
 }

@@ -1,5 +1,6 @@
-//! The MPI-3.1 functions mpcrs does not provide yet (dynamic processes,
-//! user-defined data representations). They exist so that
+//! The MPI functions mpcrs does not provide yet (dynamic processes,
+//! user-defined data representations, partitioned communication, session
+//! buffers, hardware resource queries, the MPI-5 ABI's information). They exist so that
 //! every program links, and each call fails with MPI_ERR_UNSUPPORTED_OPERATION
 //! through the error handler of its communicator (MPI_COMM_WORLD's for the
 //! others), naming the function: a program is never told a call succeeded when
@@ -12,6 +13,7 @@ use mpcrs::ErrorClass;
 use crate::ctypes::*;
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
+use crate::sessions::MPI_Session;
 
 /// Raises MPI_ERR_UNSUPPORTED_OPERATION for `call` on `comm`'s handler.
 fn raise(call: &'static str, reason: &str, comm: MPI_Comm) -> c_int {
@@ -57,5 +59,47 @@ unsupported! {
     // MPI-IO's data representations of the program's own.
     "user-defined data representations are not supported (\"native\" and \"internal\" are)" => {
         fn Register_datarep(_datarep: *const c_char, _read_conversion_fn: Option<DatarepConversionFn>, _write_conversion_fn: Option<DatarepConversionFn>, _dtype_file_extent_fn: Option<DatarepExtentFn>, _extra_state: *mut c_void) -> c_int;
+    }
+    "user-defined data representations are not supported (\"native\" and \"internal\" are)" => {
+        fn Register_datarep_c(_datarep: *const c_char, _read_conversion_fn: Option<DatarepConversionFnC>, _write_conversion_fn: Option<DatarepConversionFnC>, _dtype_file_extent_fn: Option<DatarepExtentFn>, _extra_state: *mut c_void) -> c_int;
+    }
+    // MPI-4.0 partitioned point-to-point communication.
+    "partitioned communication is not built yet" => {
+        fn Psend_init(_buf: *const c_void, _partitions: c_int, _count: MPI_Count, _datatype: MPI_Datatype, _dest: c_int, _tag: c_int, comm: MPI_Comm, _info: MPI_Info, _request: *mut MPI_Request) -> c_int @comm;
+        fn Precv_init(_buf: *mut c_void, _partitions: c_int, _count: MPI_Count, _datatype: MPI_Datatype, _source: c_int, _tag: c_int, comm: MPI_Comm, _info: MPI_Info, _request: *mut MPI_Request) -> c_int @comm;
+        fn Pready(_partition: c_int, _request: MPI_Request) -> c_int;
+        fn Pready_range(_partition_low: c_int, _partition_high: c_int, _request: MPI_Request) -> c_int;
+        fn Pready_list(_length: c_int, _array_of_partitions: *const c_int, _request: MPI_Request) -> c_int;
+        fn Parrived(_request: MPI_Request, _partition: c_int, _flag: *mut c_int) -> c_int;
+    }
+    // MPI-4.1 buffers of sessions: communicators are not traced back to the
+    // session whose process set made their group, so no send could use one.
+    "buffers attached to sessions are not supported (MPI_Comm_attach_buffer and MPI_Buffer_attach are)" => {
+        fn Session_attach_buffer(_session: MPI_Session, _buffer: *mut c_void, _size: c_int) -> c_int;
+        fn Session_attach_buffer_c(_session: MPI_Session, _buffer: *mut c_void, _size: MPI_Count) -> c_int;
+        fn Session_detach_buffer(_session: MPI_Session, _buffer_addr: *mut c_void, _size: *mut c_int) -> c_int;
+        fn Session_detach_buffer_c(_session: MPI_Session, _buffer_addr: *mut c_void, _size: *mut MPI_Count) -> c_int;
+        fn Session_flush_buffer(_session: MPI_Session) -> c_int;
+        fn Session_iflush_buffer(_session: MPI_Session, _request: *mut MPI_Request) -> c_int;
+    }
+    "hardware resource information is not provided" => {
+        fn Get_hw_resource_info(_hw_info: *mut MPI_Info) -> c_int;
+    }
+    // MPI-5.0's standard ABI, which this library does not implement (it
+    // implements MPICH's: MPI_Abi_get_version says so).
+    "this library implements MPICH's ABI, not the MPI standard ABI" => {
+        fn Abi_get_info(_info: *mut MPI_Info) -> c_int;
+        fn Abi_get_fortran_info(_info: *mut MPI_Info) -> c_int;
+    }
+}
+
+mpi_fn! {
+    // Callable at any time, as MPI_Get_version (mpi4py asks it before
+    // MPI_Init to choose its binding): -1.-1 says the library implements no
+    // version of the standard ABI.
+    fn Abi_get_version(abi_major: *mut c_int, abi_minor: *mut c_int) -> c_int {
+        // SAFETY: writable by contract.
+        unsafe { (*abi_major, *abi_minor) = (-1, -1) };
+        MPI_SUCCESS
     }
 }

@@ -192,6 +192,30 @@ fn a_message_of_more_than_int_max_elements_in_threads() {
     );
 }
 
+/// MPI-4.0's large-count calls and MPI-4.1's additions (mpi41_surface.c):
+/// counts that fit an int, counts beyond it carried by a type or refused
+/// with MPI_ERR_COUNT, handles as ints, status fields, the
+/// MPI_Request_get_status_* family, value-index pairs, error removal,
+/// session error handlers, communicator buffers, persistent neighbourhood
+/// collectives and the unsupported calls; 8 ranks as threads of 2 and of 4
+/// processes.
+#[test]
+fn large_counts_and_mpi_4_1_calls_at_8_ranks_over_2_and_4_processes() {
+    let bin = build_c(&c_source("mpi41_surface.c"), "mpi41_surface", None, &[]);
+    for processes in ["2", "4"] {
+        let o = run_job(
+            &["-n", "8", "-p", processes, "-c", "2", bin.to_str().unwrap()],
+            Duration::from_secs(300),
+        );
+        let out = expect_success(&o, &format!("mpi41_surface at -n 8 -p {processes}"));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            c_suite_lines("mpi41_surface"),
+            "-n 8 -p {processes}"
+        );
+    }
+}
+
 /// Alltoallv/Alltoallw with zero counts and MPI_IN_PLACE (NULL send arrays,
 /// MPI_DATATYPE_NULL send type: a panic before), and a user op over a
 /// 3-double type on vectors split among ranks (wrong answers before: chunks

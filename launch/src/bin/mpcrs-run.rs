@@ -106,6 +106,24 @@ fn main() -> ExitCode {
     if args.process_mode {
         args.processes = args.ranks;
     }
+    // A Python interpreter is one per process: its ranks cannot share one.
+    if kind == Some(mpcrs_launch::program::Kind::Other)
+        && args.processes != args.ranks
+        && mpcrs_launch::program::python_interpreter(&args.command[0])
+    {
+        mpcrs_settings::report!(
+            error,
+            "mpcrs-run: {}: a Python interpreter runs one interpreter per process, and \
+             an interpreter can be only one rank (mpi4py loads libmpi into it): \
+             -n {} -p {} would put several ranks in one; run it with --process-mode \
+             (or -p {})",
+            args.command[0],
+            args.ranks,
+            args.processes,
+            args.ranks
+        );
+        return ExitCode::from(2);
+    }
     if let Some(pe) = args.map_by.and_then(|m| m.workers) {
         if args.workers.is_some_and(|c| c != pe) {
             mpcrs_settings::report!(
@@ -298,6 +316,32 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
             };
             let old = std::env::var_os("LD_LIBRARY_PATH").unwrap_or_default();
             paths.extend(std::env::split_paths(&old));
+            c.env(
+                "LD_LIBRARY_PATH",
+                std::env::join_paths(paths).expect("library path"),
+            );
+            c
+        }
+        // Anything else that is no Rust program on the runtime: a script or
+        // an interpreter may load libmpi by name (mpi4py dlopens libmpi.so,
+        // libmpi.so.12), so ours comes first on its library path, as for
+        // programs linked against MPICH's library.
+        (None, Some(dir))
+            if resolve_program(program)
+                .and_then(|p| mpcrs_launch::program::kind_of(&p))
+                .is_none_or(|k| k == mpcrs_launch::program::Kind::Other) =>
+        {
+            let mut paths = vec![dir.clone()];
+            if let Some(prefix) = dir.parent() {
+                paths.push(prefix.join("lib"));
+            }
+            // (Without a libmpi beside us, such a program has none to load.)
+            if let Ok(d) = mpich_abi_dir(dir) {
+                paths.insert(0, d);
+            }
+            let old = std::env::var_os("LD_LIBRARY_PATH").unwrap_or_default();
+            paths.extend(std::env::split_paths(&old));
+            let mut c = Command::new(program);
             c.env(
                 "LD_LIBRARY_PATH",
                 std::env::join_paths(paths).expect("library path"),
