@@ -182,7 +182,7 @@ pub(crate) fn create_as(
 /// without it. `None` outside an MPI rank.
 pub(crate) fn register(f: CommErrhandlerFn) -> Option<MPI_Errhandler> {
     let mut t = errhandler_table()?;
-    t.functions.push(f);
+    t.functions.push(Function::C(f));
     Some(ERRHANDLER_USER | (t.functions.len() - 1) as c_int)
 }
 
