@@ -87,7 +87,7 @@ pub fn directly_runnable(args: &Options) -> Result<(), String> {
 /// A directory where `libmpich.so.12` and `libmpi.so.12` are libmpi.so of
 /// `dir` (or of `dir`/../lib), for programs linked by MPICH's compilers and
 /// for those that load MPICH's library by name (mpi4py); made once per
-/// user, atomically.
+/// user and library, atomically.
 pub fn mpich_abi_dir(dir: &std::path::Path) -> Result<std::path::PathBuf, String> {
     let lib = [dir.join("libmpi.so"), dir.join("../lib/libmpi.so")]
         .into_iter()
@@ -96,7 +96,16 @@ pub fn mpich_abi_dir(dir: &std::path::Path) -> Result<std::path::PathBuf, String
     let lib = std::fs::canonicalize(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
     // SAFETY: getuid has no preconditions.
     let uid = unsafe { libc::getuid() };
-    let abi = std::env::temp_dir().join(format!("mpcrs-mpich-abi-{uid}"));
+    // One directory per user and library: builds side by side (two checkouts,
+    // an installation and a build tree) never re-point each other's links
+    // under a job that is loading them.
+    let which = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        lib.hash(&mut h);
+        h.finish()
+    };
+    let abi = std::env::temp_dir().join(format!("mpcrs-mpich-abi-{uid}-{which:016x}"));
     std::fs::create_dir_all(&abi).map_err(|e| format!("{}: {e}", abi.display()))?;
     {
         use std::os::unix::fs::MetadataExt;

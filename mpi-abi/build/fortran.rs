@@ -514,6 +514,14 @@ pub fn mpi_module() -> String {
         )
         .unwrap();
     }
+    // CHARACTER: any length; its size is the length gfortran passes after
+    // the arguments.
+    out.push_str(
+        "    subroutine mpcrs_sizeof_character(x, size, ierror)\n      \
+         character(len=*), dimension(..), intent(in) :: x\n      \
+         integer, intent(out) :: size, ierror\n    \
+         end subroutine mpcrs_sizeof_character\n",
+    );
     out.push_str("  end interface MPI_SIZEOF\nend module mpi\n");
     out
 }
@@ -550,5 +558,10 @@ pub fn sizeof_procedures() -> String {
         )
         .unwrap();
     }
+    out.push_str(
+        "#[no_mangle]\npub unsafe extern \"C\" fn mpcrs_sizeof_character_(_x: *const c_void, size: *mut c_int, ierror: *mut c_int, len: usize) {\n    \
+         // SAFETY: Fortran passes the INTEGERs by reference, and the length after them.\n    \
+         unsafe { sized(size, ierror, c_int::try_from(len).unwrap_or(c_int::MAX)) }\n}\n",
+    );
     out
 }

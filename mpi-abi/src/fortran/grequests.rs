@@ -3,24 +3,27 @@
 //! reference, `ierror` instead of a result, the extra state an
 //! INTEGER(KIND=MPI_ADDRESS_KIND)), so the C request gets trampolines that
 //! call them, with the procedures and the extra state behind its own extra
-//! state; the free trampoline lets go of them.
+//! state; the free trampoline lets go of them. The procedures get the
+//! program's own extra-state variable, by reference, as with MPICH: what they
+//! write to it (a count of calls, say) the program sees.
 
 use std::os::raw::{c_int, c_void};
 
 use super::set_ierror;
 
 /// (extra_state, status, ierror).
-type QueryFn = unsafe extern "C" fn(*const i64, *mut c_int, *mut c_int);
+type QueryFn = unsafe extern "C" fn(*mut i64, *mut c_int, *mut c_int);
 /// (extra_state, ierror).
-type FreeFn = unsafe extern "C" fn(*const i64, *mut c_int);
+type FreeFn = unsafe extern "C" fn(*mut i64, *mut c_int);
 /// (extra_state, complete, ierror).
-type CancelFn = unsafe extern "C" fn(*const i64, *const c_int, *mut c_int);
+type CancelFn = unsafe extern "C" fn(*mut i64, *const c_int, *mut c_int);
 
 struct Procedures {
     query: QueryFn,
     free: FreeFn,
     cancel: CancelFn,
-    extra: i64,
+    /// The program's variable given to MPI_GREQUEST_START.
+    extra: *mut i64,
 }
 
 unsafe extern "C" fn query_trampoline(extra: *mut c_void, status: *mut c_void) -> c_int {
@@ -29,7 +32,7 @@ unsafe extern "C" fn query_trampoline(extra: *mut c_void, status: *mut c_void) -
     unsafe {
         let p = &*(extra as *const Procedures);
         let mut ierror = 0;
-        (p.query)(&p.extra, status.cast(), &mut ierror);
+        (p.query)(p.extra, status.cast(), &mut ierror);
         ierror
     }
 }
@@ -39,7 +42,7 @@ unsafe extern "C" fn free_trampoline(extra: *mut c_void) -> c_int {
     unsafe {
         let p = Box::from_raw(extra as *mut Procedures);
         let mut ierror = 0;
-        (p.free)(&p.extra, &mut ierror);
+        (p.free)(p.extra, &mut ierror);
         ierror
     }
 }
@@ -49,7 +52,7 @@ unsafe extern "C" fn cancel_trampoline(extra: *mut c_void, complete: c_int) -> c
     unsafe {
         let p = &*(extra as *const Procedures);
         let mut ierror = 0;
-        (p.cancel)(&p.extra, &complete, &mut ierror);
+        (p.cancel)(p.extra, &complete, &mut ierror);
         ierror
     }
 }
@@ -72,13 +75,11 @@ extern "C" {
 unsafe fn start(
     c_start: CStart,
     procedures: (QueryFn, FreeFn, CancelFn),
-    extra: *const i64,
+    extra: *mut i64,
     request: *mut c_int,
     ierror: *mut c_int,
 ) {
     let (query, free, cancel) = procedures;
-    // SAFETY: an INTEGER(KIND=MPI_ADDRESS_KIND) by reference.
-    let extra = unsafe { *extra };
     let boxed = Box::into_raw(Box::new(Procedures {
         query,
         free,
@@ -108,7 +109,7 @@ pub unsafe extern "C" fn mpi_grequest_start_(
     query: QueryFn,
     free: FreeFn,
     cancel: CancelFn,
-    extra: *const i64,
+    extra: *mut i64,
     request: *mut c_int,
     ierror: *mut c_int,
 ) {
@@ -129,7 +130,7 @@ pub unsafe extern "C" fn pmpi_grequest_start_(
     query: QueryFn,
     free: FreeFn,
     cancel: CancelFn,
-    extra: *const i64,
+    extra: *mut i64,
     request: *mut c_int,
     ierror: *mut c_int,
 ) {
