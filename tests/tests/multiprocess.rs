@@ -198,11 +198,11 @@ fn process_mode_runs_one_rank_per_process() {
         LIMIT,
     );
     let out = expect_success(&o, "basics --process-mode");
-    // Rank 0 prints; the tag says process 0 holds ranks 0-0 only.
+    // Rank 0 prints; the tag names it (Open MPI's form: job 1, rank 0).
     let got: Vec<&str> = out
         .lines()
         .map(|l| {
-            l.strip_prefix("[0,0-0] ")
+            l.strip_prefix("[1,0]<stdout>:")
                 .unwrap_or_else(|| panic!("untagged line {l:?}"))
         })
         .collect();
