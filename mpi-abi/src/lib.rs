@@ -55,6 +55,7 @@ mod session_errhandler;
 mod sessions;
 mod status;
 mod status_fields;
+mod stdin;
 mod stdout;
 mod threads;
 mod tool;

@@ -289,6 +289,8 @@ fn record_program_vars(base: usize, copies: &[CopyReloc], rank: usize) {
             "environ" | "__environ" if !st.vars.environ.contains(&p.cast()) => {
                 st.vars.environ.push(p.cast())
             }
+            // SAFETY: the copy's `stdin`, a FILE pointer filled at load.
+            "stdin" => unsafe { *(p as *mut *mut libc::FILE) = crate::stdin::for_rank(rank) },
             _ => {}
         }
     }

@@ -1134,3 +1134,37 @@ fn programs_that_are_not_mpi_programs_run_once_per_rank_and_stdin_reaches_rank_0
         "{out}"
     );
 }
+
+/// Standard input reaches rank 0 only when ranks are threads of one process
+/// too: the others read end of file from fgets, scanf and getchar.
+#[test]
+fn standard_input_reaches_rank_0_only_in_threads_and_processes() {
+    let bin = build_c(&c_source("stdin_ranks.c"), "stdin_ranks", None, &[]);
+    for layout in [
+        &["-n", "4"][..],
+        &["-n", "4", "-p", "2"],
+        &["-n", "3", "--process-mode"],
+    ] {
+        let mut job = Command::new(mpcrs_run());
+        job.args(layout)
+            .arg(&bin)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = job.spawn().unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            // More than rank 0 reads: a rank sharing its stream would get the rest.
+            .write_all(b"first line\n42\nz\nsecond line\n43\ny\n")
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        let out = expect_success(&o, &format!("stdin_ranks {layout:?}"));
+        let n: usize = layout[1].parse().unwrap();
+        let mut expected = vec!["rank 0 fgets first line scanf 1 42 getchar z".to_string()];
+        expected.extend((1..n).map(|r| format!("rank {r} fgets EOF scanf -1 -1 getchar EOF")));
+        assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{layout:?}");
+    }
+}
