@@ -186,8 +186,9 @@ static ADOPTED: std::sync::Mutex<Option<Started>> = std::sync::Mutex::new(None);
 
 /// Starts this process's part of the job with the calling OS thread as its one
 /// rank (a C program started directly rather than through mpcrs-exec: its
-/// `MPI_Init`), and returns that rank's `MPI_COMM_WORLD`. The rank blocks as an
-/// OS thread where a ULT would yield; the workers drive the network.
+/// `MPI_Init`), and returns that rank's `MPI_COMM_WORLD`. The rank waits as an
+/// OS thread where a ULT would yield, polling the network itself for a while
+/// before it sleeps; the workers drive it too.
 pub fn adopt_calling_thread(cfg: &JobConfig) -> std::result::Result<Communicator, String> {
     let local = cfg.local_ranks();
     if local.len() != 1 {
@@ -201,6 +202,7 @@ pub fn adopt_calling_thread(cfg: &JobConfig) -> std::result::Result<Communicator
     let started = start(cfg).ok_or("cannot start the runtime")?;
     let rank = local.start as i32;
     set_current_rank(rank);
+    mpcrs_scheduler::poll_while_parked(true);
     let comm = Communicator::from_shared(started.world.clone(), rank, rank, "MPI_COMM_WORLD");
     *ADOPTED.lock().unwrap() = Some(started);
     Ok(comm)
@@ -258,6 +260,8 @@ pub fn release_calling_thread() {
     let Some(started) = ADOPTED.lock().unwrap().take() else {
         return;
     };
+    // Waiting for the others to end may be long: sleep between polls.
+    mpcrs_scheduler::poll_while_parked(false);
     if let Some(f) = started.fabric {
         finish_fabric(f);
     }
