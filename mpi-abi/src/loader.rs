@@ -291,6 +291,16 @@ fn record_program_vars(base: usize, copies: &[CopyReloc], rank: usize) {
             }
             // SAFETY: the copy's `stdin`, a FILE pointer filled at load.
             "stdin" => unsafe { *(p as *mut *mut libc::FILE) = crate::stdin::for_rank(rank) },
+            "_ZSt3cin" => crate::stdin::end_cxx_input(
+                rank,
+                p,
+                c"_ZNSt9basic_iosIcSt11char_traitsIcEE5clearESt12_Ios_Iostate",
+            ),
+            "_ZSt4wcin" => crate::stdin::end_cxx_input(
+                rank,
+                p,
+                c"_ZNSt9basic_iosIwSt11char_traitsIwEE5clearESt12_Ios_Iostate",
+            ),
             _ => {}
         }
     }

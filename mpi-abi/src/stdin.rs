@@ -10,8 +10,10 @@
 //! Rust function cannot be: its entry is a naked function that keeps the
 //! caller's argument registers and jumps to libc's scanf for rank 0, and
 //! returns EOF, as a scanf on an empty stream does, for the others.
-//! `read(0, ...)`, C++'s std::cin and Fortran's READ(*,...) read the
-//! descriptor, which the ranks of a process share.
+//! C++'s `std::cin` (and `std::wcin`) is each rank's own object (a copy
+//! relocation, loader.rs): for the other ranks it starts at end of file.
+//! `read(0, ...)` and Fortran's READ(*,...) read the descriptor, which the
+//! ranks of a process share.
 
 use std::collections::HashMap;
 use std::os::raw::{c_char, c_int, c_void};
@@ -153,3 +155,32 @@ macro_rules! variadic_entry {
 // <stdio.h> names scanf __isoc99_scanf; plain scanf is the pre-C99 entry.
 variadic_entry!(__isoc99_scanf => scanf_target);
 variadic_entry!(scanf => old_scanf_target);
+
+/// Puts rank `rank`'s copy of a C++ standard input stream (`std::cin` or
+/// `std::wcin`, an istream at `stream`) at end of file, unless the rank is 0:
+/// `clear(eofbit | failbit)` on its basic_ios, as reading an empty stream
+/// leaves it. `clear` names libstdc++'s basic_ios<C>::clear(iostate).
+pub(crate) fn end_cxx_input(rank: usize, stream: *mut c_void, clear: &std::ffi::CStr) {
+    if rank == 0 {
+        return;
+    }
+    // SAFETY: a lookup by name; libstdc++ is loaded when a program has std::cin.
+    let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, clear.as_ptr()) };
+    if f.is_null() {
+        return;
+    }
+    const EOFBIT: c_int = 2;
+    const FAILBIT: c_int = 4;
+    // SAFETY: `stream` is an istream object (the program's copy of std::cin,
+    // filled at load): its first word is its vtable pointer, and the Itanium
+    // C++ ABI keeps the offset of its virtual base (basic_ios) three words
+    // before the address point. `f` is basic_ios::clear, called with `this`
+    // first as the ABI passes it.
+    unsafe {
+        let vtable = *(stream as *const *const isize);
+        let base_offset = *vtable.offset(-3);
+        let ios = (stream as *mut u8).offset(base_offset).cast::<c_void>();
+        let clear: unsafe extern "C" fn(*mut c_void, c_int) = std::mem::transmute(f);
+        clear(ios, EOFBIT | FAILBIT);
+    }
+}

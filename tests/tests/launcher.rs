@@ -5,8 +5,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use mpcrs_tests::{
-    build_c, c_source, example, expect_success, mpcrs_run, process_report, program, run_command,
-    run_job, text, BackgroundJob,
+    build_c, c_source, example, expect_success, mpcrs_run, process_report, profile_dir, program,
+    run_command, run_job, text, BackgroundJob,
 };
 
 fn errors(scenario: &str) -> (i32, String, String) {
@@ -1165,6 +1165,39 @@ fn standard_input_reaches_rank_0_only_in_threads_and_processes() {
         let n: usize = layout[1].parse().unwrap();
         let mut expected = vec!["rank 0 fgets first line scanf 1 42 getchar z".to_string()];
         expected.extend((1..n).map(|r| format!("rank {r} fgets EOF scanf -1 -1 getchar EOF")));
+        assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{layout:?}");
+    }
+}
+
+/// The same through C++'s std::cin.
+#[test]
+fn standard_input_reaches_rank_0_only_through_std_cin_too() {
+    let cxx = profile_dir().join("mpcrs-cxx");
+    let bin = build_c(
+        &c_source("stdin_ranks_cxx.cpp"),
+        "stdin_ranks_cxx",
+        Some(cxx.to_str().unwrap()),
+        &[],
+    );
+    for layout in [&["-n", "4"][..], &["-n", "4", "-p", "2"]] {
+        let mut job = Command::new(mpcrs_run());
+        job.args(layout)
+            .arg(&bin)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = job.spawn().unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"first 42\nsecond 43\nthird 44\n")
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        let out = expect_success(&o, &format!("stdin_ranks_cxx {layout:?}"));
+        let mut expected = vec!["rank 0 cin ok first 42".to_string()];
+        expected.extend((1..4).map(|r| format!("rank {r} cin eof none -1")));
         assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{layout:?}");
     }
 }
