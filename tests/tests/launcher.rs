@@ -1135,6 +1135,22 @@ fn programs_that_are_not_mpi_programs_run_once_per_rank_and_stdin_reaches_rank_0
     );
 }
 
+/// `mpcrs-run LAYOUT BIN` with `input` on its standard input; its stdout.
+fn run_with_input(layout: &[&str], bin: &std::path::Path, input: &[u8]) -> String {
+    let mut child = Command::new(mpcrs_run())
+        .args(layout)
+        .arg(bin)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let o = child.wait_with_output().unwrap();
+    expect_success(&o, &format!("{} {layout:?}", bin.display()))
+}
+
 /// Standard input reaches rank 0 only when ranks are threads of one process
 /// too: the others read end of file from fgets, scanf and getchar.
 #[test]
@@ -1145,23 +1161,9 @@ fn standard_input_reaches_rank_0_only_in_threads_and_processes() {
         &["-n", "4", "-p", "2"],
         &["-n", "3", "--process-mode"],
     ] {
-        let mut job = Command::new(mpcrs_run());
-        job.args(layout)
-            .arg(&bin)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = job.spawn().unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            // More than rank 0 reads: a rank sharing its stream would get the rest.
-            .write_all(b"first line\n42\nz\nsecond line\n43\ny\n")
-            .unwrap();
-        let o = child.wait_with_output().unwrap();
-        let out = expect_success(&o, &format!("stdin_ranks {layout:?}"));
+        // More than rank 0 reads: a rank sharing its stream would get the rest.
+        let input = b"first line\n42\nz\nsecond line\n43\ny\n";
+        let out = run_with_input(layout, &bin, input);
         let n: usize = layout[1].parse().unwrap();
         let mut expected = vec!["rank 0 fgets first line scanf 1 42 getchar z".to_string()];
         expected.extend((1..n).map(|r| format!("rank {r} fgets EOF scanf -1 -1 getchar EOF")));
@@ -1180,22 +1182,7 @@ fn standard_input_reaches_rank_0_only_through_std_cin_too() {
         &[],
     );
     for layout in [&["-n", "4"][..], &["-n", "4", "-p", "2"]] {
-        let mut job = Command::new(mpcrs_run());
-        job.args(layout)
-            .arg(&bin)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = job.spawn().unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(b"first 42\nsecond 43\nthird 44\n")
-            .unwrap();
-        let o = child.wait_with_output().unwrap();
-        let out = expect_success(&o, &format!("stdin_ranks_cxx {layout:?}"));
+        let out = run_with_input(layout, &bin, b"first 42\nsecond 43\nthird 44\n");
         let mut expected = vec!["rank 0 cin ok first 42".to_string()];
         expected.extend((1..4).map(|r| format!("rank {r} cin eof none -1")));
         assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{layout:?}");
