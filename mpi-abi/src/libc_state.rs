@@ -277,17 +277,23 @@ pub(crate) fn set_loading(rank: Option<usize>) {
 /// The libc state of the calling rank (or of the rank being loaded), if the job
 /// is privatized.
 pub(crate) fn current() -> Option<&'static RankLibc> {
+    crate::handles::rank_libc(current_rank()?)
+}
+
+/// The rank whose libc state applies to the caller (the running rank, or the
+/// one whose copy is loading), without taking its lock; `None` where libc's
+/// own state applies.
+pub(crate) fn current_rank() -> Option<usize> {
     if !PRIVATIZED.load(Ordering::Acquire) {
         return None;
     }
-    let rank = match mpcrs::current_rank() {
-        Some(r) => r as usize,
+    match mpcrs::current_rank() {
+        Some(r) => Some(r as usize),
         None => match LOADING.load(Ordering::Acquire) {
-            usize::MAX => return None,
-            r => r,
+            usize::MAX => None,
+            r => Some(r),
         },
-    };
-    crate::handles::rank_libc(rank)
+    }
 }
 
 /// Runs `f` on the calling rank's state, or returns `None` where libc's own

@@ -57,7 +57,7 @@ pub(crate) fn for_rank(rank: usize) -> *mut libc::FILE {
 
 /// The calling rank's standard input; libc's outside a privatized rank.
 fn mpcrs_rank_stdin() -> *mut libc::FILE {
-    match libc_state::with(|st| st.rank) {
+    match libc_state::current_rank() {
         Some(rank) => for_rank(rank),
         // SAFETY: libc's stdin.
         None => unsafe { LIBC_STDIN },
@@ -94,7 +94,7 @@ pub unsafe extern "C" fn __isoc99_vscanf(format: *const c_char, ap: *mut c_void)
 
 /// Whether the calling thread runs a privatized rank other than 0.
 fn reads_end_of_file() -> bool {
-    libc_state::with(|st| st.rank).is_some_and(|rank| rank != 0)
+    libc_state::current_rank().is_some_and(|rank| rank != 0)
 }
 
 /// Where a scanf entry goes: 0 for "return EOF", else libc's function.

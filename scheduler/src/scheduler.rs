@@ -58,7 +58,23 @@ static LATEST: std::sync::Mutex<std::sync::Weak<Shared>> =
 /// moved something. The workers may all be busy: a ULT blocked in a system
 /// call (a rank joining its own threads) holds its worker.
 pub(crate) fn poll_progress_foreign() -> Option<bool> {
-    let shared = LATEST.lock().unwrap_or_else(|e| e.into_inner()).upgrade()?;
+    thread_local! {
+        /// LATEST as this thread last read it: a thread that polls while it
+        /// waits (park.rs) calls this back to back, and takes LATEST's lock
+        /// only when the scheduler it knows is gone or shut down.
+        static KNOWN: std::cell::RefCell<std::sync::Weak<Shared>> =
+            const { std::cell::RefCell::new(std::sync::Weak::new()) };
+    }
+    let shared = KNOWN.with(|known| {
+        let mut known = known.borrow_mut();
+        match known.upgrade() {
+            Some(s) if !s.shutdown.load(Ordering::Acquire) => Some(s),
+            _ => {
+                *known = LATEST.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                known.upgrade()
+            }
+        }
+    })?;
     if !shared.has_progress_hooks() || shared.shutdown.load(Ordering::Acquire) {
         return None;
     }

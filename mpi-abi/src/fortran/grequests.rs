@@ -104,44 +104,15 @@ unsafe fn start(
     unsafe { set_ierror(ierror, rc) };
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn mpi_grequest_start_(
-    query: QueryFn,
-    free: FreeFn,
-    cancel: CancelFn,
-    extra: *mut i64,
-    request: *mut c_int,
-    ierror: *mut c_int,
-) {
-    // SAFETY: the Fortran arguments of the call.
-    unsafe {
-        start(
-            MPI_Grequest_start,
-            (query, free, cancel),
-            extra,
-            request,
-            ierror,
-        )
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn pmpi_grequest_start_(
-    query: QueryFn,
-    free: FreeFn,
-    cancel: CancelFn,
-    extra: *mut i64,
-    request: *mut c_int,
-    ierror: *mut c_int,
-) {
-    // SAFETY: the Fortran arguments of the call.
-    unsafe {
-        start(
-            PMPI_Grequest_start,
-            (query, free, cancel),
-            extra,
-            request,
-            ierror,
-        )
+both! {
+    fn mpi_grequest_start_ / pmpi_grequest_start_(
+        query: QueryFn,
+        free: FreeFn,
+        cancel: CancelFn,
+        extra: *mut i64,
+        request: *mut c_int,
+        ierror: *mut c_int
+    ) calls call = MPI_Grequest_start / PMPI_Grequest_start {
+        start(call, (query, free, cancel), extra, request, ierror)
     }
 }

@@ -2,13 +2,12 @@
 //! interfaces (every argument by reference, attribute values as INTEGERs,
 //! `ierror` instead of a result), so the C keyval gets trampolines that call
 //! them, with the procedures and the Fortran extra state behind its
-//! `extra_state`. Attribute values set from Fortran are kept as C's pointer
-//! itself (see by_hand.rs), so they pass through unchanged.
+//! `extra_state`. The keyval is marked Fortran's, so the attribute store
+//! hands its callbacks values as Fortran sees them (attributes.rs).
 //!
 //! Also the predefined procedures of mpif.h (MPI_COMM_NULL_COPY_FN,
 //! MPI_COMM_DUP_FN, ... and MPI-1's MPI_NULL_COPY_FN, MPI_DUP_FN,
-//! MPI_NULL_DELETE_FN), as Fortran procedures. The keyvals are marked as
-//! Fortran's, so their procedures get values as Fortran set them.
+//! MPI_NULL_DELETE_FN), as Fortran procedures.
 //!
 //! The box behind a keyval's extra state lives as long as the process: MPI may
 //! still call the procedures after MPI_*_free_keyval, for the attributes
@@ -18,41 +17,55 @@ use std::os::raw::{c_int, c_void};
 
 use super::set_ierror;
 
-/// MPI-2's copy procedure: (old, keyval, extra_state, value_in, value_out, flag, ierror).
-type CopyFn = unsafe extern "C" fn(
-    *const c_int,
-    *const c_int,
-    *const i64,
-    *const i64,
-    *mut i64,
-    *mut c_int,
-    *mut c_int,
-);
-/// MPI-2's delete procedure: (object, keyval, value, extra_state, ierror).
-type DeleteFn =
-    unsafe extern "C" fn(*const c_int, *const c_int, *const i64, *const i64, *mut c_int);
-/// MPI-1's, with default INTEGERs for the extra state and the values.
-type CopyFn1 = unsafe extern "C" fn(
-    *const c_int,
-    *const c_int,
-    *const c_int,
-    *const c_int,
-    *mut c_int,
-    *mut c_int,
-    *mut c_int,
-);
-type DeleteFn1 =
-    unsafe extern "C" fn(*const c_int, *const c_int, *const c_int, *const c_int, *mut c_int);
-
-/// What a keyval made from Fortran keeps behind its C extra state.
-struct Procedures<C, D> {
-    copy: C,
-    delete: D,
-    extra: i64,
+/// The INTEGER kind a keyval's procedures take values and extra state in:
+/// MPI_ADDRESS_KIND for MPI-2's keyvals, default INTEGER for MPI-1's.
+trait Value: Copy + Default {
+    /// A value as C carries it (in a pointer's bits: Fortran's values are
+    /// kept that way, see attributes.rs).
+    fn from_bits(p: *mut c_void) -> Self;
+    fn to_bits(self) -> *mut c_void;
 }
 
-/// C's copy callback of a keyval made by MPI_*_CREATE_KEYVAL.
-unsafe extern "C" fn copy_trampoline(
+impl Value for i64 {
+    fn from_bits(p: *mut c_void) -> i64 {
+        p as i64
+    }
+    fn to_bits(self) -> *mut c_void {
+        self as *mut c_void
+    }
+}
+
+impl Value for c_int {
+    fn from_bits(p: *mut c_void) -> c_int {
+        p as i64 as c_int
+    }
+    fn to_bits(self) -> *mut c_void {
+        self as isize as *mut c_void
+    }
+}
+
+/// A copy procedure: (old, keyval, extra_state, value_in, value_out, flag, ierror).
+type CopyFn<V> = unsafe extern "C" fn(
+    *const c_int,
+    *const c_int,
+    *const V,
+    *const V,
+    *mut V,
+    *mut c_int,
+    *mut c_int,
+);
+/// A delete procedure: (object, keyval, value, extra_state, ierror).
+type DeleteFn<V> = unsafe extern "C" fn(*const c_int, *const c_int, *const V, *const V, *mut c_int);
+
+/// What a keyval made from Fortran keeps behind its C extra state.
+struct Procedures<V> {
+    copy: CopyFn<V>,
+    delete: DeleteFn<V>,
+    extra: V,
+}
+
+/// C's copy callback of a keyval made from Fortran.
+unsafe extern "C" fn copy_trampoline<V: Value>(
     old: c_int,
     keyval: c_int,
     extra: *mut c_void,
@@ -60,11 +73,11 @@ unsafe extern "C" fn copy_trampoline(
     value_out: *mut c_void,
     flag: *mut c_int,
 ) -> c_int {
-    // SAFETY: `extra` is the box this module made for the keyval (never freed);
+    // SAFETY: `extra` is the box `create` made for the keyval (never freed);
     // `value_out` points to the attribute's new value and `flag` to an int (MPI's contract).
     unsafe {
-        let p = &*(extra as *const Procedures<CopyFn, DeleteFn>);
-        let (input, mut output, mut ierror) = (value_in as i64, 0i64, 0);
+        let p = &*(extra as *const Procedures<V>);
+        let (input, mut output, mut ierror) = (V::from_bits(value_in), V::default(), 0);
         *flag = 0;
         (p.copy)(
             &old,
@@ -75,13 +88,13 @@ unsafe extern "C" fn copy_trampoline(
             flag,
             &mut ierror,
         );
-        *(value_out as *mut *mut c_void) = output as *mut c_void;
+        *(value_out as *mut *mut c_void) = output.to_bits();
         ierror
     }
 }
 
-/// C's delete callback of a keyval made by MPI_*_CREATE_KEYVAL.
-unsafe extern "C" fn delete_trampoline(
+/// C's delete callback of a keyval made from Fortran.
+unsafe extern "C" fn delete_trampoline<V: Value>(
     object: c_int,
     keyval: c_int,
     value: *mut c_void,
@@ -89,54 +102,9 @@ unsafe extern "C" fn delete_trampoline(
 ) -> c_int {
     // SAFETY: as copy_trampoline.
     unsafe {
-        let p = &*(extra as *const Procedures<CopyFn, DeleteFn>);
-        let (value, mut ierror) = (value as i64, 0);
+        let p = &*(extra as *const Procedures<V>);
+        let (value, mut ierror) = (V::from_bits(value), 0);
         (p.delete)(&object, &keyval, &value, &p.extra, &mut ierror);
-        ierror
-    }
-}
-
-/// C's copy callback of a keyval made by MPI_KEYVAL_CREATE (MPI-1).
-unsafe extern "C" fn copy_trampoline_1(
-    old: c_int,
-    keyval: c_int,
-    extra: *mut c_void,
-    value_in: *mut c_void,
-    value_out: *mut c_void,
-    flag: *mut c_int,
-) -> c_int {
-    // SAFETY: as copy_trampoline, with MPI-1's procedures in the box.
-    unsafe {
-        let p = &*(extra as *const Procedures<CopyFn1, DeleteFn1>);
-        let (input, mut output, mut ierror) = (value_in as i64 as c_int, 0, 0);
-        let state = p.extra as c_int;
-        *flag = 0;
-        (p.copy)(
-            &old,
-            &keyval,
-            &state,
-            &input,
-            &mut output,
-            flag,
-            &mut ierror,
-        );
-        *(value_out as *mut *mut c_void) = output as isize as *mut c_void;
-        ierror
-    }
-}
-
-/// C's delete callback of a keyval made by MPI_KEYVAL_CREATE (MPI-1).
-unsafe extern "C" fn delete_trampoline_1(
-    object: c_int,
-    keyval: c_int,
-    value: *mut c_void,
-    extra: *mut c_void,
-) -> c_int {
-    // SAFETY: as copy_trampoline_1.
-    unsafe {
-        let p = &*(extra as *const Procedures<CopyFn1, DeleteFn1>);
-        let (value, state, mut ierror) = (value as i64 as c_int, p.extra as c_int, 0);
-        (p.delete)(&object, &keyval, &value, &state, &mut ierror);
         ierror
     }
 }
@@ -157,22 +125,36 @@ extern "C" {
     fn PMPI_Keyval_create(c: CCopy, d: CDelete, k: *mut c_int, e: *mut c_void) -> c_int;
 }
 
-/// Makes a C keyval whose callbacks are `trampolines`, with `procedures`
-/// behind its extra state, and marks it Fortran's; the result in `ierror`.
+/// MPI_{COMM,TYPE,WIN}_CREATE_KEYVAL and MPI_KEYVAL_CREATE(copy, delete,
+/// keyval, extra_state, ierror): a C keyval whose callbacks are the
+/// trampolines, with the procedures behind its extra state, marked Fortran's.
 ///
 /// # Safety
-/// `keyval` and `ierror` are the Fortran arguments of the create call, and
-/// the trampolines read the box as `Procedures<C, D>`.
-unsafe fn register<C, D>(
+/// The Fortran arguments of those calls.
+unsafe fn create<V: Value>(
     c_create: CCreate,
-    trampolines: (CCopy, CDelete),
-    procedures: Procedures<C, D>,
+    copy: CopyFn<V>,
+    delete: DeleteFn<V>,
     keyval: *mut c_int,
+    extra: *const V,
     ierror: *mut c_int,
 ) {
-    let procedures = Box::into_raw(Box::new(procedures));
-    // SAFETY: trampolines of C's signatures, and the box they expect.
-    let rc = unsafe { c_create(trampolines.0, trampolines.1, keyval, procedures.cast()) };
+    // SAFETY: `extra` is the INTEGER of kind V by reference.
+    let extra = unsafe { *extra };
+    let procedures = Box::into_raw(Box::new(Procedures {
+        copy,
+        delete,
+        extra,
+    }));
+    // SAFETY: trampolines of C's signatures, reading the box as Procedures<V>.
+    let rc = unsafe {
+        c_create(
+            copy_trampoline::<V>,
+            delete_trampoline::<V>,
+            keyval,
+            procedures.cast(),
+        )
+    };
     if rc != 0 {
         // SAFETY: no keyval refers to the box.
         drop(unsafe { Box::from_raw(procedures) });
@@ -184,115 +166,39 @@ unsafe fn register<C, D>(
     unsafe { set_ierror(ierror, rc) };
 }
 
-/// MPI_{COMM,TYPE,WIN}_CREATE_KEYVAL(copy, delete, keyval, extra_state, ierror).
-///
-/// # Safety
-/// The Fortran arguments of those calls.
-unsafe fn create(
-    c_create: CCreate,
-    copy: CopyFn,
-    delete: DeleteFn,
-    keyval: *mut c_int,
-    extra: *const i64,
-    ierror: *mut c_int,
-) {
-    // SAFETY: `extra` is an INTEGER(KIND=MPI_ADDRESS_KIND) by reference.
-    let extra = unsafe { *extra };
-    let procedures = Procedures {
-        copy,
-        delete,
-        extra,
-    };
-    // SAFETY: the trampolines read `Procedures<CopyFn, DeleteFn>`.
-    unsafe {
-        register(
-            c_create,
-            (copy_trampoline, delete_trampoline),
-            procedures,
-            keyval,
-            ierror,
-        )
-    }
-}
-
+/// The MPI-2 create calls of the three kinds of keyval.
 macro_rules! create_keyval {
-    ($($name:ident => $c:ident;)*) => {$(
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            copy: CopyFn,
-            delete: DeleteFn,
-            keyval: *mut c_int,
-            extra: *const i64,
-            ierror: *mut c_int,
-        ) {
-            // SAFETY: the Fortran arguments of the call.
-            unsafe { create($c, copy, delete, keyval, extra, ierror) }
-        }
-    )*};
+    ($($name:ident / $pname:ident => $c:ident / $pc:ident;)*) => {
+        both! {$(
+            fn $name / $pname(
+                copy: CopyFn<i64>,
+                delete: DeleteFn<i64>,
+                keyval: *mut c_int,
+                extra: *const i64,
+                ierror: *mut c_int
+            ) calls call = $c / $pc {
+                create(call, copy, delete, keyval, extra, ierror)
+            }
+        )*}
+    };
 }
 
 create_keyval! {
-    mpi_comm_create_keyval_ => MPI_Comm_create_keyval;
-    pmpi_comm_create_keyval_ => PMPI_Comm_create_keyval;
-    mpi_type_create_keyval_ => MPI_Type_create_keyval;
-    pmpi_type_create_keyval_ => PMPI_Type_create_keyval;
-    mpi_win_create_keyval_ => MPI_Win_create_keyval;
-    pmpi_win_create_keyval_ => PMPI_Win_create_keyval;
+    mpi_comm_create_keyval_ / pmpi_comm_create_keyval_ => MPI_Comm_create_keyval / PMPI_Comm_create_keyval;
+    mpi_type_create_keyval_ / pmpi_type_create_keyval_ => MPI_Type_create_keyval / PMPI_Type_create_keyval;
+    mpi_win_create_keyval_ / pmpi_win_create_keyval_ => MPI_Win_create_keyval / PMPI_Win_create_keyval;
 }
 
-/// MPI_KEYVAL_CREATE(copy, delete, keyval, extra_state, ierror), MPI-1's.
-///
-/// # Safety
-/// The Fortran arguments of that call.
-unsafe fn create_1(
-    c_create: CCreate,
-    copy: CopyFn1,
-    delete: DeleteFn1,
-    keyval: *mut c_int,
-    extra: *const c_int,
-    ierror: *mut c_int,
-) {
-    // SAFETY: `extra` is an INTEGER by reference.
-    let extra = unsafe { *extra } as i64;
-    let procedures = Procedures {
-        copy,
-        delete,
-        extra,
-    };
-    // SAFETY: the trampolines read `Procedures<CopyFn1, DeleteFn1>`.
-    unsafe {
-        register(
-            c_create,
-            (copy_trampoline_1, delete_trampoline_1),
-            procedures,
-            keyval,
-            ierror,
-        )
+both! {
+    fn mpi_keyval_create_ / pmpi_keyval_create_(
+        copy: CopyFn<c_int>,
+        delete: DeleteFn<c_int>,
+        keyval: *mut c_int,
+        extra: *const c_int,
+        ierror: *mut c_int
+    ) calls call = MPI_Keyval_create / PMPI_Keyval_create {
+        create(call, copy, delete, keyval, extra, ierror)
     }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn mpi_keyval_create_(
-    copy: CopyFn1,
-    delete: DeleteFn1,
-    keyval: *mut c_int,
-    extra: *const c_int,
-    ierror: *mut c_int,
-) {
-    // SAFETY: the Fortran arguments of the call.
-    unsafe { create_1(MPI_Keyval_create, copy, delete, keyval, extra, ierror) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn pmpi_keyval_create_(
-    copy: CopyFn1,
-    delete: DeleteFn1,
-    keyval: *mut c_int,
-    extra: *const c_int,
-    ierror: *mut c_int,
-) {
-    // SAFETY: the Fortran arguments of the call.
-    unsafe { create_1(PMPI_Keyval_create, copy, delete, keyval, extra, ierror) }
 }
 
 /// The predefined MPI-2 copy procedures: no copy, or a copy of the value.

@@ -11,6 +11,30 @@
 //! - `addresses`: mpif.h's MPI_BOTTOM, MPI_IN_PLACE, ... recognised by address;
 //! - `strings`: character arguments and their hidden lengths.
 
+/// Defines the `mpi_` and `pmpi_` forms of a binding from one body written
+/// with `call(...)` for the C function (MPI_ or PMPI_ respectively).
+macro_rules! both {
+    ($( fn $name:ident / $pname:ident ( $($arg:ident : $ty:ty),* ) calls $c:ident = $mpi:ident / $pmpi:ident $(-> $ret:ty)? $body:block )*) => {
+        $(
+            #[no_mangle]
+            pub unsafe extern "C" fn $name( $($arg : $ty),* ) $(-> $ret)? {
+                let $c = $mpi;
+                // SAFETY: Fortran passes every argument by reference to storage of
+                // the kind mpif.h declares.
+                #[allow(unused_unsafe)]
+                unsafe { $body }
+            }
+            #[no_mangle]
+            pub unsafe extern "C" fn $pname( $($arg : $ty),* ) $(-> $ret)? {
+                let $c = $pmpi;
+                // SAFETY: as above.
+                #[allow(unused_unsafe)]
+                unsafe { $body }
+            }
+        )*
+    };
+}
+
 mod addresses;
 mod by_hand;
 mod generated;
