@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs mpcrs under PREFIX (default /usr/local):
-# - bin/: mpcrs-run (also as mpirun and mpiexec), mpcrs-exec, mpcrs-ckpt, and
+# - bin/: mpcrs-run (also as mpirun and mpiexec), mpcrs-exec, mpcrs-ckpt,
+#   mpcrs-ckptd (the checkpoint service), and
 #   the compiler wrappers mpcrs-cc, mpcrs-cxx, mpcrs-fort with the names build
 #   systems look for (mpicc; mpicxx, mpic++, mpiCC; mpifort, mpif90, mpif77);
 # - lib/libmpi.so (also as libmpi.so.12 and libmpich.so.12, so binaries built
-#   by MPICH's mpicc load it; libfti.so: FTI's calls are libmpi's);
-# - include/: mpi.h, fti.h, mpif.h and the gfortran `mpi` module (mpi.mod);
+#   by MPICH's mpicc load it; libfti.so and libcraas.so: FTI's and CRaaS's
+#   calls are libmpi's);
+# - include/: mpi.h, fti.h, craas.h, mpif.h and the gfortran `mpi` module (mpi.mod);
 # - lib/pkgconfig/: the names build systems probe (mpi, mpi-c, mpi-cxx,
 #   mpi-fort, mpich, ompi, ompi-c, ompi-cxx, ompi-fort), and bin/pkg-config,
 #   which puts them first when bin/ is first on PATH (Meson asks pkg-config
@@ -27,13 +29,13 @@ if [ -z "$R" ]; then
   cargo build --release --workspace
   R=target/release
 fi
-for f in mpcrs-run mpcrs-exec mpcrs-cc mpcrs-cxx mpcrs-fort mpcrs-ckpt libmpi.so; do
+for f in mpcrs-run mpcrs-exec mpcrs-cc mpcrs-cxx mpcrs-fort mpcrs-ckpt mpcrs-ckptd libmpi.so; do
   [ -e "$R/$f" ] || { echo "install.sh: $R/$f is missing (build the workspace first)" >&2; exit 1; }
 done
 
 install -d "$PREFIX/bin" "$PREFIX/lib/pkgconfig" "$PREFIX/include" "$PREFIX/share/mpcrs"
 install -m 755 "$R/mpcrs-run" "$R/mpcrs-exec" "$R/mpcrs-cc" "$R/mpcrs-cxx" "$R/mpcrs-fort" \
-  "$R/mpcrs-ckpt" "$PREFIX/bin/"
+  "$R/mpcrs-ckpt" "$R/mpcrs-ckptd" "$PREFIX/bin/"
 for name in mpirun mpiexec; do ln -sf mpcrs-run "$PREFIX/bin/$name"; done
 ln -sf mpcrs-cc "$PREFIX/bin/mpicc"
 for name in mpicxx mpic++ mpiCC; do ln -sf mpcrs-cxx "$PREFIX/bin/$name"; done
@@ -44,8 +46,10 @@ ln -sf libmpi.so "$PREFIX/lib/libmpi.so.12"
 ln -sf libmpi.so "$PREFIX/lib/libmpich.so.12"
 # FTI's calls (fti.h) are libmpi's: -lfti finds them there.
 ln -sf libmpi.so "$PREFIX/lib/libfti.so"
+# And CRaaS's (craas.h): -lcraas.
+ln -sf libmpi.so "$PREFIX/lib/libcraas.so"
 
-install -m 644 mpi-abi/include/mpi.h mpi-abi/include/fti.h "$PREFIX/include/"
+install -m 644 mpi-abi/include/mpi.h mpi-abi/include/fti.h mpi-abi/include/craas.h "$PREFIX/include/"
 # mpif.h and mpi.mod were made by the build (mpi-abi/build.rs), beside each other.
 fortran_dir=""
 for d in $("$R/mpcrs-fort" -showme:incdirs); do

@@ -21,6 +21,7 @@ pub mod processes;
 pub mod program;
 pub mod relaunch;
 pub mod restart;
+pub mod service;
 pub mod spellings;
 pub mod supervise;
 pub mod task;

@@ -209,6 +209,24 @@ pub struct Options {
     #[arg(long = "max-restarts", value_name = "N", default_value_t = 0)]
     pub max_restarts: u32,
 
+    /// Hosts of checkpoint services (mpcrs-ckptd, one per host given; "localhost"
+    /// for this one): they hold the ranks' CRaaS checkpoints (craas.h) in
+    /// memory for the whole of mpcrs-run, restarts included, and flush them
+    /// to the checkpoint directory. Without it, each process keeps its ranks'
+    /// checkpoints and flushes them itself.
+    #[arg(
+        long = "ckpt-service",
+        value_name = "HOST[,HOST]",
+        value_delimiter = ','
+    )]
+    pub ckpt_service: Vec<String>,
+
+    /// When CRaaS checkpoints are flushed to the checkpoint directory: after K
+    /// commits of a checkpoint, T seconds after its first unflushed commit
+    /// (Ts), both (K,Ts), or never (only at the end of the job).
+    #[arg(long = "ckpt-service-flush", value_name = "K|Ts|K,Ts|never", default_value = "10,30s", value_parser = mpcrs_craas::FlushPolicy::parse)]
+    pub ckpt_service_flush: mpcrs_craas::FlushPolicy,
+
     /// The program to run, and its arguments.
     #[arg(required_unless_present = "restart", value_name = "PROGRAM [ARGS]...")]
     pub command: Vec<String>,
@@ -217,6 +235,10 @@ pub struct Options {
     /// (relaunch.rs): spares take their processes.
     #[arg(skip)]
     pub left_out: Vec<String>,
+
+    /// The addresses of the services of --ckpt-service once started.
+    #[arg(skip)]
+    pub ckpt_service_addrs: Vec<String>,
 }
 
 /// The most ranks a job has: MPI numbers them with C ints.

@@ -37,6 +37,17 @@ pub fn job_key() -> u64 {
     })
 }
 
+/// The secret of the jobs this mpcrs-run starts ([`env::JOB_SECRET`]): made
+/// once, the same for every run of it, and for its checkpoint services.
+pub fn job_secret() -> io::Result<JobSecret> {
+    static SECRET: std::sync::OnceLock<JobSecret> = std::sync::OnceLock::new();
+    if let Some(s) = SECRET.get() {
+        return Ok(s.clone());
+    }
+    let s = JobSecret::generate()?;
+    Ok(SECRET.get_or_init(|| s).clone())
+}
+
 /// What tells process `index` of `processes` who it is: PMI's rank and size, and
 /// mpcrs's own variables; for a process of one rank, that rank's place in
 /// the job under Open MPI's and MPICH's names too (see
@@ -117,6 +128,8 @@ pub fn on_this_host(
 ) -> io::Result<Vec<ProcessSpec>> {
     let mut specs = if processes == 1 {
         let mut base = base;
+        // Its link to a checkpoint service proves it.
+        base.env(env::JOB_SECRET.name, job_secret()?.to_hex());
         if ranks == 1 {
             // A job of one rank: that rank alone, on this host.
             base.envs(mpcrs_settings::rank_identity::rank_variables(0, 1, 0, 1));
@@ -150,7 +163,7 @@ pub fn with_key_value_store(
 ) -> io::Result<Vec<ProcessSpec>> {
     let jobid = job_id();
     let server = Arc::new(Server::new(processes, &jobid));
-    let secret = JobSecret::generate()?;
+    let secret = job_secret()?;
     let mut specs = Vec::with_capacity(processes);
     let nodes = vec!["0"; processes].join(",");
     // --bind-to none: each process as many workers as its share of the CPUs
@@ -304,7 +317,7 @@ pub fn across_hosts(
         .map_err(|e| format!("key-value store on {ip}: {e}"))?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let server = Arc::new(Server::new(processes, &job_id()));
-    let secret = JobSecret::generate().map_err(|e| e.to_string())?;
+    let secret = job_secret().map_err(|e| e.to_string())?;
     serve_network_port(listener, server, secret.clone(), processes).map_err(|e| e.to_string())?;
     let cwd = match base.get_current_dir() {
         Some(d) => d.to_path_buf(),

@@ -14,6 +14,7 @@ mod bsend_buffers;
 mod code_names;
 mod coll;
 mod comm;
+mod craas;
 pub mod ctypes;
 mod datatype;
 mod env;

@@ -173,8 +173,9 @@ pub fn main() -> ExitCode {
                 mpcrs_settings::report!(error, "{wrapper_name}: {msg}");
                 return ExitCode::from(2);
             }
-            // FTI's calls are libmpi's (fti.h): nothing more to link.
-            None if a == "-lfti" => {}
+            // FTI's and CRaaS's calls are libmpi's (fti.h, craas.h):
+            // nothing more to link.
+            None if a == "-lfti" || a == "-lcraas" => {}
             None => {
                 verbose |= a == "-v";
                 kept.push(a);

@@ -40,6 +40,7 @@ mod coll;
 mod comm;
 mod config;
 pub mod consts;
+pub mod craas;
 mod datatype;
 pub mod deadlock;
 mod error;

@@ -358,6 +358,7 @@ where
     // A checkpoint still being written is committed before the process ends
     // (across processes, while the network still runs: process 0 commits once
     // every process reported its image durable).
+    crate::craas::finish();
     crate::checkpoint::finish();
     if let Some(f) = fabric {
         // MPI_Finalize: this process serves the others until all are done

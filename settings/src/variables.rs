@@ -93,6 +93,10 @@ variables! {
         "Processes per Reed-Solomon group (L3).";
     POST_PROCESSING = "MPCRS_POST_PROCESSING", set_by "--post-processing", default "helpers",
         "helpers: levels L2-L4 are made by helper tasks while the ranks go on; inline: the checkpoint returns once they are made.";
+    CKPT_SERVICE = "MPCRS_CKPT_SERVICE", set_by "--ckpt-service", default "unset: CRaaS data is kept by each process and flushed to MPCRS_CHECKPOINT_DIR",
+        "Addresses (IP:PORT, comma-separated) of the checkpoint services (mpcrs-ckptd) that hold the ranks' CRaaS checkpoints in memory; rank R uses the (R mod count)-th.";
+    CKPT_SERVICE_FLUSH = "MPCRS_CKPT_SERVICE_FLUSH", set_by "--ckpt-service-flush", default "10,30s",
+        "When committed CRaaS data goes to files in the checkpoint directory: after K commits of a checkpoint (K), T seconds after its first unflushed commit (Ts), both (K,Ts), or never (only at the end).";
     CHECKPOINT_INTERVAL = "MPCRS_CHECKPOINT_INTERVAL", set_by "--checkpoint-interval", default "unset: no periodic checkpoint",
         "Seconds between checkpoints taken wherever the program is, or auto: Daly's optimum for the measured cost of the job's checkpoints and MPCRS_MTBF, never more than 1% of the time in checkpoints.";
     MTBF = "MPCRS_MTBF", set_by "--mtbf", default "five years over the job's nodes",

@@ -190,9 +190,26 @@ fn main() -> ExitCode {
         }
         None => None,
     };
+    // The checkpoint services live as long as this launcher: restarted runs
+    // find their ranks' data in their memory.
+    let services = match start_services(&args) {
+        Ok(s) => s,
+        Err(e) => {
+            mpcrs_settings::report!(error, "mpcrs-run: {e}");
+            drop(claim);
+            if let Some(dir) = made {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(s) = &services {
+        args.ckpt_service_addrs = s.addrs.clone();
+    }
     let specs = match first_run(&args) {
         Ok(specs) => specs,
         Err(status) => {
+            drop(services);
             drop(claim);
             if let Some(dir) = made {
                 let _ = std::fs::remove_dir_all(dir);
@@ -205,7 +222,36 @@ fn main() -> ExitCode {
         specs,
         resumed_from: None,
     };
-    run_with_restarts(&args, first, &args.command[0], Some(&first_run))
+    let status = run_with_restarts(&args, first, &args.command[0], Some(&first_run));
+    // Each service flushes what it holds before the launcher exits.
+    drop(services);
+    status
+}
+
+/// Starts the services of --ckpt-service, if any.
+fn start_services(args: &Options) -> Result<Option<mpcrs_launch::service::Services>, String> {
+    if args.ckpt_service.is_empty() {
+        return Ok(None);
+    }
+    let job_hosts: Vec<String> = match mpcrs_launch::options::hosts(args) {
+        Some(h) => h?.into_iter().map(|h| h.name).collect(),
+        None => Vec::new(),
+    };
+    let dir = args
+        .checkpoint
+        .as_ref()
+        .map(|d| std::path::absolute(d).unwrap_or_else(|_| d.clone()));
+    let secret =
+        mpcrs_launch::processes::job_secret().map_err(|e| format!("the job's secret: {e}"))?;
+    mpcrs_launch::service::start(
+        &args.ckpt_service,
+        &job_hosts,
+        &mpcrs_launch::options::launch_agent(args),
+        dir.as_deref(),
+        args.ckpt_service_flush,
+        &secret,
+    )
+    .map(Some)
 }
 
 /// `--output-filename DIR`: made ready (and from now on absolute), and
@@ -395,6 +441,13 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
         cmd.env(env::CHECKPOINT_GROUP_SIZE.name, args.group_size.to_string());
         cmd.env(env::POST_PROCESSING.name, &args.post_processing);
     }
+    if !args.ckpt_service_addrs.is_empty() {
+        cmd.env(env::CKPT_SERVICE.name, args.ckpt_service_addrs.join(","));
+    }
+    cmd.env(
+        env::CKPT_SERVICE_FLUSH.name,
+        args.ckpt_service_flush.to_arg(),
+    );
     // The network the job's processes use between them.
     cmd.env(env::NET.name, &rails.option);
     cmd.env(env::NET_CONFIG.name, &config_file);

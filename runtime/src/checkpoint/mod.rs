@@ -389,6 +389,11 @@ pub(crate) fn drain_helpers() {
     helpers::drain();
 }
 
+/// Starts `work` as a helper task that the end of the process waits for.
+pub(crate) fn start_helper(work: impl FnOnce() + Send + 'static) {
+    helpers::start(work)
+}
+
 /// Waits for the commit of the last checkpoint (at the next one, and at exit).
 pub fn finish() {
     wait_for_commit();

@@ -1,0 +1,212 @@
+//! A checkpoint's committed state and the change one commit makes to it.
+//!
+//! A commit names the indices it sets and, for each array it sets, the
+//! array's new length and the blocks that changed, whose bytes follow in one
+//! payload. [`Checkpoint::apply`] checks the whole change before it alters
+//! anything, so a change is applied entirely or not at all: that is the
+//! atomicity of a commit wherever the change is held.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::blocks;
+
+/// The committed state of one rank's checkpoint.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// The number of the last commit (the first is 1).
+    pub commit: u64,
+    pub indices: BTreeMap<String, i64>,
+    /// Shared so that a flush writes an array while the next commit replaces
+    /// it (the writer keeps the old one alive).
+    pub arrays: BTreeMap<String, Arc<Vec<u8>>>,
+}
+
+/// One array of a [`Change`]: its length after the commit and the blocks
+/// that the payload carries, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArrayChange {
+    pub name: String,
+    pub len: u64,
+    pub blocks: Vec<u32>,
+}
+
+impl ArrayChange {
+    /// The bytes of the payload this array takes.
+    pub fn payload_len(&self) -> u64 {
+        let len = self.len as usize;
+        self.blocks
+            .iter()
+            .map(|&b| blocks::range(b as usize, len).len() as u64)
+            .sum()
+    }
+}
+
+/// What one commit changes in a checkpoint.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// The commit it makes.
+    pub commit: u64,
+    pub indices: Vec<(String, i64)>,
+    pub arrays: Vec<ArrayChange>,
+}
+
+impl Change {
+    /// The bytes of the payload that goes with it.
+    pub fn payload_len(&self) -> u64 {
+        self.arrays.iter().map(ArrayChange::payload_len).sum()
+    }
+}
+
+impl Checkpoint {
+    /// Applies `change`, whose changed blocks are `payload`, or changes
+    /// nothing and says why: a commit that does not follow this one, a block
+    /// out of its array, a new or resized array not sent whole, a payload of
+    /// the wrong length.
+    pub fn apply(&mut self, change: &Change, payload: &[u8]) -> Result<(), String> {
+        if change.commit <= self.commit {
+            return Err(format!(
+                "commit {} does not follow commit {}",
+                change.commit, self.commit
+            ));
+        }
+        if change.payload_len() != payload.len() as u64 {
+            return Err(format!(
+                "a payload of {} bytes for a change of {}",
+                payload.len(),
+                change.payload_len()
+            ));
+        }
+        for a in &change.arrays {
+            let len =
+                usize::try_from(a.len).map_err(|_| format!("array {:?}: too long", a.name))?;
+            let n = blocks::count(len);
+            if let Some(b) = a.blocks.iter().find(|&&b| b as usize >= n) {
+                return Err(format!("array {:?}: block {b} of {n}", a.name));
+            }
+            let same_len = self.arrays.get(&a.name).is_some_and(|v| v.len() == len);
+            if !same_len && a.blocks.len() != n {
+                return Err(format!(
+                    "array {:?}: new or resized to {len} bytes, but {} of its {n} blocks sent",
+                    a.name,
+                    a.blocks.len()
+                ));
+            }
+        }
+        let mut at = 0usize;
+        for a in &change.arrays {
+            let len = a.len as usize;
+            let entry = self
+                .arrays
+                .entry(a.name.clone())
+                .or_insert_with(|| Arc::new(Vec::new()));
+            let array = Arc::make_mut(entry);
+            if array.len() != len {
+                // Every block is sent (checked above): no need to keep bytes.
+                array.clear();
+                array.resize(len, 0);
+            }
+            for &b in &a.blocks {
+                let r = blocks::range(b as usize, len);
+                let n = r.len();
+                array[r].copy_from_slice(&payload[at..at + n]);
+                at += n;
+            }
+        }
+        for (name, v) in &change.indices {
+            self.indices.insert(name.clone(), *v);
+        }
+        self.commit = change.commit;
+        Ok(())
+    }
+
+    /// The change that makes a copy of this checkpoint from nothing: every
+    /// array whole, its payload the arrays in the order of [`Self::arrays`].
+    pub fn whole(&self) -> Change {
+        Change {
+            commit: self.commit,
+            indices: self.indices.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            arrays: self
+                .arrays
+                .iter()
+                .map(|(name, v)| ArrayChange {
+                    name: name.clone(),
+                    len: v.len() as u64,
+                    blocks: (0..blocks::count(v.len()) as u32).collect(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The arrays, in the order of [`Self::whole`]'s payload.
+    pub fn payload(&self) -> Vec<&[u8]> {
+        self.arrays.values().map(|a| a.as_slice()).collect()
+    }
+
+    /// The bytes its arrays hold.
+    pub fn bytes(&self) -> u64 {
+        self.arrays.values().map(|a| a.len() as u64).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocks::BLOCK;
+
+    fn change(commit: u64, name: &str, len: usize, blocks: Vec<u32>) -> Change {
+        Change {
+            commit,
+            indices: vec![("i".into(), commit as i64)],
+            arrays: vec![ArrayChange {
+                name: name.into(),
+                len: len as u64,
+                blocks,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_change_applies_whole_or_not_at_all() {
+        let mut c = Checkpoint::default();
+        let data = vec![1u8; 2 * BLOCK + 3];
+        c.apply(&change(1, "a", data.len(), vec![0, 1, 2]), &data)
+            .unwrap();
+        assert_eq!(*c.arrays["a"], data);
+        // One block changes.
+        c.apply(&change(2, "a", data.len(), vec![1]), &vec![9u8; BLOCK])
+            .unwrap();
+        assert_eq!(c.arrays["a"][BLOCK], 9);
+        assert_eq!(c.arrays["a"][0], 1);
+        assert_eq!(c.indices["i"], 2);
+        let before = c.clone();
+        // A short payload, a block out of range, a resize without every
+        // block, an old commit: refused, nothing changed.
+        assert!(c
+            .apply(&change(3, "a", data.len(), vec![1]), &[0u8; 5])
+            .is_err());
+        assert!(c
+            .apply(&change(3, "a", data.len(), vec![3]), &[0u8; 5])
+            .is_err());
+        assert!(c.apply(&change(3, "a", 10, vec![]), &[]).is_err());
+        assert!(c.apply(&change(2, "a", data.len(), vec![]), &[]).is_err());
+        assert!(c.apply(&change(3, "b", 4, vec![]), &[]).is_err());
+        assert_eq!(c, before);
+    }
+
+    #[test]
+    fn whole_rebuilds_the_checkpoint() {
+        let mut c = Checkpoint::default();
+        c.apply(
+            &change(4, "a", BLOCK + 1, vec![0, 1]),
+            &vec![3u8; BLOCK + 1],
+        )
+        .unwrap();
+        let payload: Vec<u8> = c.payload().concat();
+        let mut copy = Checkpoint::default();
+        copy.apply(&c.whole(), &payload).unwrap();
+        assert_eq!(copy, c);
+    }
+}

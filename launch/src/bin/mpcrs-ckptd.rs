@@ -1,0 +1,98 @@
+//! mpcrs-ckptd: the checkpoint service of a job (seed 003's memory node).
+//! It holds the ranks' CRaaS checkpoints in memory, updated in place by the
+//! changed blocks of each commit, and flushes them to `DIR/craas/` as the
+//! flush policy says, from a thread of its own.
+//!
+//! Started by `mpcrs-run --ckpt-service HOST`: the first line of its
+//! standard input is the job's secret (never on a command line); it then
+//! prints `mpcrs-ckptd: listening on PORT` on its standard output. When its
+//! standard input ends (the launcher is done, or gone), it flushes every
+//! checkpoint with unflushed commits and exits.
+
+use std::io::{BufRead, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use mpcrs_auth::JobSecret;
+use mpcrs_craas::service::{self, Store};
+use mpcrs_craas::FlushPolicy;
+
+#[derive(Parser)]
+#[command(
+    name = "mpcrs-ckptd",
+    about = "The checkpoint service of an mpcrs job (started by mpcrs-run --ckpt-service)"
+)]
+struct Args {
+    /// Where flushes go: the job's checkpoint directory (files in DIR/craas/).
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// When to flush: K commits, Ts seconds, K,Ts, or never.
+    #[arg(long, value_name = "POLICY", default_value = "10,30s", value_parser = FlushPolicy::parse)]
+    flush: FlushPolicy,
+    /// The address to listen on.
+    #[arg(long, value_name = "IP", default_value = "0.0.0.0")]
+    listen: std::net::IpAddr,
+}
+
+fn report(line: &str) {
+    mpcrs_settings::diagnostics::write_line(&format!("mpcrs-ckptd: {line}"));
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let mut input = std::io::stdin().lock();
+    let mut first = String::new();
+    let secret = match input
+        .read_line(&mut first)
+        .map_err(|e| e.to_string())
+        .and_then(|_| JobSecret::from_hex(first.trim()))
+    {
+        Ok(s) => s,
+        Err(e) => {
+            report(&format!(
+                "the first line of standard input is not the job's secret ({e})"
+            ));
+            return ExitCode::from(2);
+        }
+    };
+    let listener = match TcpListener::bind((args.listen, 0)) {
+        Ok(l) => l,
+        Err(e) => {
+            report(&format!("cannot listen on {}: {e}", args.listen));
+            return ExitCode::from(1);
+        }
+    };
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let store = Arc::new(Store::new(args.dir.clone(), args.flush));
+    {
+        let store = store.clone();
+        std::thread::spawn(move || service::serve(listener, secret, store, |l| report(&l)));
+    }
+    {
+        let store = store.clone();
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(50));
+            for e in store.flush(false).errors {
+                report(&format!("flush failed: {e}"));
+            }
+        });
+    }
+    println!("mpcrs-ckptd: listening on {port}");
+    let _ = std::io::stdout().flush();
+    // Until the launcher closes our standard input.
+    let mut rest = Vec::new();
+    let _ = std::io::copy(&mut input, &mut rest);
+    let flushed = store.flush(true);
+    for e in &flushed.errors {
+        report(&format!("flush failed: {e}"));
+    }
+    if flushed.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
