@@ -37,9 +37,11 @@ pub fn job_key() -> u64 {
     })
 }
 
-/// The secret of the jobs this mpcrs-run starts ([`env::JOB_SECRET`]): made
-/// once, the same for every run of it, and for its checkpoint services.
-pub fn job_secret() -> io::Result<JobSecret> {
+/// The secret between the processes of this mpcrs-run's jobs and its
+/// checkpoint services ([`env::CKPT_SERVICE_SECRET`]): made once, the same
+/// for every run (the services outlive runs), apart from each run's own job
+/// secret.
+pub fn service_secret() -> io::Result<JobSecret> {
     static SECRET: std::sync::OnceLock<JobSecret> = std::sync::OnceLock::new();
     if let Some(s) = SECRET.get() {
         return Ok(s.clone());
@@ -128,8 +130,6 @@ pub fn on_this_host(
 ) -> io::Result<Vec<ProcessSpec>> {
     let mut specs = if processes == 1 {
         let mut base = base;
-        // Its link to a checkpoint service proves it.
-        base.env(env::JOB_SECRET.name, job_secret()?.to_hex());
         if ranks == 1 {
             // A job of one rank: that rank alone, on this host.
             base.envs(mpcrs_settings::rank_identity::rank_variables(0, 1, 0, 1));
@@ -163,7 +163,7 @@ pub fn with_key_value_store(
 ) -> io::Result<Vec<ProcessSpec>> {
     let jobid = job_id();
     let server = Arc::new(Server::new(processes, &jobid));
-    let secret = job_secret()?;
+    let secret = JobSecret::generate()?;
     let mut specs = Vec::with_capacity(processes);
     let nodes = vec!["0"; processes].join(",");
     // --bind-to none: each process as many workers as its share of the CPUs
@@ -317,7 +317,7 @@ pub fn across_hosts(
         .map_err(|e| format!("key-value store on {ip}: {e}"))?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let server = Arc::new(Server::new(processes, &job_id()));
-    let secret = job_secret().map_err(|e| e.to_string())?;
+    let secret = JobSecret::generate().map_err(|e| e.to_string())?;
     serve_network_port(listener, server, secret.clone(), processes).map_err(|e| e.to_string())?;
     let cwd = match base.get_current_dir() {
         Some(d) => d.to_path_buf(),
@@ -334,12 +334,18 @@ pub fn across_hosts(
         .chain(hosts.iter().map(|h| h.name.as_str()))
         .collect::<Vec<_>>()
         .join(",");
+    // The checkpoint services' secret goes as the job's does.
+    let service_secret = base
+        .get_envs()
+        .find(|(k, _)| *k == env::CKPT_SERVICE_SECRET.name)
+        .and_then(|(_, v)| v)
+        .map(|v| v.to_string_lossy().into_owned());
     let mut specs = Vec::with_capacity(processes);
     for (index, block) in blocks.iter().cloned().enumerate() {
         let host = &hosts[placement[index]];
         let mut env: Vec<(String, String)> = base
             .get_envs()
-            .filter(|(k, _)| *k != env::JOB_SECRET.name)
+            .filter(|(k, _)| *k != env::JOB_SECRET.name && *k != env::CKPT_SERVICE_SECRET.name)
             .filter_map(|(k, v)| {
                 Some((
                     k.to_string_lossy().into_owned(),
@@ -370,18 +376,29 @@ pub fn across_hosts(
                 .get_envs()
                 .filter(|(_, v)| v.is_none())
                 .map(|(k, _)| k.to_string_lossy().into_owned());
-            // The secret comes first on the agent's standard input, read by a
+            // The secrets come first on the agent's standard input, read by a
             // POSIX shell whatever the login shell: on a command line, anyone
-            // on either host could read it with ps.
+            // on either host could read them with ps.
+            let mut names = vec![env::JOB_SECRET.name];
+            let mut input = format!("{}\n", secret.to_hex());
+            if let Some(s) = &service_secret {
+                names.push(env::CKPT_SERVICE_SECRET.name);
+                input.push_str(&format!("{s}\n"));
+            }
+            let reads: Vec<String> = names
+                .iter()
+                .map(|n| format!("IFS= read -r {n} && "))
+                .collect();
             let mut line = format!(
                 "cd {} && exec sh -c {} sh",
                 hosts::shell_quote(&cwd.to_string_lossy()),
                 hosts::shell_quote(&format!(
-                    "IFS= read -r {0} && export {0} && exec \"$@\"",
-                    env::JOB_SECRET.name
+                    "{}export {} && exec \"$@\"",
+                    reads.concat(),
+                    names.join(" ")
                 ))
             );
-            first_input = Some(format!("{}\n", secret.to_hex()));
+            first_input = Some(input);
             if launch.restorable {
                 // The launcher's personality does not cross ssh: ASLR off there.
                 line.push_str(" setarch \"$(uname -m)\" -R");

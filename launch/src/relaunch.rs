@@ -97,7 +97,7 @@ pub fn restart_line(
             mpcrs_cr::commit::epoch_name(k)
         ),
         None => format!(
-            "restart {restart} of {max}: no epoch to resume from yet; starting the job again{lost}"
+            "restart {restart} of {max}: no epoch to resume from yet; starting the job again (what the program checkpointed itself, through CRaaS or FTI, it restores){lost}"
         ),
     }
 }

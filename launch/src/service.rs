@@ -2,7 +2,8 @@
 //! `mpcrs-ckptd` per host named, started before the job's first run and
 //! kept across its restarts (so a restarted run finds its ranks' CRaaS data
 //! in their memory), on this host directly or on another through the launch
-//! agent. Each gets the job's secret as the first line of its standard input
+//! agent. Each gets the services' secret (one for all runs of mpcrs-run,
+//! apart from each run's job secret) as the first line of its standard input
 //! and answers with its port; closing that input at the end of mpcrs-run
 //! makes it flush what it holds and exit.
 

@@ -57,6 +57,9 @@ int CRaaS_Exists(const char *ckpt);
 long CRaaS_Rst_index(const char *ckpt, const char *name);
 int CRaaS_Rst_array(const char *ckpt, const char *name, void *data, size_t bytes);
 int CRaaS_Delete(const char *ckpt);
+/* mpcrs extension: waits until the last commit of ckpt is held where it is
+ * kept (the service's memory, or files written now). Commits do not wait. */
+int CRaaSX_Wait(const char *ckpt);
 
 #ifdef __cplusplus
 }

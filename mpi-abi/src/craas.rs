@@ -233,3 +233,21 @@ pub unsafe extern "C" fn CRaaS_Delete(ckpt: *const c_char) -> c_int {
         Err(e) => e,
     }
 }
+
+/// Waits until the last commit of `ckpt` is held where it is kept (an mpcrs
+/// extension; craas.h).
+///
+/// # Safety
+/// `ckpt` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn CRaaSX_Wait(ckpt: *const c_char) -> c_int {
+    const CALL: &str = "CRaaSX_Wait";
+    if let Err(e) = started(CALL) {
+        return e;
+    }
+    // SAFETY: see the function's contract.
+    match unsafe { text(CALL, "the checkpoint", ckpt) } {
+        Ok(c) => done(CALL, craas::wait(c)),
+        Err(e) => e,
+    }
+}

@@ -95,6 +95,8 @@ variables! {
         "helpers: levels L2-L4 are made by helper tasks while the ranks go on; inline: the checkpoint returns once they are made.";
     CKPT_SERVICE = "MPCRS_CKPT_SERVICE", set_by "--ckpt-service", default "unset: CRaaS data is kept by each process and flushed to MPCRS_CHECKPOINT_DIR",
         "Addresses (IP:PORT, comma-separated) of the checkpoint services (mpcrs-ckptd) that hold the ranks' CRaaS checkpoints in memory; rank R uses the (R mod count)-th.";
+    CKPT_SERVICE_SECRET = "MPCRS_CKPT_SERVICE_SECRET", set_by "mpcrs-run with --ckpt-service, once for all its runs (on other hosts through the launch agent's standard input)", default "unset",
+        "The secret a process proves to the checkpoint services (they outlive each run's own job secret).";
     CKPT_SERVICE_FLUSH = "MPCRS_CKPT_SERVICE_FLUSH", set_by "--ckpt-service-flush", default "10,30s",
         "When committed CRaaS data goes to files in the checkpoint directory: after K commits of a checkpoint (K), T seconds after its first unflushed commit (Ts), both (K,Ts), or never (only at the end).";
     CHECKPOINT_INTERVAL = "MPCRS_CHECKPOINT_INTERVAL", set_by "--checkpoint-interval", default "unset: no periodic checkpoint",

@@ -86,14 +86,15 @@ int main(int argc, char **argv) {
             MPI_Abort(MPI_COMM_WORLD, 4);
         if (dying && mid) kill(getpid(), SIGKILL);
         if (CRaaS_Commit(ck) != CRAAS_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 5);
+        /* Before the kill, every rank's last commit before it is where it
+         * is kept (CRaaSX_Wait), so all resume from that tile row. */
+        int last_before = mid ? restored == 0 && dies_at(die, t + 2)
+                              : t + 1 > restored && dies_at(die, t + 1);
+        if (last_before && CRaaSX_Wait(ck) != CRAAS_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 6);
         if (pause) usleep(atoi(pause) * 1000);
         /* Ranks go in step, as a real code's halo exchange would keep them. */
         MPI_Barrier(MPI_COMM_WORLD);
-        if (dying) {
-            /* Long enough for the staged commit to leave the process. */
-            usleep(300000);
-            kill(getpid(), SIGKILL);
-        }
+        if (dying) kill(getpid(), SIGKILL);
     }
     double local = 0, total = 0;
     for (long j = 0; j < n; j++) local += acc[j] * (double)(j % 5 + 1);

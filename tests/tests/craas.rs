@@ -260,3 +260,40 @@ fn bad_input_gets_a_named_code_and_one_line() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn on_two_hosts_with_the_service_on_a_third() {
+    let hosts = mpcrs_tests::netns::Hosts::new(3, 0);
+    let whole = uninterrupted("8");
+    let dir = scratch("hosts");
+    let list = format!("{}:2,{}:2", hosts.host(1), hosts.host(2));
+    let agent = hosts.agent_command();
+    let service = hosts.host(3);
+    let (out, err, ok) = run(
+        &dir,
+        &[
+            "-n",
+            "8",
+            "-p",
+            "4",
+            "--host",
+            &list,
+            "--launch-agent",
+            &agent,
+        ],
+        &["--ckpt-service", &service, "--max-restarts", "1"],
+        &["3"],
+    );
+    assert!(ok, "{out}\n{err}");
+    assert!(
+        err.contains(&format!(
+            "restored from the memory of the checkpoint service at {service}:"
+        )),
+        "{err}"
+    );
+    assert!(out.contains("rank 6 resumed at tile row 3"), "{out}");
+    assert_eq!(checksum(&out), whole);
+    let started = std::fs::read_to_string(&hosts.log).unwrap();
+    assert!(started.lines().any(|h| h == service), "{started}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

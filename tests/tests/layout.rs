@@ -69,6 +69,12 @@ fn each_crate_depends_only_on_what_its_concern_needs() {
         !launch.contains("mpcrs") && !launch.contains("mpcrs-abi"),
         "mpcrs-launch: {launch:?}"
     );
+    // The checkpoint service's data and process know nothing of MPI.
+    let craas = closure(&deps, "mpcrs-craas");
+    assert!(
+        !craas.contains("mpcrs") && !craas.contains("mpcrs-abi"),
+        "mpcrs-craas: {craas:?}"
+    );
     let cr = closure(&deps, "mpcrs-cr");
     assert!(
         !cr.contains("mpcrs") && !cr.contains("mpcrs-abi"),

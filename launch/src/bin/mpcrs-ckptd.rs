@@ -4,7 +4,8 @@
 //! flush policy says, from a thread of its own.
 //!
 //! Started by `mpcrs-run --ckpt-service HOST`: the first line of its
-//! standard input is the job's secret (never on a command line); it then
+//! standard input is the secret the job's processes prove (never on a
+//! command line); it then
 //! prints `mpcrs-ckptd: listening on PORT` on its standard output. When its
 //! standard input ends (the launcher is done, or gone), it flushes every
 //! checkpoint with unflushed commits and exits.
@@ -54,7 +55,7 @@ fn main() -> ExitCode {
         Ok(s) => s,
         Err(e) => {
             report(&format!(
-                "the first line of standard input is not the job's secret ({e})"
+                "the first line of standard input is not the services' secret ({e})"
             ));
             return ExitCode::from(2);
         }

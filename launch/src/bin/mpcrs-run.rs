@@ -241,8 +241,8 @@ fn start_services(args: &Options) -> Result<Option<mpcrs_launch::service::Servic
         .checkpoint
         .as_ref()
         .map(|d| std::path::absolute(d).unwrap_or_else(|_| d.clone()));
-    let secret =
-        mpcrs_launch::processes::job_secret().map_err(|e| format!("the job's secret: {e}"))?;
+    let secret = mpcrs_launch::processes::service_secret()
+        .map_err(|e| format!("the checkpoint services' secret: {e}"))?;
     mpcrs_launch::service::start(
         &args.ckpt_service,
         &job_hosts,
@@ -443,6 +443,13 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
     }
     if !args.ckpt_service_addrs.is_empty() {
         cmd.env(env::CKPT_SERVICE.name, args.ckpt_service_addrs.join(","));
+        match mpcrs_launch::processes::service_secret() {
+            Ok(s) => cmd.env(env::CKPT_SERVICE_SECRET.name, s.to_hex()),
+            Err(e) => {
+                mpcrs_settings::report!(error, "mpcrs-run: the checkpoint services' secret: {e}");
+                return Err(ExitCode::from(2));
+            }
+        };
     }
     cmd.env(
         env::CKPT_SERVICE_FLUSH.name,

@@ -19,7 +19,7 @@ pub(super) struct Link {
 }
 
 impl Link {
-    /// Connects to `addr` and proves the job's `secret`.
+    /// Connects to `addr` and proves the services' `secret`.
     pub(super) fn connect(addr: &str, secret: &JobSecret) -> io::Result<Link> {
         let io = crate::checkpoint::helper_io();
         blocking(&io, || {
@@ -52,7 +52,7 @@ impl Link {
     }
 }
 
-/// The services of the job (`MPCRS_CKPT_SERVICE`) and the job's secret.
+/// The services of the job (`MPCRS_CKPT_SERVICE`) and their secret.
 pub(super) struct Services {
     pub(super) addrs: Vec<String>,
     pub(super) secret: Arc<JobSecret>,
@@ -65,17 +65,18 @@ impl Services {
         let Some(list) = env::CKPT_SERVICE.get().filter(|s| !s.trim().is_empty()) else {
             return Ok(None);
         };
-        let secret = env::JOB_SECRET
+        let secret = env::CKPT_SERVICE_SECRET
             .get()
             .ok_or_else(|| {
                 format!(
                     "{} is set but {} is not",
                     env::CKPT_SERVICE.name,
-                    env::JOB_SECRET.name
+                    env::CKPT_SERVICE_SECRET.name
                 )
             })
             .and_then(|h| {
-                JobSecret::from_hex(&h).map_err(|e| format!("{}: {e}", env::JOB_SECRET.name))
+                JobSecret::from_hex(&h)
+                    .map_err(|e| format!("{}: {e}", env::CKPT_SERVICE_SECRET.name))
             })?;
         Ok(Some(Services {
             addrs: list.split(',').map(|a| a.trim().to_string()).collect(),

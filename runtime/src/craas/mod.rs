@@ -467,6 +467,18 @@ pub fn rst_array(ckpt: &str, name: &str, out: &mut [u8]) -> Result<()> {
     })
 }
 
+/// Waits until the last commit of `ckpt` is held where it is kept (the
+/// service's memory, or files): what a program calls before a step it may
+/// not survive. Commits do not wait for it.
+pub fn wait(ckpt: &str) -> Result<()> {
+    let places = places()?;
+    let (rank, commit) = with_ckpt(ckpt, |rank, c| Ok((rank, c.committed.commit)))?;
+    if commit == 0 {
+        return Ok(());
+    }
+    sender::wait(places, rank, ckpt, commit).map_err(CraasError::Store)
+}
+
 /// Forgets `ckpt` of the calling rank: its commits, here, in its service
 /// and in files.
 pub fn delete(ckpt: &str) -> Result<()> {

@@ -50,6 +50,9 @@ struct State {
     links: HashMap<String, Option<Link>>,
     /// Checkpoints this process writes to files itself.
     in_files: HashMap<(u32, String), InFiles>,
+    /// The last commit of each checkpoint known to be held where it is kept
+    /// (acknowledged by the service, or written to files).
+    held: HashMap<(u32, String), u64>,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -61,6 +64,7 @@ fn with_state<T>(f: impl FnOnce(&mut State) -> T) -> T {
         sending: false,
         links: HashMap::new(),
         in_files: HashMap::new(),
+        held: HashMap::new(),
     }))
 }
 
@@ -169,7 +173,7 @@ fn call(places: &Places, addr: &str, req: &Request, payload: &[&[u8]]) -> Option
             mpcrs_settings::report!(
                 warn,
                 "mpcrs: CRaaS: process {}: the checkpoint service at {addr} is lost ({e}); this process keeps its ranks' checkpoints in {to}",
-                crate::remote::Fabric::get().map_or(0, |f| f.me)
+                crate::config::JobConfig::from_env().map_or(0, |j| j.process)
             );
             None
         }
@@ -241,8 +245,12 @@ fn send_one(places: &Places, o: Outgoing) {
         }
         Some(_) => {
             // The service holds it: nothing for this process to write.
-            if let Outgoing::Commit { rank, ckpt, .. } = &o {
+            if let Outgoing::Commit {
+                rank, ckpt, change, ..
+            } = &o
+            {
                 with_state(|s| {
+                    s.held.insert((*rank, ckpt.clone()), change.commit);
                     if let Some(e) = s.in_files.get_mut(&(*rank, ckpt.clone())) {
                         e.unflushed = e.unflushed.saturating_sub(1);
                         if e.unflushed == 0 {
@@ -308,13 +316,21 @@ fn write(dir: &std::path::Path, rank: u32, ckpt: &str) {
         return;
     };
     let io = crate::checkpoint::helper_io();
-    if let Err(e) = blocking(&io, || files::write(dir, rank, ckpt, &last)) {
-        mpcrs_settings::report!(
-            warn,
-            "mpcrs: CRaaS: rank {rank}: checkpoint {ckpt:?} commit {}: cannot write {}: {e}",
-            last.commit,
-            files::path(dir, rank, ckpt).display()
-        );
+    match blocking(&io, || files::write(dir, rank, ckpt, &last)) {
+        Ok(_) => {
+            with_state(|s| {
+                let h = s.held.entry((rank, ckpt.to_string())).or_insert(0);
+                *h = (*h).max(last.commit);
+            });
+        }
+        Err(e) => {
+            mpcrs_settings::report!(
+                warn,
+                "mpcrs: CRaaS: rank {rank}: checkpoint {ckpt:?} commit {}: cannot write {}: {e}",
+                last.commit,
+                files::path(dir, rank, ckpt).display()
+            );
+        }
     }
 }
 
@@ -333,6 +349,49 @@ fn flush_all(places: &Places) {
     }
 }
 
+/// Waits until commit `commit` of checkpoint `ckpt` of `rank` (or a later
+/// one) is held where it is kept: acknowledged by the service, or written
+/// to files now. The rank parks meanwhile, so the helper runs.
+pub(super) fn wait(
+    places: &'static Places,
+    rank: u32,
+    ckpt: &str,
+    commit: u64,
+) -> Result<(), String> {
+    let key = (rank, ckpt.to_string());
+    loop {
+        let (held, idle) = with_state(|s| {
+            (
+                s.held.get(&key).copied().unwrap_or(0),
+                !s.sending && s.queue.is_empty(),
+            )
+        });
+        if held >= commit {
+            return Ok(());
+        }
+        if idle {
+            // Nothing under way: what the flush policy keeps for later is
+            // written now (no service, or a lost one).
+            let Some(dir) = &places.dir else {
+                return Err(
+                    "no checkpoint directory to write it to (run with --checkpoint DIR)".into(),
+                );
+            };
+            write(dir, rank, ckpt);
+            let held = with_state(|s| s.held.get(&key).copied().unwrap_or(0));
+            return if held >= commit {
+                Ok(())
+            } else {
+                Err(format!(
+                    "commit {commit} could not be written to {}",
+                    files::path(dir, rank, ckpt).display()
+                ))
+            };
+        }
+        mpcrs_scheduler::sleep(std::time::Duration::from_micros(200));
+    }
+}
+
 /// At the end of the process: waits for the helper, then writes what is
 /// kept in files and not yet written.
 pub(super) fn finish(places: &'static Places) {
@@ -343,7 +402,7 @@ pub(super) fn finish(places: &'static Places) {
         }
         crate::checkpoint::drain_helpers();
         if with_state(|s| s.sending) {
-            crate::yield_now();
+            mpcrs_scheduler::yield_now();
         }
     }
     flush_all(places);

@@ -1,0 +1,106 @@
+#!/bin/bash
+# What a checkpoint of application data costs the program (issue: checkpoints
+# in memory): scripts/bench/craas_commit.c, each rank holding MIB MiB,
+# rewriting PERCENT of it before each of K checkpoints, through
+#   service  CRaaS to mpcrs-ckptd's memory (--ckpt-service localhost, flushed
+#            only at the end)
+#   files    CRaaS without a service, every commit flushed by its process
+#            to the checkpoint directory (--ckpt-service-flush 1)
+#   fti-l1   mpcrs's FTI API at level 1 (node-local files, Head = 1)
+#   mpich    FTI on MPICH at level 1 (with FTI_PREFIX)
+# next to the same run without checkpoints (none), in rounds that interleave
+# them (this machine is noisy). Reports medians: the job's wall time, the
+# cost per checkpoint ((wall - none) / K), what that is as bandwidth, and
+# the longest and median wait of a rank in one checkpoint call.
+#
+# Usage: scripts/craas-bench.sh [ROUNDS]     (default 3)
+# Environment: MIB (64), K (5), PERCENT (100), LAYOUTS ("8:2;16:4"),
+#   FTI_PREFIX (FTI built against MPICH, ../shared/tools/anchors/build.sh),
+#   OUT (scratch, default /tmp/mpcrs-craas-bench).
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$here/target/release
+rounds=${1:-3}
+MIB=${MIB:-64}; K=${K:-5}; PERCENT=${PERCENT:-100}
+LAYOUTS=${LAYOUTS:-"8:2;16:4"}
+OUT=${OUT:-/tmp/mpcrs-craas-bench}
+case "$OUT" in /|"") echo "craas-bench: bad OUT" >&2; exit 2 ;; esac
+rm -rf "$OUT"; mkdir -p "$OUT/logs" || exit 1
+src=$here/scripts/bench/craas_commit.c
+"$bin/mpcrs-cc" -O2 -o "$OUT/craas_commit" "$src" -lcraas || exit 1
+"$bin/mpcrs-cc" -O2 -DUSE_FTI -o "$OUT/fti_commit" "$src" -lfti || exit 1
+variants="none service files fti-l1"
+if [ -n "${FTI_PREFIX:-}" ] && [ -f "$FTI_PREFIX/include/fti.h" ]; then
+  mpicc.mpich -O2 -DUSE_FTI -I"$FTI_PREFIX/include" -o "$OUT/fti_mpich" "$src" \
+    -L"$FTI_PREFIX/lib" -Wl,-rpath,"$FTI_PREFIX/lib" -lfti -lm || exit 1
+  variants="$variants mpich"
+fi
+config() { # DIR HEAD
+  mkdir -p "$1"
+  cat > "$1/config.fti" <<CFG
+[basic]
+Head = $2
+Node_size = 1
+Ckpt_dir = $1/local
+Glbl_dir = $1/global
+Meta_dir = $1/meta
+Ckpt_L1 = 0
+Ckpt_L2 = 0
+Ckpt_L3 = 0
+Ckpt_L4 = 0
+Inline_L2 = 1
+Inline_L3 = 1
+Inline_L4 = 1
+Keep_last_ckpt = 0
+Group_size = 2
+Verbosity = 3
+Local_test = 1
+CFG
+}
+run() { # VARIANT RANKS PROCS LOG
+  local v=$1 n=$2 p=$3 log=$4 d="$OUT/run-$v"
+  rm -rf "$d"; mkdir -p "$d"
+  local start=$(date +%s.%N)
+  case $v in
+    none) "$bin/mpcrs-run" -n "$n" -p "$p" "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" none ;;
+    service) "$bin/mpcrs-run" -n "$n" -p "$p" --checkpoint "$d/ck" --ckpt-service localhost \
+               --ckpt-service-flush never "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas ;;
+    files) "$bin/mpcrs-run" -n "$n" -p "$p" --checkpoint "$d/ck" --ckpt-service-flush 1 \
+               "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas ;;
+    fti-l1) config "$d" 1; "$bin/mpcrs-run" -n "$n" -p "$p" "$OUT/fti_commit" "$MIB" "$K" "$PERCENT" fti "$d/config.fti" ;;
+    mpich) config "$d" 0; mpiexec.mpich -n "$n" "$OUT/fti_mpich" "$MIB" "$K" "$PERCENT" fti "$d/config.fti" ;;
+  esac > "$log" 2>&1
+  local st=$?
+  local end=$(date +%s.%N)
+  rm -rf "$d"
+  [ $st -eq 0 ] || { echo "craas-bench: $v -n $n failed, see $log" >&2; echo "nan"; return; }
+  echo "$end - $start" | bc -l
+}
+median() { sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
+echo "# CRaaS commit cost: $MIB MiB per rank, $K checkpoints, $PERCENT% rewritten before each; $rounds rounds"
+IFS=';' read -ra layouts <<< "$LAYOUTS"
+for l in "${layouts[@]}"; do
+  n=${l%%:*}; p=${l##*:}
+  for r in $(seq "$rounds"); do
+    for v in $variants; do
+      t=$(run "$v" "$n" "$p" "$OUT/logs/$v-$n-$r.log")
+      echo "$t" >> "$OUT/$v-$n.times"
+    done
+  done
+  none=$(median < "$OUT/none-$n.times")
+  echo
+  echo "## -n $n -p $p (MPICH: -n $n, FTI simulating nodes)"
+  echo "| variant | wall s | cost per checkpoint s | GB/s of checkpointed data | rank wait median / max ms |"
+  echo "|---|---|---|---|---|"
+  for v in $variants; do
+    w=$(median < "$OUT/$v-$n.times")
+    waits=$(grep -h "^wait" "$OUT"/logs/"$v"-"$n"-*.log | awk '{print $3" / "$6}' | sort -g | awk '{a[NR]=$0} END {if (NR) print a[int((NR+1)/2)]}')
+    if [ "$v" = none ]; then
+      echo "| $v | $w | | | |"
+    else
+      cost=$(echo "($w - $none) / $K" | bc -l)
+      gbs=$(echo "$n * $MIB * 1048576 / ($cost * 1e9)" | bc -l 2>/dev/null)
+      printf "| %s | %.2f | %.3f | %.2f | %s |\n" "$v" "$w" "$cost" "${gbs:-0}" "${waits:-}"
+    fi
+  done
+done
