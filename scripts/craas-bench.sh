@@ -9,9 +9,11 @@
 #   fti-l1   mpcrs's FTI API at level 1 (node-local files, Head = 1)
 #   mpich    FTI on MPICH at level 1 (with FTI_PREFIX)
 # next to the same run without checkpoints (none), in rounds that interleave
-# them (this machine is noisy). Reports medians: the job's wall time, the
-# cost per checkpoint ((wall - none) / K), what that is as bandwidth, and
-# the longest and median wait of a rank in one checkpoint call.
+# them (this machine is noisy). Reports medians: the job's wall time (with
+# the service's last flush to files), the time until every checkpoint is
+# held where it is kept ("held", from the program), the cost per checkpoint
+# ((held - none's) / K) and what that is as bandwidth, and the median and
+# longest wait of a rank in one checkpoint call.
 #
 # Usage: scripts/craas-bench.sh [ROUNDS]     (default 3)
 # Environment: MIB (64), K (5), PERCENT (100), LAYOUTS ("8:2;16:4"),
@@ -35,12 +37,12 @@ if [ -n "${FTI_PREFIX:-}" ] && [ -f "$FTI_PREFIX/include/fti.h" ]; then
     -L"$FTI_PREFIX/lib" -Wl,-rpath,"$FTI_PREFIX/lib" -lfti -lm || exit 1
   variants="$variants mpich"
 fi
-config() { # DIR HEAD
+config() { # DIR NODE_SIZE: FTI's full configuration (mpcrs names what it ignores)
   mkdir -p "$1"
   cat > "$1/config.fti" <<CFG
 [basic]
-Head = $2
-Node_size = 1
+Head = 0
+Node_size = $2
 Ckpt_dir = $1/local
 Glbl_dir = $1/global
 Meta_dir = $1/meta
@@ -53,7 +55,23 @@ Inline_L3 = 1
 Inline_L4 = 1
 Keep_last_ckpt = 0
 Group_size = 2
-Verbosity = 3
+Verbosity = 2
+Ckpt_io = 1
+[restart]
+Failure = 0
+Exec_ID = XXXX-XX-XX_XX-XX-XX
+[injection]
+rank = 0
+number = 0
+position = 0
+frequency = 0
+[advanced]
+Block_size = 1024
+Transfer_size = 16
+General_tag = 2612
+Ckpt_tag = 711
+Stage_tag = 406
+Final_tag = 3107
 Local_test = 1
 CFG
 }
@@ -67,8 +85,8 @@ run() { # VARIANT RANKS PROCS LOG
                --ckpt-service-flush never "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas ;;
     files) "$bin/mpcrs-run" -n "$n" -p "$p" --checkpoint "$d/ck" --ckpt-service-flush 1 \
                "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas ;;
-    fti-l1) config "$d" 1; "$bin/mpcrs-run" -n "$n" -p "$p" "$OUT/fti_commit" "$MIB" "$K" "$PERCENT" fti "$d/config.fti" ;;
-    mpich) config "$d" 0; mpiexec.mpich -n "$n" "$OUT/fti_mpich" "$MIB" "$K" "$PERCENT" fti "$d/config.fti" ;;
+    fti-l1) config "$d" $((n / p)); "$bin/mpcrs-run" -n "$n" -p "$p" "$OUT/fti_commit" "$MIB" "$K" "$PERCENT" fti "$d/config.fti" ;;
+    mpich) config "$d" $((n / p)); mpiexec.mpich -n "$n" "$OUT/fti_mpich" "$MIB" "$K" "$PERCENT" fti "$d/config.fti" ;;
   esac > "$log" 2>&1
   local st=$?
   local end=$(date +%s.%N)
@@ -87,20 +105,52 @@ for l in "${layouts[@]}"; do
       echo "$t" >> "$OUT/$v-$n.times"
     done
   done
-  none=$(median < "$OUT/none-$n.times")
+  held_of() { grep -h "^wait" "$OUT"/logs/"$1"-"$n"-*.log | awk '{print $12}' | median; }
+  none=$(held_of none)
   echo
   echo "## -n $n -p $p (MPICH: -n $n, FTI simulating nodes)"
-  echo "| variant | wall s | cost per checkpoint s | GB/s of checkpointed data | rank wait median / max ms |"
-  echo "|---|---|---|---|---|"
+  echo "| variant | wall s | held s | cost per checkpoint s | GB/s | rank wait median / max ms |"
+  echo "|---|---|---|---|---|---|"
   for v in $variants; do
     w=$(median < "$OUT/$v-$n.times")
     waits=$(grep -h "^wait" "$OUT"/logs/"$v"-"$n"-*.log | awk '{print $3" / "$6}' | sort -g | awk '{a[NR]=$0} END {if (NR) print a[int((NR+1)/2)]}')
+    h=$(held_of "$v")
     if [ "$v" = none ]; then
-      echo "| $v | $w | | | |"
+      printf "| %s | %.2f | %.3f | | | |\n" "$v" "$w" "$h"
     else
-      cost=$(echo "($w - $none) / $K" | bc -l)
-      gbs=$(echo "$n * $MIB * 1048576 / ($cost * 1e9)" | bc -l 2>/dev/null)
-      printf "| %s | %.2f | %.3f | %.2f | %s |\n" "$v" "$w" "$cost" "${gbs:-0}" "${waits:-}"
+      cost=$(echo "($h - $none) / $K" | bc -l)
+      gbs=$(echo "$n * $MIB * 1048576 / ($cost * 1000000000)" | bc -l 2>/dev/null)
+      printf "| %s | %.2f | %.3f | %.3f | %.2f | %s |\n" "$v" "$w" "$h" "$cost" "${gbs:-0}" "${waits:-}"
     fi
   done
+done
+
+# Recovery: rank 1's process killed after checkpoint 3 (every commit held
+# first), the job started again by --max-restarts, each rank restoring its
+# array from the service's memory or from files; the time from the kill to
+# the last rank back in its loop with its data ("restored at" - "dying at").
+recover() { # VARIANT RANKS PROCS LOG
+  local v=$1 n=$2 p=$3 log=$4 d="$OUT/run-$v"
+  rm -rf "$d"; mkdir -p "$d"
+  case $v in
+    service) "$bin/mpcrs-run" -n "$n" -p "$p" --checkpoint "$d/ck" --ckpt-service localhost \
+               --ckpt-service-flush never --max-restarts 1 "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas 3 ;;
+    files) "$bin/mpcrs-run" -n "$n" -p "$p" --checkpoint "$d/ck" --ckpt-service-flush 1 \
+               --max-restarts 1 "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas 3 ;;
+  esac > "$log" 2>&1
+  rm -rf "$d"
+  awk '/^dying at/ {d=$3} /^restored at/ {if ($3 > r) r=$3} END {if (d && r) printf "%.3f\n", r - d; else print "nan"}' "$log"
+}
+echo
+echo "## Recovery by relaunch (--max-restarts 1), kill to every rank restored, s"
+echo "| layout | from the service's memory | from files |"
+echo "|---|---|---|"
+for l in "${layouts[@]}"; do
+  n=${l%%:*}; p=${l##*:}
+  for r in $(seq "$rounds"); do
+    for v in service files; do
+      recover "$v" "$n" "$p" "$OUT/logs/recover-$v-$n-$r.log" >> "$OUT/recover-$v-$n.times"
+    done
+  done
+  printf "| -n %s -p %s | %s | %s |\n" "$n" "$p" "$(median < "$OUT/recover-service-$n.times")" "$(median < "$OUT/recover-files-$n.times")"
 done

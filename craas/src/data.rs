@@ -122,6 +122,31 @@ impl Checkpoint {
         Ok(())
     }
 
+    /// Replaces this checkpoint by what `change` (every array whole) makes
+    /// from nothing, reusing the memory of arrays of the same name and
+    /// length; or changes nothing and says why.
+    pub fn replace(&mut self, change: &Change, payload: &[u8]) -> Result<(), String> {
+        // Checked against nothing: every array must be sent whole.
+        let mut check = Checkpoint {
+            commit: 0,
+            indices: BTreeMap::new(),
+            arrays: BTreeMap::new(),
+        };
+        for a in &change.arrays {
+            if a.blocks.len() != blocks::count(a.len as usize) {
+                return check.apply(change, payload);
+            }
+        }
+        if change.payload_len() != payload.len() as u64 || change.commit == 0 {
+            return check.apply(change, payload);
+        }
+        self.arrays
+            .retain(|name, _| change.arrays.iter().any(|a| &a.name == name));
+        self.indices.clear();
+        self.commit = 0;
+        self.apply(change, payload)
+    }
+
     /// The change that makes a copy of this checkpoint from nothing: every
     /// array whole, its payload the arrays in the order of [`Self::arrays`].
     pub fn whole(&self) -> Change {
@@ -194,6 +219,21 @@ mod tests {
         assert!(c.apply(&change(2, "a", data.len(), vec![]), &[]).is_err());
         assert!(c.apply(&change(3, "b", 4, vec![]), &[]).is_err());
         assert_eq!(c, before);
+    }
+
+    #[test]
+    fn a_replacement_keeps_only_what_it_sends() {
+        let mut c = Checkpoint::default();
+        c.apply(&change(4, "a", BLOCK, vec![0]), &vec![3u8; BLOCK]).unwrap();
+        c.apply(&change(5, "b", 8, vec![0]), &[1u8; 8]).unwrap();
+        let before = c.clone();
+        assert!(c.replace(&change(2, "a", BLOCK, vec![]), &[]).is_err());
+        assert_eq!(c, before);
+        c.replace(&change(2, "a", BLOCK, vec![0]), &vec![7u8; BLOCK]).unwrap();
+        assert_eq!(c.commit, 2);
+        assert_eq!(c.arrays.keys().collect::<Vec<_>>(), ["a"]);
+        assert_eq!(c.arrays["a"][0], 7);
+        assert_eq!(c.indices["i"], 2);
     }
 
     #[test]

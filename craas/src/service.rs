@@ -30,6 +30,35 @@ pub struct Store {
     dir: Option<PathBuf>,
     policy: FlushPolicy,
     entries: Mutex<HashMap<(u32, String), Entry>>,
+    stats: Mutex<Stats>,
+}
+
+/// What the service received and served.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    pub commits: u64,
+    /// Commits sent whole (the first of a run, or after the service lost one).
+    pub fresh: u64,
+    /// Bytes of the commits' payloads (their changed blocks).
+    pub payload: u64,
+    /// Bytes of the arrays as the commits left them.
+    pub committed: u64,
+    pub fetches: u64,
+}
+
+impl std::fmt::Display for Stats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} commits ({} whole), {} bytes of changed blocks received for {} bytes committed ({:.1}%), {} fetches",
+            self.commits,
+            self.fresh,
+            self.payload,
+            self.committed,
+            if self.committed > 0 { 100.0 * self.payload as f64 / self.committed as f64 } else { 0.0 },
+            self.fetches
+        )
+    }
 }
 
 /// What a flush did.
@@ -48,12 +77,18 @@ impl Store {
             dir,
             policy,
             entries: Mutex::new(HashMap::new()),
+            stats: Mutex::new(Stats::default()),
         }
+    }
+
+    /// What it received and served so far.
+    pub fn stats(&self) -> Stats {
+        *self.stats.lock().unwrap()
     }
 
     /// Carries out `req` with its `payload`; returns the response and its
     /// payload (a fetched checkpoint's arrays).
-    pub fn handle(&self, req: Request, payload: Vec<u8>) -> (Response, Vec<Arc<Vec<u8>>>) {
+    pub fn handle(&self, req: Request, payload: &[u8]) -> (Response, Vec<Arc<Vec<u8>>>) {
         let mut entries = self.entries.lock().unwrap();
         match req {
             Request::Commit {
@@ -81,6 +116,11 @@ impl Store {
                 };
                 match r {
                     Ok(()) => {
+                        let mut st = self.stats.lock().unwrap();
+                        st.commits += 1;
+                        st.fresh += fresh as u64;
+                        st.payload += payload.len() as u64;
+                        st.committed += e.ckpt.bytes();
                         e.unflushed += 1;
                         e.since.get_or_insert_with(Instant::now);
                         (Response::Done, Vec::new())
@@ -94,7 +134,10 @@ impl Store {
             ),
             Request::Fetch { rank, ckpt } => match entries.get(&(rank, ckpt)) {
                 Some(e) => (
-                    Response::Fetched(Some(e.ckpt.whole())),
+                    {
+                        self.stats.lock().unwrap().fetches += 1;
+                        Response::Fetched(Some(e.ckpt.whole()))
+                    },
                     e.ckpt.arrays.values().cloned().collect(),
                 ),
                 None => (Response::Fetched(None), Vec::new()),
@@ -133,25 +176,53 @@ impl Store {
                 })
                 .collect()
         };
+        // Files are written side by side, one thread per CPU: one writer
+        // does not reach the disk's rate.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(due.len().max(1));
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results: Vec<Flushed> = std::thread::scope(|sc| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    sc.spawn(|| {
+                        let mut out = Flushed::default();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(((rank, name), c)) = due.get(i) else { break };
+                            self.write_one(dir, *rank, name, c, &mut out);
+                        }
+                        out
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap_or_default()).collect()
+        });
         let mut out = Flushed::default();
-        for ((rank, name), c) in due {
-            match files::write(dir, rank, &name, &c) {
-                Ok(n) => {
-                    out.files += 1;
-                    out.bytes += n;
-                }
-                Err(e) => {
-                    out.errors
-                        .push(format!("{}: {e}", files::path(dir, rank, &name).display()));
-                    // Due again at the next round.
-                    if let Some(e) = self.entries.lock().unwrap().get_mut(&(rank, name)) {
-                        e.unflushed = e.unflushed.max(1);
-                        e.since.get_or_insert_with(Instant::now);
-                    }
+        for r in results {
+            out.files += r.files;
+            out.bytes += r.bytes;
+            out.errors.extend(r.errors);
+        }
+        out
+    }
+
+    /// Writes checkpoint `name` of `rank` as `c`, counting it in `out`; a
+    /// failure makes it due again.
+    fn write_one(&self, dir: &std::path::Path, rank: u32, name: &str, c: &Checkpoint, out: &mut Flushed) {
+        match files::write(dir, rank, name, c) {
+            Ok(n) => {
+                out.files += 1;
+                out.bytes += n;
+            }
+            Err(e) => {
+                out.errors
+                    .push(format!("{}: {e}", files::path(dir, rank, name).display()));
+                // Due again at the next round.
+                if let Some(e) = self.entries.lock().unwrap().get_mut(&(rank, name.to_string())) {
+                    e.unflushed = e.unflushed.max(1);
+                    e.since.get_or_insert_with(Instant::now);
                 }
             }
         }
-        out
     }
 
     /// The checkpoints held and the bytes of their arrays.
@@ -173,13 +244,15 @@ fn serve_connection(stream: TcpStream, secret: &JobSecret, store: &Store) -> io:
     s.set_read_timeout(None)?;
     let mut r = BufReader::with_capacity(1 << 20, s.try_clone()?);
     let mut w = BufWriter::with_capacity(1 << 20, s);
+    // Reused from frame to frame: a commit of the same size touches no new page.
+    let mut payload = Vec::new();
     loop {
-        let (req, payload): (Request, Vec<u8>) = match wire::receive(&mut r) {
+        let (req, len): (Request, usize) = match wire::receive_into(&mut r, &mut payload) {
             Ok(x) => x,
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
             Err(e) => return Err(e),
         };
-        let (resp, arrays) = store.handle(req, payload);
+        let (resp, arrays) = store.handle(req, &payload[..len]);
         let pieces: Vec<&[u8]> = arrays.iter().map(|a| a.as_slice()).collect();
         wire::send(&mut w, &resp, &pieces)?;
     }
@@ -253,17 +326,20 @@ mod tests {
         let s = Store::new(Some(dir.clone()), FlushPolicy::parse("2").unwrap());
         let (r, p) = commit(1, false, vec![0, 1], 1);
         assert!(
-            matches!(s.handle(r, p).0, Response::Refused(_)),
+            matches!(s.handle(r, &p).0, Response::Refused(_)),
             "a delta on nothing"
         );
         let (r, p) = commit(1, true, vec![0, 1], 1);
-        assert_eq!(s.handle(r, p).0, Response::Done);
+        assert_eq!(s.handle(r, &p).0, Response::Done);
         assert_eq!(s.flush(false).files, 0, "one commit: not due");
         let (r, p) = commit(3, false, vec![1], 2);
-        assert!(matches!(s.handle(r, p).0, Response::Refused(_)), "a gap");
+        assert!(matches!(s.handle(r, &p).0, Response::Refused(_)), "a gap");
         let (r, p) = commit(2, false, vec![1], 2);
-        assert_eq!(s.handle(r, p).0, Response::Done);
+        assert_eq!(s.handle(r, &p).0, Response::Done);
         assert_eq!(s.flush(false).files, 1);
+        let st = s.stats();
+        assert_eq!((st.commits, st.fresh), (2, 1));
+        assert_eq!(st.payload, 3 * crate::blocks::BLOCK as u64, "two blocks, then one");
         let c = files::read(&dir, 1, "c").unwrap().unwrap();
         assert_eq!(c.commit, 2);
         assert_eq!(c.arrays["a"][0], 1);
@@ -273,7 +349,7 @@ mod tests {
                 rank: 1,
                 ckpt: "c".into(),
             },
-            Vec::new(),
+            &[],
         );
         let Response::Fetched(Some(change)) = resp else {
             panic!()
@@ -288,7 +364,7 @@ mod tests {
                     rank: 1,
                     ckpt: "c".into()
                 },
-                Vec::new()
+                &[]
             )
             .0,
             Response::Done

@@ -72,6 +72,16 @@ pub fn send(w: &mut impl Write, header: &impl Serialize, payload: &[&[u8]]) -> i
 /// Reads a frame; a header or payload over the limits, or a header that does
 /// not decode, is an error of kind `InvalidData`.
 pub fn receive<T: DeserializeOwned>(r: &mut impl Read) -> io::Result<(T, Vec<u8>)> {
+    let mut payload = Vec::new();
+    let (header, len) = receive_into(r, &mut payload)?;
+    payload.truncate(len);
+    Ok((header, payload))
+}
+
+/// Reads a frame whose payload goes to the front of `buf`, which grows when
+/// it is too short and is otherwise reused as it is (no page of it touched
+/// again but by the payload); returns the header and the payload's length.
+pub fn receive_into<T: DeserializeOwned>(r: &mut impl Read, buf: &mut Vec<u8>) -> io::Result<(T, usize)> {
     let mut n = [0u8; 4];
     r.read_exact(&mut n)?;
     let n = u32::from_le_bytes(n);
@@ -88,9 +98,12 @@ pub fn receive<T: DeserializeOwned>(r: &mut impl Read) -> io::Result<(T, Vec<u8>
     if len > MAX_PAYLOAD {
         return Err(invalid(format!("a payload of {len} bytes")));
     }
-    let mut payload = vec![0u8; len as usize];
-    r.read_exact(&mut payload)?;
-    Ok((header, payload))
+    let len = len as usize;
+    if buf.len() < len {
+        buf.resize(len, 0);
+    }
+    r.read_exact(&mut buf[..len])?;
+    Ok((header, len))
 }
 
 #[cfg(test)]

@@ -54,7 +54,8 @@ fn address_of(host: &str, local: bool, job_hosts: &[String]) -> Result<std::net:
 }
 
 /// Starts a service on each of `service_hosts`, flushing to `dir` by
-/// `policy`; `job_hosts` are the hosts of the job's processes.
+/// `policy`; `job_hosts` are the hosts of the job's processes; `stats`: each
+/// prints what it received at its end (`--net-stats`).
 pub fn start(
     service_hosts: &[String],
     job_hosts: &[String],
@@ -62,6 +63,7 @@ pub fn start(
     dir: Option<&Path>,
     policy: FlushPolicy,
     secret: &JobSecret,
+    stats: bool,
 ) -> Result<Services, String> {
     let own = mpcrs_settings::local_hostname();
     let program = std::env::current_exe()
@@ -79,6 +81,9 @@ pub fn start(
             words.extend(["--dir".into(), d.to_string_lossy().into_owned()]);
         }
         words.extend(["--flush".into(), policy.to_arg()]);
+        if stats {
+            words.push("--stats".into());
+        }
         let mut cmd = if local {
             let mut c = Command::new(&words[0]);
             c.args(&words[1..]);

@@ -34,6 +34,10 @@ struct Args {
     /// When to flush: K commits, Ts seconds, K,Ts, or never.
     #[arg(long, value_name = "POLICY", default_value = "10,30s", value_parser = FlushPolicy::parse)]
     flush: FlushPolicy,
+    /// At the end, print what it received (commits, bytes of changed blocks
+    /// against bytes committed) and served on standard error.
+    #[arg(long)]
+    stats: bool,
     /// The address to listen on.
     #[arg(long, value_name = "IP", default_value = "0.0.0.0")]
     listen: std::net::IpAddr,
@@ -90,6 +94,9 @@ fn main() -> ExitCode {
     let flushed = store.flush(true);
     for e in &flushed.errors {
         report(&format!("flush failed: {e}"));
+    }
+    if args.stats {
+        report(&format!("{}; the last flush wrote {} files ({} bytes)", store.stats(), flushed.files, flushed.bytes));
     }
     if flushed.errors.is_empty() {
         ExitCode::SUCCESS

@@ -250,6 +250,7 @@ fn start_services(args: &Options) -> Result<Option<mpcrs_launch::service::Servic
         dir.as_deref(),
         args.ckpt_service_flush,
         &secret,
+        args.net_stats,
     )
     .map(Some)
 }
