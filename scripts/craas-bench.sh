@@ -37,44 +37,8 @@ if [ -n "${FTI_PREFIX:-}" ] && [ -f "$FTI_PREFIX/include/fti.h" ]; then
     -L"$FTI_PREFIX/lib" -Wl,-rpath,"$FTI_PREFIX/lib" -lfti -lm || exit 1
   variants="$variants mpich"
 fi
-config() { # DIR NODE_SIZE: FTI's full configuration (mpcrs names what it ignores)
-  mkdir -p "$1"
-  cat > "$1/config.fti" <<CFG
-[basic]
-Head = 0
-Node_size = $2
-Ckpt_dir = $1/local
-Glbl_dir = $1/global
-Meta_dir = $1/meta
-Ckpt_L1 = 0
-Ckpt_L2 = 0
-Ckpt_L3 = 0
-Ckpt_L4 = 0
-Inline_L2 = 1
-Inline_L3 = 1
-Inline_L4 = 1
-Keep_last_ckpt = 0
-Group_size = 2
-Verbosity = 2
-Ckpt_io = 1
-[restart]
-Failure = 0
-Exec_ID = XXXX-XX-XX_XX-XX-XX
-[injection]
-rank = 0
-number = 0
-position = 0
-frequency = 0
-[advanced]
-Block_size = 1024
-Transfer_size = 16
-General_tag = 2612
-Ckpt_tag = 711
-Stage_tag = 406
-Final_tag = 3107
-Local_test = 1
-CFG
-}
+. "$here/scripts/bench/fti_config.sh"
+config() { mkdir -p "$1"; fti_config "$1/config.fti" 0 "$2" "$1" 2; } # DIR NODE_SIZE
 run() { # VARIANT RANKS PROCS LOG
   local v=$1 n=$2 p=$3 log=$4 d="$OUT/run-$v"
   rm -rf "$d"; mkdir -p "$d"
@@ -125,18 +89,18 @@ for l in "${layouts[@]}"; do
   done
 done
 
-# Recovery: rank 1's process killed after checkpoint 3 (every commit held
+# Recovery: rank 1's process killed after checkpoint 3 (or K-1; every commit held
 # first), the job started again by --max-restarts, each rank restoring its
 # array from the service's memory or from files; the time from the kill to
 # the last rank back in its loop with its data ("restored at" - "dying at").
 recover() { # VARIANT RANKS PROCS LOG
-  local v=$1 n=$2 p=$3 log=$4 d="$OUT/run-$v"
+  local v=$1 n=$2 p=$3 log=$4 d="$OUT/run-$v" die=$(( K > 3 ? 3 : K - 1 ))
   rm -rf "$d"; mkdir -p "$d"
   case $v in
     service) "$bin/mpcrs-run" -n "$n" -p "$p" --checkpoint "$d/ck" --ckpt-service localhost \
-               --ckpt-service-flush never --max-restarts 1 "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas 3 ;;
+               --ckpt-service-flush never --max-restarts 1 "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas "$die" ;;
     files) "$bin/mpcrs-run" -n "$n" -p "$p" --checkpoint "$d/ck" --ckpt-service-flush 1 \
-               --max-restarts 1 "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas 3 ;;
+               --max-restarts 1 "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas "$die" ;;
   esac > "$log" 2>&1
   rm -rf "$d"
   awk '/^dying at/ {d=$3} /^restored at/ {if ($3 > r) r=$3} END {if (d && r) printf "%.3f\n", r - d; else print "nan"}' "$log"

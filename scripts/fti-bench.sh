@@ -45,46 +45,9 @@ if [ "$WHO" != mpcrs ]; then
     -L"$FTI_PREFIX/lib" -Wl,-rpath,"$FTI_PREFIX/lib" -lfti -lm || exit 1
 fi
 
-# config FILE HEAD NODE_SIZE: the same configuration for both (mpcrs ignores
-# Node_size and Local_test; FTI rewrites its file, so one per run).
-config() {
-  local inline=$(( $2 == 0 ? 1 : 0 ))
-  cat > "$1" <<EOF
-[basic]
-Head = $2
-Node_size = $3
-Ckpt_dir = $OUT/run/local
-Glbl_dir = $OUT/run/global
-Meta_dir = $OUT/run/meta
-Ckpt_L1 = 0
-Ckpt_L2 = 0
-Ckpt_L3 = 0
-Ckpt_L4 = 0
-Inline_L2 = $inline
-Inline_L3 = $inline
-Inline_L4 = 1
-Keep_last_ckpt = 0
-Group_size = $GROUP
-Verbosity = 2
-Ckpt_io = 1
-[restart]
-Failure = 0
-Exec_ID = XXXX-XX-XX_XX-XX-XX
-[injection]
-rank = 0
-number = 0
-position = 0
-frequency = 0
-[advanced]
-Block_size = 1024
-Transfer_size = 16
-General_tag = 2612
-Ckpt_tag = 711
-Stage_tag = 406
-Final_tag = 3107
-Local_test = 1
-EOF
-}
+# config FILE HEAD NODE_SIZE: the same configuration for both.
+. "$here/scripts/bench/fti_config.sh"
+config() { fti_config "$1" "$2" "$3" "$OUT/run" "$GROUP"; }
 
 now() { date +%s.%N; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'; }

@@ -224,12 +224,14 @@ mod tests {
     #[test]
     fn a_replacement_keeps_only_what_it_sends() {
         let mut c = Checkpoint::default();
-        c.apply(&change(4, "a", BLOCK, vec![0]), &vec![3u8; BLOCK]).unwrap();
+        c.apply(&change(4, "a", BLOCK, vec![0]), &vec![3u8; BLOCK])
+            .unwrap();
         c.apply(&change(5, "b", 8, vec![0]), &[1u8; 8]).unwrap();
         let before = c.clone();
         assert!(c.replace(&change(2, "a", BLOCK, vec![]), &[]).is_err());
         assert_eq!(c, before);
-        c.replace(&change(2, "a", BLOCK, vec![0]), &vec![7u8; BLOCK]).unwrap();
+        c.replace(&change(2, "a", BLOCK, vec![0]), &vec![7u8; BLOCK])
+            .unwrap();
         assert_eq!(c.commit, 2);
         assert_eq!(c.arrays.keys().collect::<Vec<_>>(), ["a"]);
         assert_eq!(c.arrays["a"][0], 7);

@@ -178,7 +178,9 @@ impl Store {
         };
         // Files are written side by side, one thread per CPU: one writer
         // does not reach the disk's rate.
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(due.len().max(1));
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(due.len().max(1));
         let next = std::sync::atomic::AtomicUsize::new(0);
         let results: Vec<Flushed> = std::thread::scope(|sc| {
             let workers: Vec<_> = (0..threads)
@@ -187,14 +189,19 @@ impl Store {
                         let mut out = Flushed::default();
                         loop {
                             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(((rank, name), c)) = due.get(i) else { break };
+                            let Some(((rank, name), c)) = due.get(i) else {
+                                break;
+                            };
                             self.write_one(dir, *rank, name, c, &mut out);
                         }
                         out
                     })
                 })
                 .collect();
-            workers.into_iter().map(|w| w.join().unwrap_or_default()).collect()
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_default())
+                .collect()
         });
         let mut out = Flushed::default();
         for r in results {
@@ -207,7 +214,14 @@ impl Store {
 
     /// Writes checkpoint `name` of `rank` as `c`, counting it in `out`; a
     /// failure makes it due again.
-    fn write_one(&self, dir: &std::path::Path, rank: u32, name: &str, c: &Checkpoint, out: &mut Flushed) {
+    fn write_one(
+        &self,
+        dir: &std::path::Path,
+        rank: u32,
+        name: &str,
+        c: &Checkpoint,
+        out: &mut Flushed,
+    ) {
         match files::write(dir, rank, name, c) {
             Ok(n) => {
                 out.files += 1;
@@ -217,21 +231,17 @@ impl Store {
                 out.errors
                     .push(format!("{}: {e}", files::path(dir, rank, name).display()));
                 // Due again at the next round.
-                if let Some(e) = self.entries.lock().unwrap().get_mut(&(rank, name.to_string())) {
+                if let Some(e) = self
+                    .entries
+                    .lock()
+                    .unwrap()
+                    .get_mut(&(rank, name.to_string()))
+                {
                     e.unflushed = e.unflushed.max(1);
                     e.since.get_or_insert_with(Instant::now);
                 }
             }
         }
-    }
-
-    /// The checkpoints held and the bytes of their arrays.
-    pub fn held(&self) -> (usize, u64) {
-        let entries = self.entries.lock().unwrap();
-        (
-            entries.len(),
-            entries.values().map(|e| e.ckpt.bytes()).sum(),
-        )
     }
 }
 
@@ -339,7 +349,11 @@ mod tests {
         assert_eq!(s.flush(false).files, 1);
         let st = s.stats();
         assert_eq!((st.commits, st.fresh), (2, 1));
-        assert_eq!(st.payload, 3 * crate::blocks::BLOCK as u64, "two blocks, then one");
+        assert_eq!(
+            st.payload,
+            3 * crate::blocks::BLOCK as u64,
+            "two blocks, then one"
+        );
         let c = files::read(&dir, 1, "c").unwrap().unwrap();
         assert_eq!(c.commit, 2);
         assert_eq!(c.arrays["a"][0], 1);

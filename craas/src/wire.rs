@@ -81,7 +81,10 @@ pub fn receive<T: DeserializeOwned>(r: &mut impl Read) -> io::Result<(T, Vec<u8>
 /// Reads a frame whose payload goes to the front of `buf`, which grows when
 /// it is too short and is otherwise reused as it is (no page of it touched
 /// again but by the payload); returns the header and the payload's length.
-pub fn receive_into<T: DeserializeOwned>(r: &mut impl Read, buf: &mut Vec<u8>) -> io::Result<(T, usize)> {
+pub fn receive_into<T: DeserializeOwned>(
+    r: &mut impl Read,
+    buf: &mut Vec<u8>,
+) -> io::Result<(T, usize)> {
     let mut n = [0u8; 4];
     r.read_exact(&mut n)?;
     let n = u32::from_le_bytes(n);

@@ -22,21 +22,6 @@ fn done(call: &str, r: Result<(), CraasError>) -> c_int {
     }
 }
 
-/// Whether the calling rank is between MPI_Init and MPI_Finalize, else the
-/// error code.
-fn started(call: &str) -> Result<(), c_int> {
-    let ok = crate::handles::rank_state().is_some_and(|st| st.initialized && !st.finalized);
-    if ok {
-        Ok(())
-    } else {
-        Err(fail(
-            call,
-            "called outside MPI_Init ... MPI_Finalize",
-            codes::ERR_NOT_RANK,
-        ))
-    }
-}
-
 /// The text of C string `p` (argument `what`), or the error code.
 ///
 /// # Safety
@@ -51,6 +36,50 @@ unsafe fn text<'a>(call: &str, what: &str, p: *const c_char) -> Result<&'a str, 
         .map_err(|_| fail(call, &format!("{what} is not UTF-8"), codes::ERR_NAME))
 }
 
+/// The checkpoint's name, once the calling rank is checked to be between
+/// MPI_Init and MPI_Finalize; or the error code.
+///
+/// # Safety
+/// `ckpt` is NULL or NUL-terminated.
+unsafe fn checkpoint<'a>(call: &str, ckpt: *const c_char) -> Result<&'a str, c_int> {
+    let ok = crate::handles::rank_state().is_some_and(|st| st.initialized && !st.finalized);
+    if !ok {
+        return Err(fail(
+            call,
+            "called outside MPI_Init ... MPI_Finalize",
+            codes::ERR_NOT_RANK,
+        ));
+    }
+    // SAFETY: the caller's contract.
+    unsafe { text(call, "the checkpoint", ckpt) }
+}
+
+/// The checkpoint's and the object's names.
+///
+/// # Safety
+/// Both are NULL or NUL-terminated.
+unsafe fn names<'a>(
+    call: &str,
+    ckpt: *const c_char,
+    name: *const c_char,
+) -> Result<(&'a str, &'a str), c_int> {
+    // SAFETY: the caller's contract.
+    unsafe { Ok((checkpoint(call, ckpt)?, text(call, "the name", name)?)) }
+}
+
+/// Refuses NULL `data` with `bytes` (`what`: "data" or "buffer") with the
+/// error code.
+fn not_null(call: &str, name: &str, what: &str, null: bool, bytes: usize) -> Result<(), c_int> {
+    if null && bytes > 0 {
+        return Err(fail(
+            call,
+            &format!("array {name:?}: NULL {what} for {bytes} bytes"),
+            codes::ERR_ARG,
+        ));
+    }
+    Ok(())
+}
+
 /// # Safety
 /// Strings are NULL or NUL-terminated; `data` is NULL or `bytes` readable bytes.
 #[no_mangle]
@@ -61,33 +90,21 @@ pub unsafe extern "C" fn CRaaS_Ckpt_array(
     bytes: usize,
 ) -> c_int {
     const CALL: &str = "CRaaS_Ckpt_array";
-    if let Err(e) = started(CALL) {
-        return e;
-    }
     // SAFETY: see the function's contract.
-    let (ckpt, name) = match unsafe {
-        (
-            text(CALL, "the checkpoint", ckpt),
-            text(CALL, "the name", name),
-        )
-    } {
-        (Ok(c), Ok(n)) => (c, n),
-        (Err(e), _) | (_, Err(e)) => return e,
+    let (c, n) = match unsafe { names(CALL, ckpt, name) } {
+        Ok(x) => x,
+        Err(e) => return e,
     };
-    if data.is_null() && bytes > 0 {
-        return fail(
-            CALL,
-            &format!("array {name:?}: NULL data for {bytes} bytes"),
-            codes::ERR_ARG,
-        );
+    if let Err(e) = not_null(CALL, n, "data", data.is_null(), bytes) {
+        return e;
     }
     let data: &[u8] = if bytes == 0 {
         &[]
     } else {
-        // SAFETY: `bytes` readable bytes at `data` (the caller's contract).
+        // SAFETY: `bytes` readable bytes at `data`, not NULL (checked).
         unsafe { std::slice::from_raw_parts(data.cast::<u8>(), bytes) }
     };
-    done(CALL, craas::ckpt_array(ckpt, name, data))
+    done(CALL, craas::ckpt_array(c, n, data))
 }
 
 /// # Safety
@@ -99,18 +116,10 @@ pub unsafe extern "C" fn CRaaS_Ckpt_index(
     value: c_long,
 ) -> c_int {
     const CALL: &str = "CRaaS_Ckpt_index";
-    if let Err(e) = started(CALL) {
-        return e;
-    }
     // SAFETY: see the function's contract.
-    match unsafe {
-        (
-            text(CALL, "the checkpoint", ckpt),
-            text(CALL, "the name", name),
-        )
-    } {
-        (Ok(c), Ok(n)) => done(CALL, craas::ckpt_index(c, n, value as i64)),
-        (Err(e), _) | (_, Err(e)) => e,
+    match unsafe { names(CALL, ckpt, name) } {
+        Ok((c, n)) => done(CALL, craas::ckpt_index(c, n, value as i64)),
+        Err(e) => e,
     }
 }
 
@@ -119,11 +128,8 @@ pub unsafe extern "C" fn CRaaS_Ckpt_index(
 #[no_mangle]
 pub unsafe extern "C" fn CRaaS_Commit(ckpt: *const c_char) -> c_int {
     const CALL: &str = "CRaaS_Commit";
-    if let Err(e) = started(CALL) {
-        return e;
-    }
     // SAFETY: see the function's contract.
-    match unsafe { text(CALL, "the checkpoint", ckpt) } {
+    match unsafe { checkpoint(CALL, ckpt) } {
         Ok(c) => done(CALL, craas::commit(c).map(|_| ())),
         Err(e) => e,
     }
@@ -136,11 +142,8 @@ pub unsafe extern "C" fn CRaaS_Commit(ckpt: *const c_char) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn CRaaS_Exists(ckpt: *const c_char) -> c_int {
     const CALL: &str = "CRaaS_Exists";
-    if started(CALL).is_err() {
-        return 0;
-    }
     // SAFETY: see the function's contract.
-    match unsafe { text(CALL, "the checkpoint", ckpt) }.map(craas::exists) {
+    match unsafe { checkpoint(CALL, ckpt) }.map(craas::exists) {
         Ok(Ok(e)) => e as c_int,
         Ok(Err(e)) => {
             fail(CALL, &e.to_string(), e.code());
@@ -158,18 +161,9 @@ pub unsafe extern "C" fn CRaaS_Exists(ckpt: *const c_char) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn CRaaS_Rst_index(ckpt: *const c_char, name: *const c_char) -> c_long {
     const CALL: &str = "CRaaS_Rst_index";
-    if started(CALL).is_err() {
-        return 0;
-    }
     // SAFETY: see the function's contract.
-    let (ckpt, name) = match unsafe {
-        (
-            text(CALL, "the checkpoint", ckpt),
-            text(CALL, "the name", name),
-        )
-    } {
-        (Ok(c), Ok(n)) => (c, n),
-        _ => return 0,
+    let Ok((ckpt, name)) = (unsafe { names(CALL, ckpt, name) }) else {
+        return 0;
     };
     match craas::rst_index(ckpt, name) {
         Ok(v) => v.unwrap_or(0) as c_long,
@@ -190,33 +184,22 @@ pub unsafe extern "C" fn CRaaS_Rst_array(
     bytes: usize,
 ) -> c_int {
     const CALL: &str = "CRaaS_Rst_array";
-    if let Err(e) = started(CALL) {
-        return e;
-    }
     // SAFETY: see the function's contract.
-    let (ckpt, name) = match unsafe {
-        (
-            text(CALL, "the checkpoint", ckpt),
-            text(CALL, "the name", name),
-        )
-    } {
-        (Ok(c), Ok(n)) => (c, n),
-        (Err(e), _) | (_, Err(e)) => return e,
+    let (c, n) = match unsafe { names(CALL, ckpt, name) } {
+        Ok(x) => x,
+        Err(e) => return e,
     };
-    if data.is_null() && bytes > 0 {
-        return fail(
-            CALL,
-            &format!("array {name:?}: NULL buffer for {bytes} bytes"),
-            codes::ERR_ARG,
-        );
+    if let Err(e) = not_null(CALL, n, "buffer", data.is_null(), bytes) {
+        return e;
     }
     let out: &mut [u8] = if bytes == 0 {
         &mut []
     } else {
-        // SAFETY: `bytes` writable bytes at `data` (the caller's contract).
+        // SAFETY: `bytes` writable bytes at `data`, not NULL (checked), the
+        // caller's alone during the call.
         unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), bytes) }
     };
-    done(CALL, craas::rst_array(ckpt, name, out))
+    done(CALL, craas::rst_array(c, n, out))
 }
 
 /// # Safety
@@ -224,11 +207,8 @@ pub unsafe extern "C" fn CRaaS_Rst_array(
 #[no_mangle]
 pub unsafe extern "C" fn CRaaS_Delete(ckpt: *const c_char) -> c_int {
     const CALL: &str = "CRaaS_Delete";
-    if let Err(e) = started(CALL) {
-        return e;
-    }
     // SAFETY: see the function's contract.
-    match unsafe { text(CALL, "the checkpoint", ckpt) } {
+    match unsafe { checkpoint(CALL, ckpt) } {
         Ok(c) => done(CALL, craas::delete(c)),
         Err(e) => e,
     }
@@ -242,11 +222,8 @@ pub unsafe extern "C" fn CRaaS_Delete(ckpt: *const c_char) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn CRaaSX_Wait(ckpt: *const c_char) -> c_int {
     const CALL: &str = "CRaaSX_Wait";
-    if let Err(e) = started(CALL) {
-        return e;
-    }
     // SAFETY: see the function's contract.
-    match unsafe { text(CALL, "the checkpoint", ckpt) } {
+    match unsafe { checkpoint(CALL, ckpt) } {
         Ok(c) => done(CALL, craas::wait(c)),
         Err(e) => e,
     }

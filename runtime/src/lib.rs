@@ -5,8 +5,10 @@
 //! Owns: MPI semantics (ranks, communicators, groups, matching, point-to-point,
 //! collectives, one-sided communication, datatypes, reduction ops, error
 //! classes and handlers), the
-//! inter-process fabric (remote/), the checkpoint protocol (checkpoint/), and the
-//! safe Rust API (`mpcrs::run`).
+//! inter-process fabric (remote/), the checkpoint protocol (checkpoint/), the
+//! ranks' side of application checkpoints (ft/ for FTI's API, craas/ for
+//! checkpoints held in a service's memory), and the safe Rust API
+//! (`mpcrs::run`).
 //!
 //! Inside, three concepts import each other one way (runtime/tests/layout.rs):
 //! MPI semantics (comm, p2p, coll, ...) use the fabric (remote/) and the
