@@ -297,3 +297,35 @@ fn on_two_hosts_with_the_service_on_a_third() {
     assert!(started.lines().any(|h| h == service), "{started}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_rust_api_recovers_the_same_way_and_computes_what_c_does() {
+    // The same multiply in Rust: its uninterrupted checksum is C's.
+    let whole = uninterrupted("8");
+    let bin = mpcrs_tests::program("craas_rust");
+    for (name, layout) in [
+        ("rust-threads", &["-n", "8"][..]),
+        ("rust-p2", &["-n", "8", "-p", "2"][..]),
+    ] {
+        let dir = scratch(name);
+        let ck = dir.join("ck");
+        let mut args = layout.to_vec();
+        args.extend(["--checkpoint", ck.to_str().unwrap()]);
+        args.extend(["--ckpt-service", "localhost", "--max-restarts", "1"]);
+        args.extend([bin.to_str().unwrap(), "256", "32", "5"]);
+        let o = run_job(&args, LIMIT);
+        let out = expect_success(&o, name);
+        let err = text(&o).1;
+        assert!(err.contains("killed by signal 9"), "{name}: {err}");
+        assert!(
+            err.contains("restored from the memory of the checkpoint service"),
+            "{name}: {err}"
+        );
+        assert!(
+            out.contains("rank 7 resumed at tile row 5"),
+            "{name}: {out}"
+        );
+        assert_eq!(checksum(&out), whole, "{name}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

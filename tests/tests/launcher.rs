@@ -357,15 +357,17 @@ fn interrupting_the_launcher_ends_the_job_and_its_children() {
         .args(["-n", "2", "sh", "-c", &script])
         .spawn()
         .unwrap();
+    // The shell makes the file before it writes the pid: wait for a number.
     let t0 = std::time::Instant::now();
-    while !marker.exists() && t0.elapsed() < Duration::from_secs(5) {
+    let read = || {
+        std::fs::read_to_string(&marker)
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+    };
+    while read().is_none() && t0.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(10));
     }
-    let sleeper: i32 = std::fs::read_to_string(&marker)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let sleeper = read().expect("the job's shell wrote its sleeper's pid");
     let _ = std::fs::remove_file(&marker);
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };

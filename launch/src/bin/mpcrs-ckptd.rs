@@ -96,7 +96,12 @@ fn main() -> ExitCode {
         report(&format!("flush failed: {e}"));
     }
     if args.stats {
-        report(&format!("{}; the last flush wrote {} files ({} bytes)", store.stats(), flushed.files, flushed.bytes));
+        report(&format!(
+            "{}; the last flush wrote {} files ({} bytes)",
+            store.stats(),
+            flushed.files,
+            flushed.bytes
+        ));
     }
     if flushed.errors.is_empty() {
         ExitCode::SUCCESS
