@@ -35,6 +35,16 @@ typedef enum {
     FTI_L4
 } FTIT_level;
 
+/* mpcrs's memory level: FTI_Checkpoint(id, MPCRS_FTI_MEMORY) keeps each
+ * rank's protected data in the memory of the job's checkpoint service
+ * (mpcrs-run --ckpt-service HOST), or in its process, flushed to the
+ * checkpoint directory (--checkpoint DIR), instead of in files of the levels
+ * (craas.h's checkpoints "fti-memory-0" and "fti-memory-1"). With Head = 0
+ * the call returns once the data is held there; with Head = 1 once it is
+ * staged (helper tasks send it). FTI_Status and FTI_Recover take it when it
+ * is newer than any checkpoint in files. */
+#define MPCRS_FTI_MEMORY 5
+
 /* HDF5 groups are not implemented; pass NULL where one is asked. */
 typedef struct FTIT_H5Group FTIT_H5Group;
 

@@ -384,3 +384,49 @@ fn l2_and_l3_in_a_job_of_one_process_say_they_need_two() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn the_memory_level_recovers_from_the_service_and_from_its_flushed_files() {
+    let dir = scratch("memory");
+    let cfg = config(&dir, 0, "");
+    let ck = dir.join("ck");
+    let bin = heat_fti();
+    let run = |extra: &[&str], tail: &[&str]| {
+        let mut args = vec!["-n", "8", "-p", "2", "--checkpoint", ck.to_str().unwrap()];
+        args.extend(["--ckpt-service", "localhost"]);
+        args.extend(extra);
+        args.extend([
+            bin.to_str().unwrap(),
+            cfg.to_str().unwrap(),
+            "5",
+            "200",
+            "50",
+        ]);
+        args.extend(tail);
+        run_job(&args, LIMIT)
+    };
+    let whole = heat_checksum(&expect_success(&run(&[], &[]), "uninterrupted run"));
+    // Killed after iteration 120, started again by the launcher: from the
+    // service's memory.
+    let o = run(&["--max-restarts", "1"], &["120"]);
+    let out = expect_success(&o, "a run restarted by the launcher");
+    let err = text(&o).1;
+    assert!(err.contains("killed by signal 9"), "{err}");
+    assert!(
+        err.contains("restored from the memory of the checkpoint service"),
+        "{err}"
+    );
+    assert!(out.contains("recovered at iteration 100"), "{out}");
+    assert_eq!(heat_checksum(&out), whole);
+    // Killed, and the job ends: its service flushes what it held; a new
+    // run (a new service) recovers from those files.
+    let killed = run(&[], &["120"]);
+    assert!(!killed.status.success(), "{:?}", text(&killed));
+    let o = run(&[], &[]);
+    let out = expect_success(&o, "a new run");
+    let err = text(&o).1;
+    assert!(err.contains("restored from /"), "{err}");
+    assert!(out.contains("recovered at iteration 100"), "{out}");
+    assert_eq!(heat_checksum(&out), whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -37,7 +37,7 @@ pub enum FtError {
     #[error("{0}")]
     Config(#[from] ConfigError),
     #[error(
-        "level {0} is not one of 1 (local), 2 (partner copy), 3 (Reed-Solomon) and 4 (global)"
+        "level {0} is not one of 1 (local), 2 (partner copy), 3 (Reed-Solomon), 4 (global) and 5 (mpcrs's memory level)"
     )]
     Level(i32),
     #[error("{0}")]
@@ -119,6 +119,27 @@ struct Found {
     epoch: u64,
     files: Vec<PathBuf>,
     rank_processes: Vec<u32>,
+    /// Held at the memory level ([`MEMORY_LEVEL`]), not in files.
+    in_memory: bool,
+}
+
+/// mpcrs's memory level for `FTI_Checkpoint` (FTI numbers its levels 1 to
+/// 4): each rank's protected data goes to CRaaS (`crate::craas`), held in
+/// the memory of the job's checkpoint service (`--ckpt-service`), or kept by
+/// its process and flushed to the checkpoint directory, instead of files of
+/// the levels. Recovery takes it when it is newer than any checkpoint in
+/// files.
+pub const MEMORY_LEVEL: i32 = 5;
+
+/// The CRaaS checkpoints of the memory level, taking turns by epoch: each
+/// checkpoint waits until the one before is held, so every rank holds the
+/// epoch before the newest when a process dies during a checkpoint.
+fn memory_slot(epoch: u64) -> &'static str {
+    if epoch % 2 == 1 {
+        "fti-memory-1"
+    } else {
+        "fti-memory-0"
+    }
 }
 
 /// One rank's application checkpoints.
@@ -136,6 +157,8 @@ pub struct Ft {
     /// Checkpoints taken by this run, and the last one.
     taken: u64,
     last: Option<u64>,
+    /// Whether `last` went to the memory level.
+    last_in_memory: bool,
     started: std::time::Instant,
     /// The minute of the last checkpoint FTI_Snapshot took.
     snapshot_minute: u64,
@@ -162,7 +185,7 @@ impl Ft {
             .expect("every rank has a color");
         let mut processes = vec![0i32; comm.size() as usize];
         comm.all_gather(&[shared.settings.me as i32], &mut processes)?;
-        let found = find(&comm, shared)?;
+        let found = find_newest(&comm, shared)?;
         Ok(Ft {
             shared,
             comm,
@@ -172,6 +195,7 @@ impl Ft {
             recovered: std::cell::OnceCell::new(),
             taken: 0,
             last: None,
+            last_in_memory: false,
             started: std::time::Instant::now(),
             snapshot_minute: 0,
         })
@@ -191,6 +215,9 @@ impl Ft {
     /// Checkpoints `vars` at `level` (1 to 4), collectively; returns the
     /// epoch. A failure leaves the previous checkpoint the one to recover.
     pub fn checkpoint(&mut self, vars: &[Var<'_>], level: i32) -> Result<u64, FtError> {
+        if level == MEMORY_LEVEL {
+            return self.checkpoint_in_memory(vars);
+        }
         let levels = match level {
             1 => vec![Level::Local],
             2 => vec![Level::Local, Level::Partner],
@@ -263,6 +290,7 @@ impl Ft {
         }
         self.taken += 1;
         self.last = Some(k);
+        self.last_in_memory = false;
         self.recovered = std::cell::OnceCell::new();
         let inline = levels
             .iter()
@@ -273,6 +301,55 @@ impl Ft {
                 crate::checkpoint::drain_helpers();
             }
         })?;
+        Ok(k)
+    }
+
+    /// Checkpoints `vars` at the memory level (collectively): a CRaaS commit
+    /// per rank, after the last one is held.
+    fn checkpoint_in_memory(&mut self, vars: &[Var<'_>]) -> Result<u64, FtError> {
+        use crate::craas;
+        let held_before = match self.last {
+            Some(k) => craas::wait(memory_slot(k)).map_err(|e| e.to_string()),
+            None => Ok(()),
+        };
+        let mut k = [0u64];
+        if self.comm.rank() == 0 {
+            let next = self.shared.settings.dir.next_epoch().unwrap_or(1);
+            k[0] = next.max(self.last.map_or(0, |l| l + 1));
+        }
+        self.comm.broadcast(&mut k, 0)?;
+        let k = k[0];
+        let slot = memory_slot(k);
+        let staged = held_before.and_then(|()| {
+            let e = |x: craas::CraasError| x.to_string();
+            for (i, v) in vars.iter().enumerate() {
+                craas::ckpt_array(slot, &format!("var-{}", v.id), v.bytes).map_err(e)?;
+                craas::ckpt_index(slot, &format!("id-{i}"), v.id as i64).map_err(e)?;
+                craas::ckpt_index(slot, &format!("size-{}", v.id), v.elem_size as i64)
+                    .map_err(e)?;
+                craas::ckpt_index(slot, &format!("len-{}", v.id), v.bytes.len() as i64)
+                    .map_err(e)?;
+            }
+            craas::ckpt_index(slot, "vars", vars.len() as i64).map_err(e)?;
+            craas::ckpt_index(slot, "epoch", k as i64).map_err(e)?;
+            craas::commit(slot).map_err(e)?;
+            // Without a head, levels are made inline: held before the call
+            // returns. With one, the helpers send it while the ranks go on.
+            if !self.shared.config.head {
+                craas::wait(slot).map_err(e)?;
+            }
+            Ok(())
+        });
+        if !all_ok(&self.comm, staged.is_ok())? {
+            return Err(FtError::Io(match staged {
+                Err(e) => format!("memory level: {e}"),
+                Ok(_) => "memory level: another rank could not stage its data; the previous checkpoint stays".into(),
+            }));
+        }
+        self.taken += 1;
+        self.last = Some(k);
+        self.last_in_memory = true;
+        self.recovered = std::cell::OnceCell::new();
         Ok(k)
     }
 
@@ -417,6 +494,10 @@ impl Ft {
             return Ok(v);
         }
         let f = self.found.as_ref().ok_or(FtError::NothingToRecover)?;
+        if f.in_memory {
+            let v = stored_in_memory(f.epoch).map_err(FtError::Recover)?;
+            return Ok(self.recovered.get_or_init(|| v));
+        }
         let me = self.comm.rank() as usize;
         let p = *f.rank_processes.get(me).ok_or_else(|| {
             FtError::Recover(format!(
@@ -456,7 +537,12 @@ impl Ft {
         let s = self.shared.settings;
         self.in_process_lead(crate::checkpoint::drain_helpers)?;
         self.comm.barrier()?;
-        if self.shared.config.keep_last {
+        if self.shared.config.keep_last && self.last_in_memory {
+            // Kept where the memory level keeps it, once held there.
+            if let Some(k) = self.last {
+                crate::craas::wait(memory_slot(k)).map_err(|e| FtError::Io(e.to_string()))?;
+            }
+        } else if self.shared.config.keep_last {
             if let Some(k) = self.last {
                 let m = JobManifest::read(&s.dir.epoch_dir(k).join(mpcrs_cr::commit::MANIFEST))
                     .map_err(FtError::Io)?;
@@ -475,6 +561,9 @@ impl Ft {
             self.comm.barrier()?;
             if self.comm.rank() == 0 {
                 remove_epochs(&s.dir);
+            }
+            for slot in [memory_slot(0), memory_slot(1)] {
+                crate::craas::delete(slot).map_err(|e| FtError::Io(e.to_string()))?;
             }
         }
         self.comm.barrier()?;
@@ -557,7 +646,73 @@ fn find(comm: &Communicator, shared: &Shared) -> Result<Option<Found>, FtError> 
         epoch,
         files,
         rank_processes,
+        in_memory: false,
     }))
+}
+
+/// The newest checkpoint: in files ([`find`]) or at the memory level,
+/// whichever is newer (collective).
+fn find_newest(comm: &Communicator, shared: &Shared) -> Result<Option<Found>, FtError> {
+    let in_files = find(comm, shared)?;
+    // Each rank's newest epoch held at the memory level; every rank holds
+    // the smallest of them (see `memory_slot`).
+    let held: Vec<u64> = [0, 1]
+        .iter()
+        .filter_map(|&s| {
+            let slot = memory_slot(s);
+            crate::craas::rst_index(slot, "epoch")
+                .ok()
+                .flatten()
+                .map(|e| e as u64)
+        })
+        .collect();
+    let mut k = [0u64];
+    comm.all_reduce(&[held.iter().copied().max().unwrap_or(0)], &mut k, &Op::Min)?;
+    let k = k[0];
+    let newer = k > 0 && in_files.as_ref().is_none_or(|f| k > f.epoch);
+    if !all_ok(comm, !newer || held.contains(&k))? {
+        report_line(&format!(
+            "the memory level's checkpoint {k} is not held by every rank; passed over"
+        ));
+        return Ok(in_files);
+    }
+    if !newer {
+        return Ok(in_files);
+    }
+    Ok(Some(Found {
+        epoch: k,
+        files: Vec::new(),
+        rank_processes: Vec::new(),
+        in_memory: true,
+    }))
+}
+
+/// The calling rank's variables of memory-level checkpoint `epoch`.
+fn stored_in_memory(epoch: u64) -> Result<Vec<Stored>, String> {
+    use crate::craas;
+    let slot = memory_slot(epoch);
+    let index = |name: &str| -> Result<i64, String> {
+        craas::rst_index(slot, name)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("memory level: no checkpoint {epoch}"))
+    };
+    if index("epoch")? as u64 != epoch {
+        return Err(format!(
+            "memory level: checkpoint {epoch} is no longer held"
+        ));
+    }
+    let mut out = Vec::new();
+    for i in 0..index("vars")? {
+        let id = index(&format!("id-{i}"))? as i32;
+        let mut bytes = vec![0u8; index(&format!("len-{id}"))? as usize];
+        craas::rst_array(slot, &format!("var-{id}"), &mut bytes).map_err(|e| e.to_string())?;
+        out.push(Stored {
+            id,
+            elem_size: index(&format!("size-{id}"))? as u32,
+            bytes,
+        });
+    }
+    Ok(out)
 }
 
 /// The newest epoch of `dir` written by as many ranks, recovered from its
@@ -597,6 +752,7 @@ fn newest_recoverable(dir: &mpcrs_cr::CheckpointDir, ranks: usize) -> Option<Fou
                     epoch: k,
                     files: r.images,
                     rank_processes: m.rank_processes,
+                    in_memory: false,
                 });
             }
             Err(e) => report_line(&format!("checkpoint {k} passed over: {e}")),
