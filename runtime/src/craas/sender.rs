@@ -35,7 +35,19 @@ pub(super) enum Outgoing {
     },
 }
 
-/// A checkpoint kept in files by this process (no service, or a lost one).
+impl Outgoing {
+    /// Its rank and checkpoint.
+    fn key(&self) -> (u32, String) {
+        match self {
+            Outgoing::Commit { rank, ckpt, .. } | Outgoing::Delete { rank, ckpt } => {
+                (*rank, ckpt.clone())
+            }
+        }
+    }
+}
+
+/// A checkpoint as this process last committed it, and what of it is not in
+/// files this process wrote.
 struct InFiles {
     last: Checkpoint,
     unflushed: u32,
@@ -48,11 +60,16 @@ struct State {
     sending: bool,
     /// Connections by service address; `None` once the service is lost.
     links: HashMap<String, Option<Link>>,
-    /// Checkpoints this process writes to files itself.
+    /// The last commit of every checkpoint of this process's ranks, with
+    /// the commits not yet in files this process wrote: it writes them by
+    /// the flush policy without a service, and all of them once it loses one.
     in_files: HashMap<(u32, String), InFiles>,
     /// The last commit of each checkpoint known to be held where it is kept
-    /// (acknowledged by the service, or written to files).
+    /// (acknowledged by the service, or written to files); a deletion,
+    /// once sent, removes it (commits are numbered from 1 again).
     held: HashMap<(u32, String), u64>,
+    /// The checkpoint whose commit or deletion the helper is sending.
+    current: Option<(u32, String)>,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -65,6 +82,7 @@ fn with_state<T>(f: impl FnOnce(&mut State) -> T) -> T {
         links: HashMap::new(),
         in_files: HashMap::new(),
         held: HashMap::new(),
+        current: None,
     }))
 }
 
@@ -117,6 +135,7 @@ fn send_all(places: &'static Places) {
     loop {
         let Some(o) = with_state(|s| {
             let o = s.queue.pop_front();
+            s.current = o.as_ref().map(|o| o.key());
             if o.is_none() {
                 s.sending = false;
             }
@@ -124,6 +143,9 @@ fn send_all(places: &'static Places) {
         }) else {
             return;
         };
+        if let Outgoing::Delete { rank, ckpt } = &o {
+            with_state(|s| s.held.remove(&(*rank, ckpt.clone())));
+        }
         send_one(places, o);
     }
 }
@@ -360,13 +382,16 @@ pub(super) fn wait(
 ) -> Result<(), String> {
     let key = (rank, ckpt.to_string());
     loop {
-        let (held, idle) = with_state(|s| {
+        let (held, idle, pending) = with_state(|s| {
             (
                 s.held.get(&key).copied().unwrap_or(0),
                 !s.sending && s.queue.is_empty(),
+                // Anything of it still to send comes first (a deletion sent
+                // later than an older commit's acknowledgement, for one).
+                s.current.as_ref() == Some(&key) || s.queue.iter().any(|o| o.key() == key),
             )
         });
-        if held >= commit {
+        if held >= commit && !pending {
             return Ok(());
         }
         if idle {
