@@ -212,14 +212,20 @@ pub struct Options {
     /// Hosts of checkpoint services (mpcrs-ckptd, one per host given; "localhost"
     /// for this one): they hold the ranks' CRaaS checkpoints (craas.h) in
     /// memory for the whole of mpcrs-run, restarts included, and flush them
-    /// to the checkpoint directory. Without it, each process keeps its ranks'
-    /// checkpoints and flushes them itself.
+    /// to the checkpoint directory. HOST:PORT uses a service running on its
+    /// own (with --ckpt-service-secret), which outlives the job. Without it,
+    /// each process keeps its ranks' checkpoints and flushes them itself.
     #[arg(
         long = "ckpt-service",
         value_name = "HOST[,HOST]",
         value_delimiter = ','
     )]
     pub ckpt_service: Vec<String>,
+
+    /// The secret file of services given as HOST:PORT to --ckpt-service,
+    /// running on their own (mpcrs-ckptd --secret-file FILE).
+    #[arg(long = "ckpt-service-secret", value_name = "FILE")]
+    pub ckpt_service_secret: Option<std::path::PathBuf>,
 
     /// When CRaaS checkpoints are flushed to the checkpoint directory: after K
     /// commits of a checkpoint, T seconds after its first unflushed commit
@@ -239,6 +245,10 @@ pub struct Options {
     /// The addresses of the services of --ckpt-service once started.
     #[arg(skip)]
     pub ckpt_service_addrs: Vec<String>,
+
+    /// The secret the job's processes prove to those services.
+    #[arg(skip)]
+    pub ckpt_service_key: Option<mpcrs_auth::JobSecret>,
 }
 
 /// The most ranks a job has: MPI numbers them with C ints.

@@ -33,6 +33,33 @@ pub struct Services {
     pub addrs: Vec<String>,
 }
 
+/// The secret in `path` (hex, one line). A file that group or others may
+/// read is refused, naming it; with `make`, a missing one is made (0600)
+/// with a new secret.
+pub fn secret_from_file(path: &Path, make: bool) -> Result<JobSecret, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let name = path.display();
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && make => {
+            let s = JobSecret::generate().map_err(|e| format!("{name}: {e}"))?;
+            let mut f =
+                mpcrs_cr::commit::create_private(path).map_err(|e| format!("{name}: {e}"))?;
+            writeln!(f, "{}", s.to_hex()).map_err(|e| format!("{name}: {e}"))?;
+            return Ok(s);
+        }
+        Err(e) => return Err(format!("the secret file {name}: {e}")),
+        Ok(m) if m.permissions().mode() & 0o077 != 0 => {
+            return Err(format!(
+                "the secret file {name} may be read by others (mode {:o}); make it 0600",
+                m.permissions().mode() & 0o777
+            ))
+        }
+        Ok(_) => {}
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("the secret file {name}: {e}"))?;
+    JobSecret::from_hex(text.trim()).map_err(|e| format!("the secret file {name}: {e}"))
+}
+
 /// Where the job's ranks reach a service on `host` from: this host's
 /// loopback when every process runs here, else an address of the host that
 /// the other hosts can reach.
@@ -75,6 +102,21 @@ pub fn start(
         addrs: Vec::new(),
     };
     for host in service_hosts {
+        // HOST:PORT: a service already running (on its own, with this
+        // secret), used and left running.
+        if let Some((h, port)) = host.rsplit_once(':') {
+            let port: u16 = port
+                .parse()
+                .map_err(|_| format!("--ckpt-service {host}: {port:?} is not a port"))?;
+            let ip = hosts::resolve(h)?
+                .into_iter()
+                .next()
+                .ok_or_else(|| format!("--ckpt-service {host}: host {h:?} has no address"))?;
+            services
+                .addrs
+                .push(std::net::SocketAddr::new(ip, port).to_string());
+            continue;
+        }
         let local = hosts::is_local(host, &own)?;
         let mut words = vec![program.to_string_lossy().into_owned()];
         if let Some(d) = dir {

@@ -4,7 +4,8 @@
 //! service's memory (or from the files of the last flush), and the final
 //! checksum of an uninterrupted run; in threads, at -p 2 and -p 4. Plus a
 //! kill between staging and commit, three kills in a row, the service
-//! itself killed, a restart on fewer processes, and bad input.
+//! itself killed, a restart on fewer processes, a service running on its own
+//! that outlives the job, and bad input.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -328,4 +329,85 @@ fn the_rust_api_recovers_the_same_way_and_computes_what_c_does() {
         assert_eq!(checksum(&out), whole, "{name}");
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+#[test]
+fn a_service_running_on_its_own_outlives_the_job_and_its_launcher() {
+    use std::io::BufRead;
+    use std::os::unix::fs::PermissionsExt;
+    let whole = uninterrupted("8");
+    let dir = scratch("own");
+    let secret = dir.join("secret");
+    let mut service = std::process::Command::new(mpcrs_tests::profile_dir().join("mpcrs-ckptd"))
+        .args([
+            "--secret-file",
+            secret.to_str().unwrap(),
+            "--flush",
+            "never",
+        ])
+        .args([
+            "--dir",
+            dir.join("ck").to_str().unwrap(),
+            "--listen",
+            "127.0.0.1",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(service.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let port = first.trim().rsplit(' ').next().unwrap().to_string();
+    let addr = format!("127.0.0.1:{port}");
+    assert_eq!(
+        std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777,
+        0o600,
+        "the secret file is made private"
+    );
+    let with = |s: &Path| -> Vec<String> {
+        [
+            "--ckpt-service",
+            &addr,
+            "--ckpt-service-secret",
+            s.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let args = with(&secret);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // A secret others may read is refused, naming the file.
+    let open = dir.join("open-secret");
+    std::fs::copy(&secret, &open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let refused = with(&open);
+    let refused: Vec<&str> = refused.iter().map(String::as_str).collect();
+    let (_, err, ok) = run(&dir, &["-n", "2"], &refused, &[]);
+    assert!(!ok && err.contains("may be read by others"), "{err}");
+    // The job killed, its launcher gone: a new mpcrs-run restores from the
+    // service's memory.
+    let (out, err, ok) = run(&dir, &["-n", "8", "-p", "2"], &args, &["3"]);
+    assert!(!ok, "{out}\n{err}");
+    let (out, err, ok) = run(&dir, &["-n", "8", "-p", "2"], &args, &[]);
+    assert!(ok, "{out}\n{err}");
+    assert!(
+        err.contains(&format!(
+            "restored from the memory of the checkpoint service at {addr}"
+        )),
+        "{err}"
+    );
+    assert!(out.contains("rank 4 resumed at tile row 3"), "{out}");
+    assert_eq!(checksum(&out), whole);
+    // SIGTERM: it flushes what it holds and exits.
+    // SAFETY: kill(2) of this test's child.
+    unsafe { libc::kill(service.id() as i32, libc::SIGTERM) };
+    assert!(service.wait().unwrap().success());
+    for r in 0..8 {
+        assert!(
+            dir.join(format!("ck/craas/rank-{r}/mm-1.craas")).is_file(),
+            "rank {r}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

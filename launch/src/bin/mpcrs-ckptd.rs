@@ -41,6 +41,36 @@ struct Args {
     /// The address to listen on.
     #[arg(long, value_name = "IP", default_value = "0.0.0.0")]
     listen: std::net::IpAddr,
+    /// The port to listen on (0: any free port).
+    #[arg(long, value_name = "PORT", default_value_t = 0)]
+    port: u16,
+    /// Run on its own: the secret is FILE's (made, 0600, when missing; a
+    /// file others may read is refused), and the service runs until SIGTERM
+    /// or SIGINT.
+    #[arg(long, value_name = "FILE")]
+    secret_file: Option<PathBuf>,
+}
+
+/// Blocks SIGTERM and SIGINT in every thread (call before any starts);
+/// [`wait_for_signal`] then takes them.
+fn block_end_signals() -> libc::sigset_t {
+    // SAFETY: a zeroed sigset_t is filled by sigemptyset before use.
+    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid sigset_t; pthread_sigmask changes only this
+    // thread's mask, which threads started later inherit.
+    unsafe {
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+    set
+}
+
+fn wait_for_signal(set: &libc::sigset_t) {
+    let mut sig = 0;
+    // SAFETY: `set` holds the blocked signals; sigwait writes `sig`.
+    unsafe { libc::sigwait(set, &mut sig) };
 }
 
 fn report(line: &str) {
@@ -49,25 +79,35 @@ fn report(line: &str) {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    let signals = args.secret_file.is_some().then(block_end_signals);
     let mut input = std::io::stdin().lock();
-    let mut first = String::new();
-    let secret = match input
-        .read_line(&mut first)
-        .map_err(|e| e.to_string())
-        .and_then(|_| JobSecret::from_hex(first.trim()))
-    {
+    let secret = match &args.secret_file {
+        Some(f) => mpcrs_launch::service::secret_from_file(f, true),
+        None => {
+            let mut first = String::new();
+            input
+                .read_line(&mut first)
+                .map_err(|e| e.to_string())
+                .and_then(|_| JobSecret::from_hex(first.trim()))
+                .map_err(|e| {
+                    format!("the first line of standard input is not the services' secret ({e})")
+                })
+        }
+    };
+    let secret = match secret {
         Ok(s) => s,
         Err(e) => {
-            report(&format!(
-                "the first line of standard input is not the services' secret ({e})"
-            ));
+            report(&e);
             return ExitCode::from(2);
         }
     };
-    let listener = match TcpListener::bind((args.listen, 0)) {
+    let listener = match TcpListener::bind((args.listen, args.port)) {
         Ok(l) => l,
         Err(e) => {
-            report(&format!("cannot listen on {}: {e}", args.listen));
+            report(&format!(
+                "cannot listen on {}:{}: {e}",
+                args.listen, args.port
+            ));
             return ExitCode::from(1);
         }
     };
@@ -88,9 +128,15 @@ fn main() -> ExitCode {
     }
     println!("mpcrs-ckptd: listening on {port}");
     let _ = std::io::stdout().flush();
-    // Until the launcher closes our standard input.
-    let mut rest = Vec::new();
-    let _ = std::io::copy(&mut input, &mut rest);
+    match &signals {
+        // On its own: until SIGTERM or SIGINT.
+        Some(set) => wait_for_signal(set),
+        // Until the launcher closes our standard input.
+        None => {
+            let mut rest = Vec::new();
+            let _ = std::io::copy(&mut input, &mut rest);
+        }
+    }
     let flushed = store.flush(true);
     for e in &flushed.errors {
         report(&format!("flush failed: {e}"));

@@ -203,9 +203,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Some(s) = &services {
+    let services = services.map(|(s, secret)| {
         args.ckpt_service_addrs = s.addrs.clone();
-    }
+        args.ckpt_service_key = Some(secret);
+        s
+    });
     let specs = match first_run(&args) {
         Ok(specs) => specs,
         Err(status) => {
@@ -229,7 +231,9 @@ fn main() -> ExitCode {
 }
 
 /// Starts the services of --ckpt-service, if any.
-fn start_services(args: &Options) -> Result<Option<mpcrs_launch::service::Services>, String> {
+fn start_services(
+    args: &Options,
+) -> Result<Option<(mpcrs_launch::service::Services, mpcrs_auth::JobSecret)>, String> {
     if args.ckpt_service.is_empty() {
         return Ok(None);
     }
@@ -241,8 +245,18 @@ fn start_services(args: &Options) -> Result<Option<mpcrs_launch::service::Servic
         .checkpoint
         .as_ref()
         .map(|d| std::path::absolute(d).unwrap_or_else(|_| d.clone()));
-    let secret = mpcrs_launch::processes::service_secret()
-        .map_err(|e| format!("the checkpoint services' secret: {e}"))?;
+    let running = args.ckpt_service.iter().any(|h| h.contains(':'));
+    let secret = match &args.ckpt_service_secret {
+        Some(f) => mpcrs_launch::service::secret_from_file(f, false)
+            .map_err(|e| format!("--ckpt-service-secret: {e}"))?,
+        None if running => {
+            return Err(
+                "--ckpt-service HOST:PORT uses a service running on its own: give --ckpt-service-secret FILE, the file its mpcrs-ckptd --secret-file reads".into(),
+            )
+        }
+        None => mpcrs_launch::processes::service_secret()
+            .map_err(|e| format!("the checkpoint services' secret: {e}"))?,
+    };
     mpcrs_launch::service::start(
         &args.ckpt_service,
         &job_hosts,
@@ -252,7 +266,7 @@ fn start_services(args: &Options) -> Result<Option<mpcrs_launch::service::Servic
         &secret,
         args.net_stats,
     )
-    .map(Some)
+    .map(|s| Some((s, secret)))
 }
 
 /// `--output-filename DIR`: made ready (and from now on absolute), and
@@ -444,13 +458,9 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
     }
     if !args.ckpt_service_addrs.is_empty() {
         cmd.env(env::CKPT_SERVICE.name, args.ckpt_service_addrs.join(","));
-        match mpcrs_launch::processes::service_secret() {
-            Ok(s) => cmd.env(env::CKPT_SERVICE_SECRET.name, s.to_hex()),
-            Err(e) => {
-                mpcrs_settings::report!(error, "mpcrs-run: the checkpoint services' secret: {e}");
-                return Err(ExitCode::from(2));
-            }
-        };
+        if let Some(s) = &args.ckpt_service_key {
+            cmd.env(env::CKPT_SERVICE_SECRET.name, s.to_hex());
+        }
     }
     cmd.env(
         env::CKPT_SERVICE_FLUSH.name,
