@@ -304,6 +304,13 @@ fn load(places: &Places, rank: u32, name: &str, c: &mut Ckpt) -> Result<()> {
                     .collect();
                 c.service_has_it = origin.starts_with("the memory");
                 c.committed = got;
+                // Restored from an older copy (the newer one could not be
+                // read): later commits are numbered past every copy found,
+                // so the newest is always the one a restore takes.
+                c.committed.commit = c
+                    .committed
+                    .commit
+                    .max(c.in_service.max(c.in_files).unwrap_or(0));
                 c.loaded = true;
                 return Ok(());
             }
