@@ -42,7 +42,8 @@ typedef enum {
  * (craas.h's checkpoints "fti-memory-0" and "fti-memory-1"). With Head = 0
  * the call returns once the data is held there; with Head = 1 once it is
  * staged (helper tasks send it). FTI_Status and FTI_Recover take it when it
- * is newer than any checkpoint in files. */
+ * is newer than any checkpoint in files. In config.fti, Ckpt_mem = M makes
+ * FTI_Snapshot take it every M minutes when no level in files is due. */
 #define MPCRS_FTI_MEMORY 5
 
 /* HDF5 groups are not implemented; pass NULL where one is asked. */

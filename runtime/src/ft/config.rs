@@ -18,6 +18,9 @@ pub struct Config {
     /// `ckpt_l1`..`ckpt_l4`: minutes between FTI_Snapshot's checkpoints at
     /// each level (0: never).
     pub snapshot_minutes: [u64; 4],
+    /// `ckpt_mem` (mpcrs): minutes between FTI_Snapshot's checkpoints at
+    /// mpcrs's memory level (0: never), taken when no level in files is due.
+    pub snapshot_memory_minutes: u64,
     /// `inline_l2`..`inline_l4`: with a head, 1 makes that level inline all
     /// the same.
     pub inline: [bool; 3],
@@ -107,6 +110,7 @@ impl Config {
             local_dir: PathBuf::new(),
             global_dir: PathBuf::new(),
             snapshot_minutes: [0; 4],
+            snapshot_memory_minutes: 0,
             inline: [true; 3],
             keep_last: false,
             group_size: 4,
@@ -155,6 +159,7 @@ impl Config {
                     let l = (key.as_bytes()[6] - b'1') as usize;
                     c.snapshot_minutes[l] = number(value)?;
                 }
+                "basic:ckpt_mem" => c.snapshot_memory_minutes = number(value)?,
                 "basic:inline_l2" | "basic:inline_l3" | "basic:inline_l4" => {
                     let l = (key.as_bytes()[8] - b'2') as usize;
                     c.inline[l] = flag(value)?;
@@ -221,7 +226,7 @@ mod tests {
     fn reads_the_keys_of_a_heat_style_configuration() {
         let c = parse(
             "[Basic]\nHead = 1\nNode_size = 2\nCkpt_dir = ./Local\nGlbl_dir = ./Global\n\
-             Meta_dir = ./Meta\nCkpt_L1 = 3\nCkpt_L4 = 11 ; minutes\nInline_L2 = 0\n\
+             Meta_dir = ./Meta\nCkpt_L1 = 3\nCkpt_L4 = 11 ; minutes\nCkpt_mem = 1\nInline_L2 = 0\n\
              Keep_last_ckpt = 1\nGroup_size = 4\nVerbosity = 3\nckpt_io = 1\n\
              [Restart]\nFailure = 0\nExec_ID = X\n[Advanced]\nLocal_test = 1\n",
         )
@@ -230,6 +235,7 @@ mod tests {
         assert_eq!(c.local_dir, PathBuf::from("./Local"));
         assert_eq!(c.global_dir, PathBuf::from("./Global"));
         assert_eq!(c.snapshot_minutes, [3, 0, 0, 11]);
+        assert_eq!(c.snapshot_memory_minutes, 1);
         assert!(!c.inline_level(2));
         assert!(c.inline_level(3));
         assert!(c.keep_last);

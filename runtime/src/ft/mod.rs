@@ -521,6 +521,7 @@ impl Ft {
                 minute,
                 self.snapshot_minute,
                 &self.shared.config.snapshot_minutes,
+                self.shared.config.snapshot_memory_minutes,
             ) {
                 due[0] = level;
                 self.snapshot_minute = minute;
@@ -573,8 +574,9 @@ impl Ft {
 
 /// The level FTI_Snapshot checkpoints at in minute `minute` of the run, the
 /// last one it checkpointed in being `last`: the highest level whose
-/// interval (`every[L-1]` minutes, 0 for none) ends then, once a minute.
-fn snapshot_due(minute: u64, last: u64, every: &[u64; 4]) -> Option<i32> {
+/// interval (`every[L-1]` minutes, 0 for none) ends then, else the memory
+/// level when its interval (`memory` minutes) does, once a minute.
+fn snapshot_due(minute: u64, last: u64, every: &[u64; 4], memory: u64) -> Option<i32> {
     if minute <= last {
         return None;
     }
@@ -582,6 +584,7 @@ fn snapshot_due(minute: u64, last: u64, every: &[u64; 4]) -> Option<i32> {
         .rev()
         .find(|&l| every[l - 1] > 0 && minute.is_multiple_of(every[l - 1]))
         .map(|l| l as i32)
+        .or_else(|| (memory > 0 && minute.is_multiple_of(memory)).then_some(MEMORY_LEVEL))
 }
 
 /// Removes every epoch (and `latest`) of `dir`, leaving the directory.
@@ -774,17 +777,25 @@ fn report_line(what: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::snapshot_due;
+    use super::{snapshot_due, MEMORY_LEVEL};
 
     #[test]
     fn snapshot_takes_the_highest_level_due_once_a_minute() {
         let every = [1, 2, 0, 6];
-        assert_eq!(snapshot_due(0, 0, &every), None, "not in the first minute");
-        assert_eq!(snapshot_due(1, 0, &every), Some(1));
-        assert_eq!(snapshot_due(1, 1, &every), None, "once a minute");
-        assert_eq!(snapshot_due(2, 1, &every), Some(2));
-        assert_eq!(snapshot_due(6, 5, &every), Some(4));
-        assert_eq!(snapshot_due(7, 6, &[0, 0, 0, 0]), None);
-        assert_eq!(snapshot_due(9, 6, &[0, 0, 3, 0]), Some(3));
+        assert_eq!(
+            snapshot_due(0, 0, &every, 0),
+            None,
+            "not in the first minute"
+        );
+        assert_eq!(snapshot_due(1, 0, &every, 0), Some(1));
+        assert_eq!(snapshot_due(1, 1, &every, 0), None, "once a minute");
+        assert_eq!(snapshot_due(2, 1, &every, 0), Some(2));
+        assert_eq!(snapshot_due(6, 5, &every, 0), Some(4));
+        assert_eq!(snapshot_due(7, 6, &[0, 0, 0, 0], 0), None);
+        assert_eq!(snapshot_due(9, 6, &[0, 0, 3, 0], 0), Some(3));
+        // The memory level when no level in files is due.
+        assert_eq!(snapshot_due(3, 2, &[0, 0, 3, 0], 1), Some(3));
+        assert_eq!(snapshot_due(4, 3, &[0, 0, 3, 0], 1), Some(MEMORY_LEVEL));
+        assert_eq!(snapshot_due(5, 4, &[0, 0, 0, 0], 2), None);
     }
 }
