@@ -365,11 +365,25 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
         }
         std::thread::sleep(Duration::from_millis(5));
     };
+    // The processes' output is read to its end; a pipe that an orphan of a
+    // killed process holds open (its checkpoint's writer, still writing) is
+    // waited for only a moment, or the launcher would outlive its job by the
+    // length of that write.
+    let until = Instant::now() + OUTPUT_DRAIN;
     for f in forwarders {
-        let _ = f.join();
+        while !f.is_finished() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        if f.is_finished() {
+            let _ = f.join();
+        }
     }
     Ok(outcome)
 }
+
+/// How long the output of a job that ended is still read when a pipe stays
+/// open (see above).
+const OUTPUT_DRAIN: Duration = Duration::from_secs(2);
 
 #[cfg(test)]
 mod tests {
