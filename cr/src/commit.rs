@@ -58,9 +58,18 @@ pub fn create_private(path: &Path) -> io::Result<File> {
 /// Writes `bytes` to `dir/name` durably: a temporary file, fsync, rename, fsync
 /// of the directory. Readers see the old file or the whole new one.
 pub fn write_durably(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
+    write_parts_durably(dir, name, &[bytes])
+}
+
+/// [`write_durably`] of the concatenation of `parts`, written as they are
+/// (large parts are not copied together first).
+pub fn write_parts_durably(dir: &Path, name: &str, parts: &[&[u8]]) -> io::Result<()> {
     let tmp = dir.join(format!("{name}.tmp"));
-    let mut f = create_private(&tmp)?;
-    f.write_all(bytes)?;
+    let mut f = io::BufWriter::with_capacity(1 << 20, create_private(&tmp)?);
+    for p in parts {
+        f.write_all(p)?;
+    }
+    let f = f.into_inner().map_err(|e| e.into_error())?;
     f.sync_all()?;
     drop(f);
     fs::rename(&tmp, dir.join(name))?;

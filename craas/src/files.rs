@@ -6,7 +6,7 @@
 //! nothing (header), its arrays whole (payload).
 
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -39,39 +39,22 @@ pub fn path(dir: &Path, rank: u32, ckpt: &str) -> PathBuf {
 /// bytes written.
 pub fn write(dir: &Path, rank: u32, ckpt: &str, c: &Checkpoint) -> io::Result<u64> {
     let arrays = c.payload();
-    let header = bincode::serialize(&FileHeader {
+    let header = FileHeader {
         rank,
         ckpt: ckpt.to_string(),
         change: c.whole(),
-    })
-    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
-    let payload: u64 = arrays.iter().map(|a| a.len() as u64).sum();
-    let mut rest = Vec::with_capacity(header.len() + 12);
-    rest.extend_from_slice(&(header.len() as u32).to_le_bytes());
-    rest.extend_from_slice(&header);
-    rest.extend_from_slice(&payload.to_le_bytes());
-    let crc = arrays.iter().fold(crc32c::crc32c(&rest), |crc, a| {
+    };
+    let start = crate::wire::frame_start(&header, &arrays)?;
+    let crc = arrays.iter().fold(crc32c::crc32c(&start), |crc, a| {
         crc32c::crc32c_append(crc, a)
     });
-
+    let (version, crc) = (VERSION.to_le_bytes(), crc.to_le_bytes());
+    let mut parts: Vec<&[u8]> = vec![MAGIC, &version, &crc, &start];
+    parts.extend(&arrays);
     let rdir = rank_dir(dir, rank);
     mpcrs_cr::commit::private_dir_all(&rdir)?;
-    let name = format!("{ckpt}.craas");
-    let tmp = rdir.join(format!("{name}.tmp"));
-    let mut f = io::BufWriter::with_capacity(1 << 20, mpcrs_cr::commit::create_private(&tmp)?);
-    f.write_all(MAGIC)?;
-    f.write_all(&VERSION.to_le_bytes())?;
-    f.write_all(&crc.to_le_bytes())?;
-    f.write_all(&rest)?;
-    for a in &arrays {
-        f.write_all(a)?;
-    }
-    let f = f.into_inner().map_err(|e| e.into_error())?;
-    f.sync_all()?;
-    drop(f);
-    fs::rename(&tmp, rdir.join(&name))?;
-    mpcrs_cr::commit::sync_dir(&rdir)?;
-    Ok(16 + rest.len() as u64 + payload)
+    mpcrs_cr::commit::write_parts_durably(&rdir, &format!("{ckpt}.craas"), &parts)?;
+    Ok(parts.iter().map(|p| p.len() as u64).sum())
 }
 
 /// Reads `rank`'s checkpoint `ckpt` under `dir`: `Ok(None)` when there is no

@@ -54,15 +54,21 @@ fn invalid(what: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, what)
 }
 
-/// Writes a frame: `header`, then the concatenation of `payload`.
-pub fn send(w: &mut impl Write, header: &impl Serialize, payload: &[&[u8]]) -> io::Result<()> {
+/// The bytes of a frame before its payload: the header's length, the
+/// header, and the length of `payload`'s concatenation.
+pub fn frame_start(header: &impl Serialize, payload: &[&[u8]]) -> io::Result<Vec<u8>> {
     let head = bincode::serialize(header).map_err(|e| invalid(e.to_string()))?;
     let total: u64 = payload.iter().map(|p| p.len() as u64).sum();
     let mut start = Vec::with_capacity(head.len() + 12);
     start.extend_from_slice(&(head.len() as u32).to_le_bytes());
     start.extend_from_slice(&head);
     start.extend_from_slice(&total.to_le_bytes());
-    w.write_all(&start)?;
+    Ok(start)
+}
+
+/// Writes a frame: `header`, then the concatenation of `payload`.
+pub fn send(w: &mut impl Write, header: &impl Serialize, payload: &[&[u8]]) -> io::Result<()> {
+    w.write_all(&frame_start(header, payload)?)?;
     for p in payload {
         w.write_all(p)?;
     }

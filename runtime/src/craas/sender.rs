@@ -206,12 +206,11 @@ fn send_one(places: &Places, o: Outgoing) {
     let Some(svc) = &places.services else {
         return keep_in_files(places, o);
     };
-    let addr = match &o {
-        Outgoing::Commit { rank, .. } | Outgoing::Delete { rank, .. } => svc.of(*rank).to_string(),
-    };
-    if with_state(|s| matches!(s.links.get(&addr), Some(None))) {
+    let (rank, ckpt) = o.key();
+    if service_lost(places, rank) {
         return keep_in_files(places, o);
     }
+    let addr = svc.of(rank).to_string();
     let resp = match &o {
         Outgoing::Commit {
             rank,
@@ -254,11 +253,6 @@ fn send_one(places: &Places, o: Outgoing) {
     };
     match resp {
         Some(Response::Refused(why)) => {
-            let (rank, ckpt) = match &o {
-                Outgoing::Commit { rank, ckpt, .. } | Outgoing::Delete { rank, ckpt } => {
-                    (rank, ckpt)
-                }
-            };
             mpcrs_settings::report!(
                 warn,
                 "mpcrs: CRaaS: rank {rank}: the checkpoint service refused checkpoint {ckpt:?} ({why}); it is kept in files instead"
