@@ -15,6 +15,7 @@
 pub mod checkpoint_config;
 pub mod elsewhere;
 pub mod hosts;
+pub mod in_place;
 pub mod options;
 pub mod output;
 pub mod processes;

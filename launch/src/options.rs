@@ -209,6 +209,15 @@ pub struct Options {
     #[arg(long = "max-restarts", value_name = "N", default_value_t = 0)]
     pub max_restarts: u32,
 
+    /// How a failed process is recovered. relaunch (the default, with
+    /// --max-restarts): the job is ended and started again. in-place: the
+    /// other processes run on, a replacement starts in the failed one's
+    /// place, and every rank starts again from main in a fresh copy of the
+    /// program, finding its data with CRaaS_Rst_* or FTI_Recover; up to
+    /// --max-restarts times (10 if not given). Needs -p 2 or more.
+    #[arg(long = "recover", value_name = "in-place|relaunch", value_parser = ["in-place", "relaunch"])]
+    pub recover: Option<String>,
+
     /// Hosts of checkpoint services (mpcrs-ckptd, one per host given; "localhost"
     /// for this one): they hold the ranks' CRaaS checkpoints (craas.h) in
     /// memory for the whole of mpcrs-run, restarts included, and flush them

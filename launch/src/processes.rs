@@ -103,7 +103,7 @@ fn one_rank_identity(
 }
 
 /// A copy of `base` (program, arguments, environment, directory).
-fn copy_command(base: &Command) -> Command {
+pub(crate) fn copy_command(base: &Command) -> Command {
     let mut c = Command::new(base.get_program());
     c.args(base.get_args());
     for (k, v) in base.get_envs() {
@@ -140,6 +140,7 @@ pub fn on_this_host(
             host: host.to_string(),
             command: base,
             first_input: None,
+            cpus: None,
         }]
     } else {
         with_key_value_store(&base, processes, ranks, host)?
@@ -210,18 +211,13 @@ pub fn with_key_value_store(
                 None
             }
         };
-        // SAFETY: runs in the forked child before exec; fcntl and
-        // sched_setaffinity are async-signal-safe and touch only the child.
+        // SAFETY: runs in the forked child before exec; fcntl is
+        // async-signal-safe and touches only the child.
         unsafe {
             command.pre_exec(move || {
                 let _ = &keep_open;
                 if libc::fcntl(fd, libc::F_SETFD, 0) < 0 {
                     return Err(io::Error::last_os_error());
-                }
-                if let Some(set) = &cpus {
-                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) < 0 {
-                        return Err(io::Error::last_os_error());
-                    }
                 }
                 Ok(())
             });
@@ -239,6 +235,7 @@ pub fn with_key_value_store(
             host: host.to_string(),
             command,
             first_input: None,
+            cpus,
         });
     }
     Ok(specs)
@@ -429,6 +426,7 @@ pub fn across_hosts(
             host: host.name.clone(),
             command,
             first_input,
+            cpus: None,
         });
     }
     Ok(specs)
@@ -438,7 +436,7 @@ pub fn across_hosts(
 /// `processes` processes: each connection proves first that it knows the job's
 /// `secret`; one that does not (or says nothing for a while) is closed and the
 /// port keeps accepting until every process of the job came in.
-fn serve_network_port(
+pub(crate) fn serve_network_port(
     listener: std::net::TcpListener,
     server: Arc<Server>,
     secret: JobSecret,

@@ -20,6 +20,18 @@ pub struct ProcessSpec {
     /// process on another host must not see on a command line (the job's
     /// secret, read by the launch agent's shell).
     pub first_input: Option<String>,
+    /// The CPUs it runs on (its share of this host's), if bound.
+    pub cpus: Option<libc::cpu_set_t>,
+}
+
+/// What replaces a failed process instead of ending the job (recovery in
+/// place, in_place.rs).
+pub trait Recover {
+    /// Process `failed` failed (`outcome` says how): the spec of its
+    /// replacement, or `None` to end the job with `outcome`.
+    fn replace(&mut self, failed: &ProcessSpec, outcome: &Outcome) -> Option<ProcessSpec>;
+    /// Called every round of the supervision, to serve the processes.
+    fn tick(&mut self);
 }
 
 /// How a job ended.
@@ -188,7 +200,6 @@ pub fn time_limit(option: Option<u64>) -> Result<Option<(Duration, &'static str)
 }
 
 /// How the launcher supervises a job.
-#[derive(Debug, Clone)]
 pub struct Supervision {
     /// Labels or files for the ranks' output (output.rs).
     pub output: crate::output::OutputPlan,
@@ -200,6 +211,8 @@ pub struct Supervision {
     /// End the job once it has run this long, and what set the limit
     /// (`--timeout`, MPIEXEC_TIMEOUT).
     pub time_limit: Option<(Duration, &'static str)>,
+    /// Replaces failed processes (`--recover in-place`).
+    pub recover: Option<Box<dyn Recover>>,
 }
 
 /// How long after a process fails with a status the others are watched for
@@ -219,6 +232,66 @@ fn failure(spec: &ProcessSpec, status: ExitStatus) -> Outcome {
     }
 }
 
+/// Starts one process of the job and the forwarding of its output.
+#[allow(clippy::type_complexity)]
+fn start(
+    mut spec: ProcessSpec,
+    output: &crate::output::OutputPlan,
+) -> std::io::Result<(ProcessSpec, Child, Vec<std::thread::JoinHandle<()>>)> {
+    let handling = output.handling(&spec.ranks);
+    output.prepare(&handling, &mut spec.command)?;
+    // Standard input goes to process 0 only (rank 0's), as with mpirun:
+    // the others read none.
+    if spec.first_input.is_some() {
+        spec.command.stdin(Stdio::piped());
+    } else if spec.index != 0 {
+        spec.command.stdin(Stdio::null());
+    }
+    if own_groups() {
+        // SAFETY: setpgid in the child before exec only changes its own group.
+        unsafe {
+            spec.command.pre_exec(|| {
+                libc::setpgid(0, 0);
+                Ok(())
+            });
+        }
+    }
+    if let Some(set) = spec.cpus {
+        // SAFETY: sched_setaffinity is async-signal-safe and binds only the
+        // child.
+        unsafe {
+            spec.command.pre_exec(move || {
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let mut child = spec.command.spawn()?;
+    if let (Some(line), Some(mut stdin)) = (spec.first_input.take(), child.stdin.take()) {
+        // A few bytes into an empty pipe: the write does not block. A
+        // process gone already is reported as it ends.
+        let _ = stdin.write_all(line.as_bytes());
+        if spec.index == 0 {
+            // Process 0 on another host: the launcher's standard input
+            // follows the line, through the agent.
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut std::io::stdin().lock(), &mut stdin);
+            });
+        }
+    }
+    let forwarders = crate::output::forward_labelled(&handling, &mut child);
+    tracing::debug!(
+        process = spec.index,
+        pid = child.id(),
+        host = ?spec.host,
+        ranks = ?spec.ranks,
+        "process started"
+    );
+    Ok((spec, child, forwarders))
+}
+
 /// Runs the processes to completion; the first failure ends the others (within
 /// the `grace` period) and is reported.
 pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome> {
@@ -227,6 +300,7 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
         grace,
         forward_checkpoint_requests,
         time_limit,
+        mut recover,
     } = how;
     let deadline = time_limit.map(|(t, by)| (Instant::now() + t, t, by));
     install_stop_handlers();
@@ -242,56 +316,17 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
     };
     let mut children = Vec::with_capacity(specs.len());
     let mut forwarders = Vec::new();
-    for mut spec in specs {
-        let handling = output.handling(&spec.ranks);
-        if let Err(e) = output.prepare(&handling, &mut spec.command) {
-            end_all(&mut children, grace);
-            return Err(e);
-        }
-        // Standard input goes to process 0 only (rank 0's), as with mpirun:
-        // the others read none.
-        if spec.first_input.is_some() {
-            spec.command.stdin(Stdio::piped());
-        } else if spec.index != 0 {
-            spec.command.stdin(Stdio::null());
-        }
-        if own_groups() {
-            // SAFETY: setpgid in the child before exec only changes its own group.
-            unsafe {
-                spec.command.pre_exec(|| {
-                    libc::setpgid(0, 0);
-                    Ok(())
-                });
+    for spec in specs {
+        match start(spec, &output) {
+            Ok((spec, child, f)) => {
+                forwarders.extend(f);
+                children.push((spec, child));
             }
-        }
-        let mut child = match spec.command.spawn() {
-            Ok(c) => c,
             Err(e) => {
                 end_all(&mut children, grace);
                 return Err(e);
             }
-        };
-        if let (Some(line), Some(mut stdin)) = (spec.first_input.take(), child.stdin.take()) {
-            // A few bytes into an empty pipe: the write does not block. A
-            // process gone already is reported as it ends.
-            let _ = stdin.write_all(line.as_bytes());
-            if spec.index == 0 {
-                // Process 0 on another host: the launcher's standard input
-                // follows the line, through the agent.
-                std::thread::spawn(move || {
-                    let _ = std::io::copy(&mut std::io::stdin().lock(), &mut stdin);
-                });
-            }
         }
-        forwarders.extend(crate::output::forward_labelled(&handling, &mut child));
-        tracing::debug!(
-            process = spec.index,
-            pid = child.id(),
-            host = ?spec.host,
-            ranks = ?spec.ranks,
-            "process started"
-        );
-        children.push((spec, child));
     }
     let mut done = vec![false; children.len()];
     let outcome = loop {
@@ -332,7 +367,8 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
         // to notice another's death (its peer's connection reset): a process
         // killed by a signal within the next moments is the cause, named
         // instead (and the host a restart leaves out).
-        if let Some(Outcome::Failed { signal: None, .. }) = failed {
+        // (Under recovery in place the others do not end on a death.)
+        if let (Some(Outcome::Failed { signal: None, .. }), None) = (&failed, &recover) {
             let until = Instant::now() + CAUSE_WINDOW;
             'look: while Instant::now() < until {
                 for (i, (spec, child)) in children.iter_mut().enumerate() {
@@ -351,8 +387,38 @@ pub fn run(specs: Vec<ProcessSpec>, how: Supervision) -> std::io::Result<Outcome
             }
         }
         if let Some(f) = failed {
-            end_all(&mut children, grace);
-            break f;
+            let i = match &f {
+                Outcome::Failed { index, .. } => {
+                    children.iter().position(|(s, _)| s.index == *index)
+                }
+                _ => None,
+            };
+            let replacement = match (&mut recover, i) {
+                (Some(r), Some(i)) => r.replace(&children[i].0, &f).map(|spec| (i, spec)),
+                _ => None,
+            };
+            match replacement.map(|(i, spec)| (i, start(spec, &output))) {
+                Some((i, Ok((spec, child, f)))) => {
+                    forwarders.extend(f);
+                    children[i] = (spec, child);
+                    done[i] = false;
+                }
+                Some((_, Err(e))) => {
+                    mpcrs_settings::report!(
+                        error,
+                        "mpcrs-run: cannot start a replacement process: {e}"
+                    );
+                    end_all(&mut children, grace);
+                    break f;
+                }
+                None => {
+                    end_all(&mut children, grace);
+                    break f;
+                }
+            }
+        }
+        if let Some(r) = &mut recover {
+            r.tick();
         }
         if let Some((at, limit, by)) = deadline {
             if Instant::now() >= at && !done.iter().all(|&d| d) {
@@ -393,6 +459,7 @@ mod tests {
             grace,
             forward_checkpoint_requests: false,
             time_limit: None,
+            recover: None,
         }
     }
     use super::*;
@@ -406,6 +473,7 @@ mod tests {
             host: "localhost".into(),
             command: c,
             first_input: None,
+            cpus: None,
         }
     }
 
@@ -458,10 +526,13 @@ mod tests {
 
     #[test]
     fn a_job_past_its_time_limit_is_ended_and_reported() {
-        let mut how = quiet(Duration::from_millis(200));
-        how.time_limit = Some((Duration::from_secs(1), "MPIEXEC_TIMEOUT"));
+        let how = || {
+            let mut how = quiet(Duration::from_millis(200));
+            how.time_limit = Some((Duration::from_secs(1), "MPIEXEC_TIMEOUT"));
+            how
+        };
         let t = Instant::now();
-        let out = run(vec![sh(0, "sleep 30"), sh(1, "exit 0")], how.clone()).unwrap();
+        let out = run(vec![sh(0, "sleep 30"), sh(1, "exit 0")], how()).unwrap();
         assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
         assert_eq!(
             out,
@@ -475,7 +546,7 @@ mod tests {
             .message()
             .unwrap()
             .contains("time limit of 1 s (MPIEXEC_TIMEOUT)"));
-        let quick = run(vec![sh(0, "exit 0")], how).unwrap();
+        let quick = run(vec![sh(0, "exit 0")], how()).unwrap();
         assert_eq!(quick, Outcome::Success);
     }
 

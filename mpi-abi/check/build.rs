@@ -59,7 +59,7 @@ fn main() {
                 syn::ReturnType::Type(_, t) => format!(" -> {}", t.to_token_stream()),
             };
             checks.push_str(&format!(
-                "pub const {name}: unsafe extern \"C\" fn({}){ret} = mpi::abi::{name};\n",
+                "pub const {name}: unsafe extern \"C-unwind\" fn({}){ret} = mpi::abi::{name};\n",
                 args.join(", ")
             ));
         }

@@ -434,7 +434,7 @@ mpi_fn! {
 /// Called as an attribute copy callback: `attribute_val_out` is a `void **`,
 /// `flag` is writable.
 #[no_mangle]
-pub unsafe extern "C" fn MPIR_Dup_fn(
+pub unsafe extern "C-unwind" fn MPIR_Dup_fn(
     _oldcomm: MPI_Comm,
     _keyval: c_int,
     _extra_state: *mut c_void,

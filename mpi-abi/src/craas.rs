@@ -83,7 +83,7 @@ fn not_null(call: &str, name: &str, what: &str, null: bool, bytes: usize) -> Res
 /// # Safety
 /// Strings are NULL or NUL-terminated; `data` is NULL or `bytes` readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn CRaaS_Ckpt_array(
+pub unsafe extern "C-unwind" fn CRaaS_Ckpt_array(
     ckpt: *const c_char,
     name: *const c_char,
     data: *const c_void,
@@ -110,7 +110,7 @@ pub unsafe extern "C" fn CRaaS_Ckpt_array(
 /// # Safety
 /// Strings are NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn CRaaS_Ckpt_index(
+pub unsafe extern "C-unwind" fn CRaaS_Ckpt_index(
     ckpt: *const c_char,
     name: *const c_char,
     value: c_long,
@@ -126,7 +126,7 @@ pub unsafe extern "C" fn CRaaS_Ckpt_index(
 /// # Safety
 /// `ckpt` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn CRaaS_Commit(ckpt: *const c_char) -> c_int {
+pub unsafe extern "C-unwind" fn CRaaS_Commit(ckpt: *const c_char) -> c_int {
     const CALL: &str = "CRaaS_Commit";
     // SAFETY: see the function's contract.
     match unsafe { checkpoint(CALL, ckpt) } {
@@ -140,7 +140,7 @@ pub unsafe extern "C" fn CRaaS_Commit(ckpt: *const c_char) -> c_int {
 /// # Safety
 /// `ckpt` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn CRaaS_Exists(ckpt: *const c_char) -> c_int {
+pub unsafe extern "C-unwind" fn CRaaS_Exists(ckpt: *const c_char) -> c_int {
     const CALL: &str = "CRaaS_Exists";
     // SAFETY: see the function's contract.
     match unsafe { checkpoint(CALL, ckpt) }.map(craas::exists) {
@@ -159,7 +159,10 @@ pub unsafe extern "C" fn CRaaS_Exists(ckpt: *const c_char) -> c_int {
 /// # Safety
 /// Strings are NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn CRaaS_Rst_index(ckpt: *const c_char, name: *const c_char) -> c_long {
+pub unsafe extern "C-unwind" fn CRaaS_Rst_index(
+    ckpt: *const c_char,
+    name: *const c_char,
+) -> c_long {
     const CALL: &str = "CRaaS_Rst_index";
     // SAFETY: see the function's contract.
     let Ok((ckpt, name)) = (unsafe { names(CALL, ckpt, name) }) else {
@@ -177,7 +180,7 @@ pub unsafe extern "C" fn CRaaS_Rst_index(ckpt: *const c_char, name: *const c_cha
 /// # Safety
 /// Strings are NULL or NUL-terminated; `data` is NULL or `bytes` writable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn CRaaS_Rst_array(
+pub unsafe extern "C-unwind" fn CRaaS_Rst_array(
     ckpt: *const c_char,
     name: *const c_char,
     data: *mut c_void,
@@ -205,7 +208,7 @@ pub unsafe extern "C" fn CRaaS_Rst_array(
 /// # Safety
 /// `ckpt` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn CRaaS_Delete(ckpt: *const c_char) -> c_int {
+pub unsafe extern "C-unwind" fn CRaaS_Delete(ckpt: *const c_char) -> c_int {
     const CALL: &str = "CRaaS_Delete";
     // SAFETY: see the function's contract.
     match unsafe { checkpoint(CALL, ckpt) } {
@@ -220,7 +223,7 @@ pub unsafe extern "C" fn CRaaS_Delete(ckpt: *const c_char) -> c_int {
 /// # Safety
 /// `ckpt` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn CRaaSX_Wait(ckpt: *const c_char) -> c_int {
+pub unsafe extern "C-unwind" fn CRaaSX_Wait(ckpt: *const c_char) -> c_int {
     const CALL: &str = "CRaaSX_Wait";
     // SAFETY: see the function's contract.
     match unsafe { checkpoint(CALL, ckpt) } {

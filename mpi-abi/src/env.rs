@@ -275,7 +275,7 @@ mpi_fn! {
 /// # Safety
 /// `state` is writable.
 #[no_mangle]
-pub unsafe extern "C" fn MPIX_Checkpoint(state: *mut c_int) -> c_int {
+pub unsafe extern "C-unwind" fn MPIX_Checkpoint(state: *mut c_int) -> c_int {
     let world = tri!(world_of_caller("MPIX_Checkpoint"));
     let got = world.checkpoint();
     if !state.is_null() {

@@ -191,18 +191,18 @@ mpi_fn! {
 
 /// MPICH's name of MPI_Remove_error_class.
 #[no_mangle]
-pub extern "C" fn MPIX_Delete_error_class(errorclass: c_int) -> c_int {
+pub extern "C-unwind" fn MPIX_Delete_error_class(errorclass: c_int) -> c_int {
     remove_class("MPIX_Delete_error_class", errorclass)
 }
 
 /// MPICH's name of MPI_Remove_error_code.
 #[no_mangle]
-pub extern "C" fn MPIX_Delete_error_code(errorcode: c_int) -> c_int {
+pub extern "C-unwind" fn MPIX_Delete_error_code(errorcode: c_int) -> c_int {
     remove_code("MPIX_Delete_error_code", errorcode)
 }
 
 /// MPICH's name of MPI_Remove_error_string.
 #[no_mangle]
-pub extern "C" fn MPIX_Delete_error_string(errorcode: c_int) -> c_int {
+pub extern "C-unwind" fn MPIX_Delete_error_string(errorcode: c_int) -> c_int {
     remove_string("MPIX_Delete_error_string", errorcode)
 }

@@ -17,7 +17,10 @@ macro_rules! mpi_fn {
                 /// # Safety
                 /// Called from C with the arguments MPI specifies for this function.
                 #[no_mangle]
-                pub unsafe extern "C" fn [<PMPI_ $name>]( $($arg : $ty),* ) -> $ret {
+                pub unsafe extern "C-unwind" fn [<PMPI_ $name>]( $($arg : $ty),* ) -> $ret {
+                    // A rank of a job recovered in place leaves here for its
+                    // new run (its stack unwinds through the program's frames).
+                    ::mpcrs::recovery::leave_if_recovering();
                     // A blocking call runs other ranks' ULTs on this thread, whose
                     // errno is shared: the caller finds its own as it left it.
                     let _errno = crate::export::KeepErrno::new();
@@ -35,7 +38,7 @@ macro_rules! mpi_fn {
                 /// # Safety
                 /// As the PMPI entry point.
                 #[no_mangle]
-                pub unsafe extern "C" fn [<MPI_ $name>]( $($arg : $ty),* ) -> $ret {
+                pub unsafe extern "C-unwind" fn [<MPI_ $name>]( $($arg : $ty),* ) -> $ret {
                     // SAFETY: same contract as the PMPI entry point.
                     unsafe { [<PMPI_ $name>]( $($arg),* ) }
                 }

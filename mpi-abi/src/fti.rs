@@ -192,7 +192,7 @@ impl RankFti {
 /// # Safety
 /// `config` is NULL or a NUL-terminated path.
 #[no_mangle]
-pub unsafe extern "C" fn FTI_Init(config: *const c_char, comm: MPI_Comm) -> c_int {
+pub unsafe extern "C-unwind" fn FTI_Init(config: *const c_char, comm: MPI_Comm) -> c_int {
     if config.is_null() {
         return fail("FTI_Init", "NULL configuration file");
     }
@@ -218,7 +218,7 @@ pub unsafe extern "C" fn FTI_Init(config: *const c_char, comm: MPI_Comm) -> c_in
 }
 
 #[no_mangle]
-pub extern "C" fn FTI_Status() -> c_int {
+pub extern "C-unwind" fn FTI_Status() -> c_int {
     with_rank(|st| match &st.ft {
         Some(ft) => ft.status().is_some() as c_int,
         None => 0,
@@ -229,7 +229,12 @@ pub extern "C" fn FTI_Status() -> c_int {
 /// `ptr` points to `count` elements of type `tid` while the variable stays
 /// protected.
 #[no_mangle]
-pub unsafe extern "C" fn FTI_Protect(id: c_int, ptr: *mut c_void, count: i64, tid: c_int) -> c_int {
+pub unsafe extern "C-unwind" fn FTI_Protect(
+    id: c_int,
+    ptr: *mut c_void,
+    count: i64,
+    tid: c_int,
+) -> c_int {
     with_rank(|st| {
         if st.ft.is_none() {
             return fail("FTI_Protect", "called before FTI_Init");
@@ -257,7 +262,7 @@ pub unsafe extern "C" fn FTI_Protect(id: c_int, ptr: *mut c_void, count: i64, ti
 /// # Safety
 /// `type_` points to an `fti_id_t`.
 #[no_mangle]
-pub unsafe extern "C" fn FTI_InitType(type_: *mut c_int, size: c_int) -> c_int {
+pub unsafe extern "C-unwind" fn FTI_InitType(type_: *mut c_int, size: c_int) -> c_int {
     if type_.is_null() || size < 0 {
         return fail("FTI_InitType", "NULL type or negative size");
     }
@@ -274,7 +279,7 @@ pub unsafe extern "C" fn FTI_InitType(type_: *mut c_int, size: c_int) -> c_int {
 /// # Safety
 /// `name` is NULL or NUL-terminated; `h5group` is not read.
 #[no_mangle]
-pub unsafe extern "C" fn FTI_InitCompositeType(
+pub unsafe extern "C-unwind" fn FTI_InitCompositeType(
     _name: *const c_char,
     size: usize,
     _h5group: *mut c_void,
@@ -302,7 +307,7 @@ fn field(call: &str, id: c_int, offset: i64, bytes: usize) -> c_int {
 /// # Safety
 /// `name` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn FTI_AddScalarField(
+pub unsafe extern "C-unwind" fn FTI_AddScalarField(
     id: c_int,
     _name: *const c_char,
     fid: c_int,
@@ -317,7 +322,7 @@ pub unsafe extern "C" fn FTI_AddScalarField(
 /// # Safety
 /// `name` is NULL or NUL-terminated; `dim_sizes` holds `ndims` sizes.
 #[no_mangle]
-pub unsafe extern "C" fn FTI_AddVectorField(
+pub unsafe extern "C-unwind" fn FTI_AddVectorField(
     id: c_int,
     _name: *const c_char,
     tid: c_int,
@@ -338,7 +343,7 @@ pub unsafe extern "C" fn FTI_AddVectorField(
 }
 
 #[no_mangle]
-pub extern "C" fn FTI_Checkpoint(_id: c_int, level: c_int) -> c_int {
+pub extern "C-unwind" fn FTI_Checkpoint(_id: c_int, level: c_int) -> c_int {
     with_rank(|st| {
         let vars = vars(&st.protected, &st.types);
         let r = match st.ft.as_mut() {
@@ -353,7 +358,7 @@ pub extern "C" fn FTI_Checkpoint(_id: c_int, level: c_int) -> c_int {
 }
 
 #[no_mangle]
-pub extern "C" fn FTI_Recover() -> c_int {
+pub extern "C-unwind" fn FTI_Recover() -> c_int {
     with_rank(|st| {
         let stored = match st.ft.as_ref().map(|ft| ft.stored()) {
             None => return fail("FTI_Recover", "called before FTI_Init"),
@@ -378,7 +383,7 @@ pub extern "C" fn FTI_Recover() -> c_int {
 }
 
 #[no_mangle]
-pub extern "C" fn FTI_RecoverVarInit() -> c_int {
+pub extern "C-unwind" fn FTI_RecoverVarInit() -> c_int {
     with_rank(|st| match st.ft.as_ref().map(|ft| ft.stored()) {
         None => fail("FTI_RecoverVarInit", "called before FTI_Init"),
         Some(Err(e)) => fail("FTI_RecoverVarInit", e),
@@ -390,7 +395,7 @@ pub extern "C" fn FTI_RecoverVarInit() -> c_int {
 }
 
 #[no_mangle]
-pub extern "C" fn FTI_RecoverVar(id: c_int) -> c_int {
+pub extern "C-unwind" fn FTI_RecoverVar(id: c_int) -> c_int {
     with_rank(|st| {
         if !st.recovering {
             return fail(
@@ -420,7 +425,7 @@ pub extern "C" fn FTI_RecoverVar(id: c_int) -> c_int {
 }
 
 #[no_mangle]
-pub extern "C" fn FTI_RecoverVarFinalize() -> c_int {
+pub extern "C-unwind" fn FTI_RecoverVarFinalize() -> c_int {
     with_rank(|st| {
         st.recovering = false;
         FTI_SCES
@@ -430,7 +435,7 @@ pub extern "C" fn FTI_RecoverVarFinalize() -> c_int {
 /// The stored size in bytes of variable `id` in the checkpoint to recover
 /// (0 when there is none).
 #[no_mangle]
-pub extern "C" fn FTI_GetStoredSize(id: c_int) -> i64 {
+pub extern "C-unwind" fn FTI_GetStoredSize(id: c_int) -> i64 {
     with_rank(|st| match st.ft.as_ref().map(|ft| ft.stored()) {
         Some(Ok(s)) => s
             .iter()
@@ -443,7 +448,7 @@ pub extern "C" fn FTI_GetStoredSize(id: c_int) -> i64 {
 /// # Safety
 /// `ptr` is the protected pointer of `id`, from malloc (or NULL).
 #[no_mangle]
-pub unsafe extern "C" fn FTI_Realloc(id: c_int, ptr: *mut c_void) -> *mut c_void {
+pub unsafe extern "C-unwind" fn FTI_Realloc(id: c_int, ptr: *mut c_void) -> *mut c_void {
     with_rank(|st| {
         let stored = match st.ft.as_ref().map(|ft| ft.stored()) {
             Some(Ok(s)) => s.iter().find(|v| v.id == id).map(|v| v.bytes.len()),
@@ -478,7 +483,7 @@ pub unsafe extern "C" fn FTI_Realloc(id: c_int, ptr: *mut c_void) -> *mut c_void
 /// Recovers after a restart (on the first call), else checkpoints when an
 /// interval of the configuration ends: FTI_DONE then, FTI_SCES otherwise.
 #[no_mangle]
-pub extern "C" fn FTI_Snapshot() -> c_int {
+pub extern "C-unwind" fn FTI_Snapshot() -> c_int {
     let restarted = with_rank(|st| {
         st.ft.as_ref().is_some_and(|ft| ft.status().is_some())
             && !std::mem::replace(&mut st.snapshot_recovered, true)
@@ -496,7 +501,7 @@ pub extern "C" fn FTI_Snapshot() -> c_int {
 }
 
 #[no_mangle]
-pub extern "C" fn FTI_Finalize() -> c_int {
+pub extern "C-unwind" fn FTI_Finalize() -> c_int {
     let ft = with_rank(|st| {
         st.protected.clear();
         st.ft.take()

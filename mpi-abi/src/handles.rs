@@ -202,8 +202,10 @@ struct RankCell {
     state: Mutex<RankState>,
     /// User error handlers, apart from `state`: errors are raised where it is held.
     errhandlers: Mutex<crate::errhandler::Table>,
-    /// MPI_COMM_WORLD and MPI_COMM_SELF, installed once before main.
-    predefined: OnceLock<[Arc<Communicator>; 2]>,
+    /// MPI_COMM_WORLD and MPI_COMM_SELF, installed before main (again
+    /// before each new run of a job recovered in place). Never freed: the
+    /// old run's may still be named by a thread of the rank that never woke.
+    predefined: std::sync::atomic::AtomicPtr<[Arc<Communicator>; 2]>,
     /// Set by MPI_Init, cleared by MPI_Finalize.
     live: AtomicBool,
     /// libc's per-process state, the rank's own (privatized programs).
@@ -233,7 +235,7 @@ pub(crate) fn create_job(n: usize) {
             .map(|_| RankCell {
                 state: Mutex::new(RankState::default()),
                 errhandlers: Mutex::new(Default::default()),
-                predefined: OnceLock::new(),
+                predefined: Default::default(),
                 live: AtomicBool::new(false),
                 libc: Default::default(),
                 windows: Default::default(),
@@ -336,16 +338,27 @@ pub(crate) fn errhandler_table() -> Option<MutexGuard<'static, crate::errhandler
     Some(rank_cell()?.errhandlers.lock())
 }
 
-/// Installs the rank's MPI_COMM_WORLD and MPI_COMM_SELF (by the loader, before main).
-pub(crate) fn install_world(world: Communicator) {
+/// Installs the rank's MPI_COMM_WORLD and MPI_COMM_SELF (by the loader, before
+/// main). Returns whether the rank had a world already: a new run of a job
+/// recovered in place, whose rank starts with fresh tables, as a new process
+/// would.
+pub(crate) fn install_world(world: Communicator) -> bool {
     let selfc = world.self_comm();
     let cell = rank_cell().expect("installing a world outside a rank");
-    note_installed(world.world_rank());
-    let (world, selfc) = (Arc::new(world), Arc::new(selfc));
-    if cell.predefined.set([world.clone(), selfc.clone()]).is_err() {
-        panic!("MPI_COMM_WORLD installed twice for one rank");
+    let again = !cell.predefined.load(Ordering::Acquire).is_null();
+    if !again {
+        note_installed(world.world_rank());
     }
+    let (world, selfc) = (Arc::new(world), Arc::new(selfc));
+    if again {
+        cell.live.store(false, Ordering::Release);
+        *cell.state.lock() = RankState::default();
+        *cell.errhandlers.lock() = Default::default();
+    }
+    let both = Box::into_raw(Box::new([world.clone(), selfc.clone()]));
+    cell.predefined.store(both, Ordering::Release);
     cell.state.lock().comms = vec![Some(world), Some(selfc)];
+    again
 }
 
 /// Marks the calling rank's MPI as initialized (`true`) or finalized, under
@@ -689,7 +702,10 @@ pub(crate) fn code(e: &mpcrs::Error) -> c_int {
 pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<CommRef, c_int> {
     if let (MPI_COMM_WORLD | MPI_COMM_SELF, Some(cell)) = (h, rank_cell()) {
         if cell.live.load(Ordering::Acquire) {
-            if let Some(p) = cell.predefined.get() {
+            let p = cell.predefined.load(Ordering::Acquire);
+            if !p.is_null() {
+                // SAFETY: installed boxes are never freed (see RankCell).
+                let p: &'static [Arc<Communicator>; 2] = unsafe { &*p };
                 return Ok(CommRef::Predefined(&p[(h == MPI_COMM_SELF) as usize]));
             }
         }

@@ -260,13 +260,42 @@ where
             CString::new(e).expect("the environment holds C strings")
         })
         .collect();
-    for r in ranks {
+    let mut own = Vec::new();
+    for r in ranks.clone() {
+        let vars: Vec<(&'static str, String)> = identity(r).into_iter().collect();
         if let Some(cell) = crate::handles::rank_libc(r) {
-            let own: Vec<(&str, String)> = identity(r).into_iter().collect();
-            *cell.lock() = Some(*LibcState::new(r, &environ, &own));
+            *cell.lock() = Some(*LibcState::new(r, &environ, &vars));
         }
+        own.push(vars);
     }
+    let _ = FIRST_STATES.set(FirstStates {
+        first: ranks.start,
+        environ,
+        own,
+    });
     PRIVATIZED.store(true, Ordering::Release);
+}
+
+/// What every rank's libc state starts from (see [`start`]).
+struct FirstStates {
+    first: usize,
+    environ: Vec<CString>,
+    own: Vec<Vec<(&'static str, String)>>,
+}
+
+static FIRST_STATES: std::sync::OnceLock<FirstStates> = std::sync::OnceLock::new();
+
+/// Gives rank `rank` the libc state it started the job with: a new run of a
+/// job recovered in place, before the rank's fresh copy of the program loads
+/// (which records its variables in it again).
+pub(crate) fn restart_rank(rank: usize) {
+    let (Some(first), Some(cell)) = (FIRST_STATES.get(), crate::handles::rank_libc(rank)) else {
+        return;
+    };
+    let Some(own) = rank.checked_sub(first.first).and_then(|i| first.own.get(i)) else {
+        return;
+    };
+    *cell.lock() = Some(*LibcState::new(rank, &first.environ, own));
 }
 
 /// Marks (or, with `None`, unmarks) the rank whose copy is being loaded.

@@ -10,6 +10,7 @@
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int, c_void};
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mpcrs::run::{env, JobConfig};
 use mpcrs_elf::Image;
@@ -196,6 +197,8 @@ struct Copy {
     main: CMain,
     base: usize,
     fds: Vec<c_int>,
+    /// What dlopen returned.
+    handle: usize,
 }
 
 /// Loads rank `rank`'s copies of the user's libraries and of the program,
@@ -268,7 +271,12 @@ fn load_copy(
     // SAFETY: `main` of a C program has this signature; base + st_value is its
     // address in this copy.
     let main = unsafe { std::mem::transmute::<usize, CMain>(base + main_offset as usize) };
-    Copy { main, base, fds }
+    Copy {
+        main,
+        base,
+        fds,
+        handle: handle as usize,
+    }
 }
 
 /// Points the rank's libc state at the copy's own copies of libc's variables
@@ -437,21 +445,58 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     });
     crate::stdout::install(local.clone());
     load_system_libraries(&libs.system);
+    let relocations = copies;
     let copies: Vec<Copy> = local
         .clone()
-        .map(|r| load_copy(&program, &mut image, &mut libs, &copies, r, main_offset))
+        .map(|r| {
+            load_copy(
+                &program,
+                &mut image,
+                &mut libs,
+                &relocations,
+                r,
+                main_offset,
+            )
+        })
         .collect();
     crate::code_names::install(&program, &image, copies.iter().map(|c| c.base).collect());
-    drop(image);
-    drop(libs);
     for fd in copies.iter().flat_map(|c| &c.fds) {
         // SAFETY: every copy is mapped; the fds are no longer needed.
         unsafe { libc::close(*fd) };
     }
-    let mains: Vec<usize> = copies.iter().map(|c| c.main as usize).collect();
+    let mains: Vec<AtomicUsize> = copies
+        .iter()
+        .map(|c| AtomicUsize::new(c.main as usize))
+        .collect();
+    let handles: Vec<AtomicUsize> = copies.iter().map(|c| AtomicUsize::new(c.handle)).collect();
+    // Kept for the fresh copies of a job recovered in place.
+    let sources = std::sync::Mutex::new((image, libs, relocations));
     let code = mpcrs::run_with(&cfg, |world| {
         let rank = world.world_rank() as usize;
-        install_world(world);
+        if install_world(world) {
+            // A new run after a failure: this rank's copy of the program goes
+            // and a fresh one takes its place, as in a new process.
+            if program_tls::program_has_tls() {
+                die(format!(
+                    "{program} has thread-local variables: its ranks cannot start again in fresh copies (recovery in place)"
+                ));
+            }
+            let old = handles[rank - first].load(Ordering::Acquire);
+            // SAFETY: the copy's rank left it (its stack unwound); nothing
+            // runs its code any more.
+            unsafe { libc::dlclose(old as *mut c_void) };
+            libc_state::restart_rank(rank);
+            let mut guard = sources.lock().unwrap_or_else(|p| p.into_inner());
+            let (image, libs, relocations) = &mut *guard;
+            let c = load_copy(&program, image, libs, relocations, rank, main_offset);
+            drop(guard);
+            for fd in &c.fds {
+                // SAFETY: the copy is mapped; its fds are no longer needed.
+                unsafe { libc::close(*fd) };
+            }
+            handles[rank - first].store(c.handle, Ordering::Release);
+            mains[rank - first].store(c.main as usize, Ordering::Release);
+        }
         program_tls::enter_rank(rank);
         // Each rank gets its own argv, as each MPI process would.
         let mut owned: Vec<CString> = args.clone();
@@ -461,7 +506,9 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
             .collect();
         ptrs.push(std::ptr::null_mut());
         // SAFETY: `mains[rank - first]` is the `main` of this rank's private copy.
-        let main: CMain = unsafe { std::mem::transmute::<usize, CMain>(mains[rank - first]) };
+        let main: CMain = unsafe {
+            std::mem::transmute::<usize, CMain>(mains[rank - first].load(Ordering::Acquire))
+        };
         let envp = libc_state::with(|st| {
             st.in_main = true;
             st.environ()

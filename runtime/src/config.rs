@@ -83,6 +83,11 @@ pub struct JobConfig {
     pub checkpoints: bool,
     /// A deadlock ends the job with a report (see [`env::DEADLOCK_CHECK`]).
     pub deadlock_check: bool,
+    /// `--recover in-place`: a process's death starts a new run of every
+    /// rank in the surviving processes (see recovery/).
+    pub recover_in_place: bool,
+    /// The run of the job this process starts in ([`env::RUN`]).
+    pub run: u64,
 }
 
 impl JobConfig {
@@ -189,6 +194,20 @@ impl JobConfig {
                 ))
             }
         };
+        let recover_in_place = match var(env::RECOVER.name).as_deref().map(str::trim) {
+            None | Some("") | Some("relaunch") => false,
+            Some("in-place") => true,
+            Some(v) => {
+                return Err(format!(
+                    "{}={v:?} is neither in-place nor relaunch",
+                    env::RECOVER.name
+                ))
+            }
+        };
+        // A check across processes cannot tell a dead process from a
+        // deadlocked one: recovery in place answers the first.
+        let deadlock_check = deadlock_check && !recover_in_place;
+        let run = read(env::RUN.name)?.unwrap_or(1) as u64;
         let workers = match read(env::WORKERS.name)? {
             Some(w) => Some(w),
             None if foreign_launcher => slurm_cpus_per_task(&var)?,
@@ -207,6 +226,8 @@ impl JobConfig {
             binding,
             report_bindings: var(env::REPORT_BINDINGS.name).is_some(),
             deadlock_check,
+            recover_in_place,
+            run,
             ranks,
             processes,
             process,

@@ -55,6 +55,7 @@ mod p2p;
 mod process;
 mod process_transport;
 pub mod raw;
+pub mod recovery;
 mod remote;
 mod request;
 mod rma;

@@ -148,17 +148,7 @@ fn start(cfg: &JobConfig) -> Option<Started> {
     crate::waits::install(cfg.local_ranks());
     crate::deadlock::detector::start(cfg.process, cfg.processes, cfg.deadlock_check);
     let universe = Arc::new(Universe::new());
-    let make_world = || {
-        CommShared::new(
-            universe.clone(),
-            0,
-            Group::from_world_ranks((0..n as i32).collect()),
-        )
-    };
-    let world = match fabric {
-        Some(f) => f.registry.get_or_make(0, 1, make_world),
-        None => make_world(),
-    };
+    let world = new_world(&universe, fabric, n);
     if fabric.is_some() {
         // Partner copies (L2) and parity (L3) travel between the processes'
         // helpers, apart for images and for the application's data.
@@ -179,6 +169,51 @@ fn start(cfg: &JobConfig) -> Option<Started> {
         fabric,
         world,
     })
+}
+
+/// The world communicator of a run of the job, as this process's ranks share
+/// it.
+fn new_world(
+    universe: &Arc<Universe>,
+    fabric: Option<&'static crate::remote::Fabric>,
+    n: usize,
+) -> Arc<CommShared> {
+    let make_world = || {
+        CommShared::new(
+            universe.clone(),
+            0,
+            Group::from_world_ranks((0..n as i32).collect()),
+        )
+    };
+    match fabric {
+        Some(f) => f.registry.get_or_make(0, 1, make_world),
+        None => make_world(),
+    }
+}
+
+/// Arms recovery in place (`--recover in-place`): a new run joins its
+/// network and starts from a fresh universe and world.
+fn arm_recovery(cfg: &JobConfig, fabric: Option<&'static crate::remote::Fabric>) -> bool {
+    let Some(f) = fabric else {
+        mpcrs_settings::report!(
+            error,
+            "mpcrs: --recover in-place needs a job of several processes (-p 2 or more)"
+        );
+        return false;
+    };
+    let n = cfg.ranks;
+    let rebuild: crate::recovery::Rebuild = Box::new(move |var, run| {
+        let cfg = JobConfig::from_variables(var)?;
+        f.start_run(&cfg, var, run)?;
+        Ok(new_world(&Arc::new(Universe::new()), Some(f), n))
+    });
+    match crate::recovery::arm(cfg.process, cfg.local_ranks(), cfg.run, rebuild) {
+        Ok(()) => true,
+        Err(e) => {
+            mpcrs_settings::report!(error, "mpcrs: process {}: {e}", cfg.process);
+            false
+        }
+    }
 }
 
 /// The runtime of a process whose one rank is the program's own thread.
@@ -304,6 +339,9 @@ where
     else {
         return 1;
     };
+    if cfg.recover_in_place && !arm_recovery(cfg, fabric) {
+        return 1;
+    }
     let handle = sched.handle();
     let body = move |comm: Communicator| -> i32 {
         let rank = comm.world_rank();
@@ -323,8 +361,24 @@ where
             let world = world.clone();
             handle.spawn_on(worker_of_rank(r - first, count, workers), move || {
                 set_current_rank(r as i32);
-                let comm = Communicator::from_shared(world, r as i32, r as i32, "MPI_COMM_WORLD");
-                let ended = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(comm)));
+                let mut world = world;
+                let ended = loop {
+                    let comm = Communicator::from_shared(
+                        world.clone(),
+                        r as i32,
+                        r as i32,
+                        "MPI_COMM_WORLD",
+                    );
+                    crate::recovery::entering_body(r);
+                    let ended =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(comm)));
+                    // With recovery in place, a rank that left for a new run
+                    // (or ended well, when a run after it starts) runs again.
+                    match crate::recovery::after_body(r, &ended) {
+                        crate::recovery::After::Again(w) => world = w,
+                        crate::recovery::After::Finish => break ended,
+                    }
+                };
                 // It sends nothing more: others waiting for it wait forever.
                 crate::waits::finished();
                 match ended {

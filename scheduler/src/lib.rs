@@ -40,8 +40,8 @@ pub use fault::{panic_message, set_code_namer, set_ult_label, CodeNamer, UltLabe
 pub use idle::{sleep_counts, SleepCounts};
 pub use park::{
     context_id, current, in_ult, note_unless_noted, park, park_timeout, poll_while_parked,
-    set_resume_hook, set_ult_local, ult_local, ult_local_of_ult, ult_note, unpark_all,
-    yield_for_poll, yield_now, NoteCell, Unparker,
+    set_after_suspend_hook, set_resume_hook, set_ult_local, ult_local, ult_local_of_ult, ult_note,
+    unpark_all, yield_for_poll, yield_now, NoteCell, Unparker,
 };
 pub use progress::{Progress, FOREIGN_THREAD};
 pub use scheduler::{Builder, Handle, Scheduler};

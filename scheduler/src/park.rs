@@ -164,6 +164,26 @@ pub(crate) fn resume_hook() -> Option<fn(usize)> {
     RESUME_HOOK.get().copied()
 }
 
+/// A function every ULT calls on itself when it comes back from [`park`],
+/// [`park_timeout`] or [`yield_now`], with its local word: where a user of this
+/// crate makes the ULT leave what it was doing (it may unwind the ULT's stack
+/// from there, since no lock of this crate is held then). At most one; set
+/// once, before ULTs run.
+static AFTER_SUSPEND_HOOK: std::sync::OnceLock<fn(usize)> = std::sync::OnceLock::new();
+
+/// Installs the after-suspend hook (see [`AFTER_SUSPEND_HOOK`]); false if one
+/// already is.
+pub fn set_after_suspend_hook(hook: fn(usize)) -> bool {
+    AFTER_SUSPEND_HOOK.set(hook).is_ok()
+}
+
+/// Calls the after-suspend hook in the ULT `task` that has just resumed.
+fn after_suspend(task: &Task) {
+    if let Some(hook) = AFTER_SUSPEND_HOOK.get() {
+        hook(task.local.get());
+    }
+}
+
 /// The caller's local word (see [`set_ult_local`]): 0 if never set.
 pub fn ult_local() -> usize {
     match worker::current_task_ptr() {
@@ -180,7 +200,10 @@ pub fn park() {
     match worker::current_task_ptr() {
         // SAFETY: the pointer comes from the worker's `current` slot, which holds a
         // live reference to the task for as long as it runs on this worker.
-        Some(task) => unsafe { park_ult(&*task) },
+        Some(task) => unsafe {
+            park_ult(&*task);
+            after_suspend(&*task);
+        },
         None => park_thread(None),
     }
 }
@@ -256,6 +279,7 @@ pub fn park_timeout(timeout: Duration) {
         Some(task) => {
             worker::add_timer(std::time::Instant::now() + timeout, task.clone());
             park_ult(&task);
+            after_suspend(&task);
         }
         None => park_thread(Some(timeout)),
     }
@@ -273,7 +297,10 @@ fn park_ult(task: &Task) {
 pub fn yield_now() {
     match worker::current_task_ptr() {
         // SAFETY: as in `park`.
-        Some(task) => suspend(unsafe { &*task }, Suspend::Yield),
+        Some(task) => unsafe {
+            suspend(&*task, Suspend::Yield);
+            after_suspend(&*task);
+        },
         None => std::thread::yield_now(),
     }
 }

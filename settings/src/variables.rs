@@ -99,6 +99,12 @@ variables! {
         "The secret a process proves to the checkpoint services (they outlive each run's own job secret).";
     CKPT_SERVICE_FLUSH = "MPCRS_CKPT_SERVICE_FLUSH", set_by "--ckpt-service-flush", default "10,30s",
         "When committed CRaaS data goes to files in the checkpoint directory: after K commits of a checkpoint (K), T seconds after its first unflushed commit (Ts), both (K,Ts), or never (only at the end).";
+    RECOVER = "MPCRS_RECOVER", set_by "--recover", default "unset: a failed process ends the run",
+        "in-place: when a process of the job dies, the others are not ended; every rank starts again from main in a fresh copy of the program, with a replacement process in the failed one's place, and finds its data with CRaaS_Rst_* or FTI_Recover.";
+    RECOVERY_PORT = "MPCRS_RECOVERY_PORT", set_by "mpcrs-run with --recover in-place", default "unset",
+        "IP:PORT where mpcrs-run tells the job's processes of a failure and of the new run they join.";
+    RUN = "MPCRS_RUN", set_by "mpcrs-run with --recover in-place", default "1",
+        "The run of the job a process starts in: 1, then one more after each recovery in place.";
     CHECKPOINT_INTERVAL = "MPCRS_CHECKPOINT_INTERVAL", set_by "--checkpoint-interval", default "unset: no periodic checkpoint",
         "Seconds between checkpoints taken wherever the program is, or auto: Daly's optimum for the measured cost of the job's checkpoints and MPCRS_MTBF, never more than 1% of the time in checkpoints.";
     MTBF = "MPCRS_MTBF", set_by "--mtbf", default "five years over the job's nodes",

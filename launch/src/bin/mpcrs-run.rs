@@ -154,6 +154,10 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    if let Err(e) = check_recover(&args) {
+        mpcrs_settings::report!(error, "mpcrs-run: --recover in-place: {e}");
+        return ExitCode::from(2);
+    }
     // Everything is checked before any process starts.
     if let Err(e) = check_output(&mut args) {
         mpcrs_settings::report!(error, "mpcrs-run: {e}");
@@ -228,6 +232,66 @@ fn main() -> ExitCode {
     // Each service flushes what it holds before the launcher exits.
     drop(services);
     status
+}
+
+/// Whether the job can be recovered in place, if asked.
+fn check_recover(args: &Options) -> Result<(), String> {
+    if args.recover.as_deref() != Some("in-place") {
+        return Ok(());
+    }
+    if args.processes < 2 {
+        return Err(
+            "needs a job of several processes (-p 2 or more): the survivors of a failure run on"
+                .into(),
+        );
+    }
+    if args.restart.is_some() {
+        return Err("recovers a running job from the application's checkpoints (CRaaS, FTI); --restart relaunches from images (--max-restarts)".into());
+    }
+    if args.host.is_some() || args.hostfile.is_some() {
+        return Err("runs the job on this host only for now (no --host or --hostfile)".into());
+    }
+    Ok(())
+}
+
+/// Recovery in place of the job whose first run's processes are `specs`, if
+/// asked: they learn where to reach the launcher.
+fn in_place(
+    args: &Options,
+    specs: &mut [supervise::ProcessSpec],
+) -> Result<Option<Box<dyn supervise::Recover>>, String> {
+    if args.recover.as_deref() != Some("in-place") {
+        return Ok(None);
+    }
+    // Every process of a job on this host has the job's secret in its
+    // environment.
+    let secret = specs
+        .first()
+        .and_then(|s| {
+            s.command
+                .get_envs()
+                .find(|(k, _)| *k == env::JOB_SECRET.name)
+                .and_then(|(_, v)| v)
+        })
+        .and_then(|v| v.to_str())
+        .ok_or("the job's processes have no secret")
+        .and_then(|h| mpcrs_auth::JobSecret::from_hex(h).map_err(|_| "the job's secret"))?;
+    let max = if args.max_restarts == 0 {
+        10
+    } else {
+        args.max_restarts
+    };
+    let recover = mpcrs_launch::in_place::InPlace::start(
+        specs.len(),
+        secret,
+        std::net::Ipv4Addr::LOCALHOST.into(),
+        max,
+    )
+    .map_err(|e| format!("cannot listen for the processes: {e}"))?;
+    for spec in specs.iter_mut() {
+        spec.command.envs(recover.variables());
+    }
+    Ok(Some(Box::new(recover)))
 }
 
 /// Starts the services of --ckpt-service, if any.
@@ -541,13 +605,24 @@ fn run_with_restarts(
                 return ExitCode::from(2);
             }
         };
-        let outcome = match supervise_job(run.specs, args.timeout, output, checkpoints, program) {
-            Ok(o) => o,
-            Err(status) => return status,
+        let mut specs = run.specs;
+        let recover = match in_place(&args, &mut specs) {
+            Ok(r) => r,
+            Err(e) => {
+                mpcrs_settings::report!(error, "mpcrs-run: --recover in-place: {e}");
+                return ExitCode::from(2);
+            }
         };
+        let in_place = recover.is_some();
+        let outcome =
+            match supervise_job(specs, args.timeout, output, checkpoints, program, recover) {
+                Ok(o) => o,
+                Err(status) => return status,
+            };
         let failed_at = SystemTime::now();
         let status = ExitCode::from(outcome.exit_code().clamp(0, 255) as u8);
-        if restarts >= args.max_restarts {
+        // Recovered in place as long as it could be: not relaunched.
+        if restarts >= args.max_restarts || in_place {
             return status;
         }
         let failure = match relaunch::decide(&outcome, resumed_from, previous.as_ref()) {
@@ -634,6 +709,7 @@ fn supervise_job(
     output: mpcrs_launch::output::OutputPlan,
     checkpoints: bool,
     program: &str,
+    recover: Option<Box<dyn supervise::Recover>>,
 ) -> Result<supervise::Outcome, ExitCode> {
     // Supervised like every process of a job: own process group (nothing it starts
     // outlives the job), Ctrl-C/SIGTERM end it, a failure is reported by name;
@@ -652,6 +728,7 @@ fn supervise_job(
         grace: std::time::Duration::from_secs(1),
         forward_checkpoint_requests: checkpoints,
         time_limit,
+        recover,
     };
     let outcome = supervise::run(specs, how);
     // Every process is gone: rings offered but never opened go too.

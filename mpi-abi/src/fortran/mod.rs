@@ -17,7 +17,7 @@ macro_rules! both {
     ($( fn $name:ident / $pname:ident ( $($arg:ident : $ty:ty),* ) calls $c:ident = $mpi:ident / $pmpi:ident $(-> $ret:ty)? $body:block )*) => {
         $(
             #[no_mangle]
-            pub unsafe extern "C" fn $name( $($arg : $ty),* ) $(-> $ret)? {
+            pub unsafe extern "C-unwind" fn $name( $($arg : $ty),* ) $(-> $ret)? {
                 let $c = $mpi;
                 // SAFETY: Fortran passes every argument by reference to storage of
                 // the kind mpif.h declares.
@@ -25,7 +25,7 @@ macro_rules! both {
                 unsafe { $body }
             }
             #[no_mangle]
-            pub unsafe extern "C" fn $pname( $($arg : $ty),* ) $(-> $ret)? {
+            pub unsafe extern "C-unwind" fn $pname( $($arg : $ty),* ) $(-> $ret)? {
                 let $c = $pmpi;
                 // SAFETY: as above.
                 #[allow(unused_unsafe)]
@@ -55,11 +55,11 @@ macro_rules! c2f {
     ($($c2f:ident, $f2c:ident;)*) => {
         $(
             #[no_mangle]
-            pub extern "C" fn $c2f(h: c_int) -> c_int {
+            pub extern "C-unwind" fn $c2f(h: c_int) -> c_int {
                 h
             }
             #[no_mangle]
-            pub extern "C" fn $f2c(h: c_int) -> c_int {
+            pub extern "C-unwind" fn $f2c(h: c_int) -> c_int {
                 h
             }
         )*

@@ -324,6 +324,33 @@ fn load(places: &Places, rank: u32, name: &str, c: &mut Ckpt) -> Result<()> {
     )))
 }
 
+/// A new run of the job in this process (recovery in place): rank `rank`
+/// starts again from its last commits, which this process still holds; what
+/// it staged and did not commit is dropped, as a crash would have. Says, per
+/// checkpoint, which commit the rank finds.
+pub(crate) fn on_new_run(rank: u32, run: u64) {
+    let mine = RANKS
+        .lock()
+        .unwrap()
+        .as_ref()
+        .and_then(|r| r.get(&rank).cloned());
+    let Some(mine) = mine else { return };
+    let mut ckpts = mine.lock().unwrap_or_else(|p| p.into_inner());
+    for (name, c) in ckpts.iter_mut() {
+        c.indices.clear();
+        let staged = std::mem::take(&mut c.arrays);
+        c.spare.extend(staged.into_values());
+        c.spare.truncate(SPARES);
+        if c.loaded && c.committed.commit > 0 {
+            mpcrs_settings::report!(
+                info,
+                "mpcrs: CRaaS: rank {rank}: checkpoint {name:?} commit {} kept in this process's memory for run {run}",
+                c.committed.commit
+            );
+        }
+    }
+}
+
 /// Stages array `name` of checkpoint `ckpt` (a copy of `data`).
 pub fn ckpt_array(ckpt: &str, name: &str, data: &[u8]) -> Result<()> {
     object_name(name)?;

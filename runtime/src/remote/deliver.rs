@@ -522,6 +522,15 @@ struct RegistryInner {
 }
 
 impl Registry {
+    /// Forgets every communicator and every message held for one (a new run
+    /// of the job, remote/runs.rs).
+    pub(crate) fn clear(&self) {
+        self.inner.clear_poison();
+        *self.inner.lock().unwrap() = RegistryInner::default();
+        self.version
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
     /// Bumped whenever a communicator is added: a communicator found before
     /// is still the one of its context while this is unchanged.
     fn version(&self) -> u64 {

@@ -19,6 +19,7 @@ mod links;
 mod machine;
 mod pace;
 mod quiesce;
+mod runs;
 mod wire;
 
 use std::io;
@@ -356,7 +357,7 @@ impl Fabric {
             me: cfg.process as u32,
             blocks: cfg.blocks(),
             net: AtomicPtr::new(Box::into_raw(Box::new(net))),
-            generation: AtomicU64::new(1),
+            generation: AtomicU64::new(cfg.run),
             registry: Registry::default(),
             next_seq: (0..count).map(|_| AtomicU64::new(0)).collect(),
             inbound: (0..count).map(|_| Mutex::default()).collect(),
