@@ -17,7 +17,9 @@
  * there without a restore past it; "mid" kills it between CRaaS_Ckpt_array
  * and CRaaS_Commit of that tile row (in the first run only). Prints "rank R resumed at tile row T"
  * after a restore, then "checksum X" (rank 0). CRAAS_MM_SLEEP_MS in the
- * environment: a pause after each tile row (for tests that act mid-run). */
+ * environment: a pause after each tile row (for tests that act mid-run);
+ * CRAAS_MM_RSS: the last rank prints its process's resident memory at the
+ * end ("rss K kB"; the process no kill hits). */
 #include <craas.h>
 #include <mpi.h>
 #include <signal.h>
@@ -101,6 +103,13 @@ int main(int argc, char **argv) {
     for (long i = 0; i < n * n; i++) local += c[i] * (double)(i % 3);
     MPI_Reduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) printf("checksum %.6f\n", total);
+    if (getenv("CRAAS_MM_RSS") && rank == size - 1) {
+        FILE *st = fopen("/proc/self/status", "r");
+        char line[256];
+        while (st && fgets(line, sizeof line, st))
+            if (strncmp(line, "VmRSS:", 6) == 0) printf("rss %ld kB\n", atol(line + 6));
+        if (st) fclose(st);
+    }
     MPI_Finalize();
     return 0;
 }

@@ -1,0 +1,272 @@
+//! Recovery in place (`mpcrs-run --recover in-place`) end to end, with the
+//! tiled multiply on CRaaS (tests/c/craas_matmul.c): a process killed with
+//! SIGKILL is replaced while the others run on, every rank starts again
+//! from main and resumes from its last commit (survivors from their own
+//! memory, the replacement's ranks from the service or files), and the job
+//! ends with the checksum of an uninterrupted run. At -p 2 and -p 4, three
+//! kills in a row, a kill between staging and commit, without a service,
+//! the Rust API, the memory of ten recoveries, and what is refused.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mpcrs_tests::{build_c, c_source, expect_success, run_job, text};
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mpcrs-in-place-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn matmul() -> PathBuf {
+    build_c(
+        &c_source("craas_matmul.c"),
+        "craas_matmul",
+        None,
+        &["-lcraas"],
+    )
+}
+
+fn checksum(out: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix("checksum "))
+        .unwrap_or_else(|| panic!("no checksum in {out}"))
+        .to_string()
+}
+
+/// The checksum of an uninterrupted run of `ranks` ranks, N and TILE of `size`.
+fn uninterrupted(ranks: &str, size: [&str; 2]) -> String {
+    let dir = scratch(&format!("whole-{ranks}-{}", size[1]));
+    let ck = dir.join("ck");
+    let mm = matmul();
+    let o = run_job(
+        &[
+            "-n",
+            ranks,
+            "--checkpoint",
+            ck.to_str().unwrap(),
+            mm.to_str().unwrap(),
+            size[0],
+            size[1],
+        ],
+        LIMIT,
+    );
+    let out = expect_success(&o, "uninterrupted run");
+    let _ = std::fs::remove_dir_all(&dir);
+    checksum(&out)
+}
+
+/// Runs the multiply recovered in place: `layout`, then `extra` options,
+/// then the program's own arguments `tail` after N 256 and tiles of 32.
+fn run(dir: &Path, layout: &[&str], extra: &[&str], tail: &[&str]) -> (String, String, bool) {
+    let ck = dir.join("ck");
+    let mm = matmul();
+    let mut args: Vec<&str> = layout.to_vec();
+    args.extend(["--checkpoint", ck.to_str().unwrap(), "--recover", "in-place"]);
+    args.extend(extra);
+    args.extend([mm.to_str().unwrap(), "256", "32"]);
+    args.extend(tail);
+    let o = run_job(&args, LIMIT);
+    let (out, err) = text(&o);
+    (out, err, o.status.success())
+}
+
+/// The recovery lines of a run: one per failure, naming the new run.
+fn recoveries(err: &str) -> Vec<&str> {
+    err.lines()
+        .filter(|l| l.contains("mpcrs-run: recovered in place in"))
+        .collect()
+}
+
+#[test]
+fn a_killed_process_is_replaced_and_every_rank_resumes_where_it_was() {
+    let whole = uninterrupted("8", ["256", "32"]);
+    for (name, layout, lost) in [
+        ("p2", &["-n", "8", "-p", "2"][..], "ranks 0-3"),
+        ("p4", &["-n", "8", "-p", "4"][..], "ranks 0-1"),
+    ] {
+        let dir = scratch(name);
+        let (out, err, ok) = run(&dir, layout, &["--ckpt-service", "localhost"], &["3"]);
+        assert!(ok, "{name}: {out}\n{err}");
+        // Rank 1 killed its own process 0; the job was not relaunched.
+        assert!(
+            err.contains(&format!("mpcrs-run: process 0 ({lost}, "))
+                && err.contains("was killed by signal 9 (Killed); recovering in place (1 of 10): run 2"),
+            "{name}: {err}"
+        );
+        assert!(!err.contains("restarting"), "{name}: relaunched: {err}");
+        assert_eq!(recoveries(&err).len(), 1, "{name}: {err}");
+        assert!(recoveries(&err)[0].contains("every process is in run 2"), "{name}: {err}");
+        // The survivors' ranks kept their commits in memory; the
+        // replacement's took theirs from the service.
+        assert!(
+            err.contains("rank 7: checkpoint \"mm-1\" commit 2 kept in this process's memory for run 2"),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains("rank 1: checkpoint \"mm-1\" commit 2 restored from the memory of the checkpoint service"),
+            "{name}: {err}"
+        );
+        for r in 0..8 {
+            assert!(
+                out.contains(&format!("rank {r} resumed at tile row 3")),
+                "{name}: {out}"
+            );
+        }
+        assert_eq!(checksum(&out), whole, "{name}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn three_kills_in_a_row_at_16_ranks_on_4_processes() {
+    let whole = uninterrupted("16", ["256", "32"]);
+    let dir = scratch("three");
+    let (out, err, ok) = run(
+        &dir,
+        &["-n", "16", "-p", "4"],
+        &["--ckpt-service", "localhost"],
+        &["2,4,6"],
+    );
+    assert!(ok, "{out}\n{err}");
+    let lines = recoveries(&err);
+    assert_eq!(lines.len(), 3, "{err}");
+    for (i, l) in lines.iter().enumerate() {
+        assert!(l.contains(&format!("every process is in run {}", i + 2)), "{err}");
+    }
+    for t in [2, 4, 6] {
+        assert!(
+            out.contains(&format!("rank 0 resumed at tile row {t}")),
+            "{out}"
+        );
+    }
+    assert_eq!(checksum(&out), whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_kill_between_staging_and_commit_resumes_from_whole_commits() {
+    // Rank 1 dies after CRaaS_Ckpt_array of tile row 3 and before its
+    // commit: every rank resumes from tile row 2, index and arrays of one
+    // commit (a mix would change the checksum).
+    let whole = uninterrupted("8", ["256", "32"]);
+    let dir = scratch("mid");
+    let (out, err, ok) = run(
+        &dir,
+        &["-n", "8", "-p", "2"],
+        &["--ckpt-service", "localhost"],
+        &["3", "mid"],
+    );
+    assert!(ok, "{out}\n{err}");
+    assert_eq!(recoveries(&err).len(), 1, "{err}");
+    for r in 0..8 {
+        assert!(
+            out.contains(&format!("rank {r} resumed at tile row 2")),
+            "{out}"
+        );
+    }
+    assert_eq!(checksum(&out), whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn without_a_service_the_replacement_resumes_from_its_process_s_files() {
+    // Each process flushes every commit of its ranks (flush policy 1): the
+    // replacement's ranks read the files the dead process wrote.
+    let whole = uninterrupted("8", ["256", "32"]);
+    let dir = scratch("files");
+    let (out, err, ok) = run(
+        &dir,
+        &["-n", "8", "-p", "2"],
+        &["--ckpt-service-flush", "1"],
+        &["3"],
+    );
+    assert!(ok, "{out}\n{err}");
+    assert_eq!(recoveries(&err).len(), 1, "{err}");
+    assert!(
+        err.contains("rank 1: checkpoint \"mm-1\" commit 2 restored from /"),
+        "{err}"
+    );
+    assert!(
+        err.contains("rank 6: checkpoint \"mm-1\" commit 2 kept in this process's memory"),
+        "{err}"
+    );
+    assert_eq!(checksum(&out), whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_rust_program_s_closure_is_called_again() {
+    let whole = uninterrupted("8", ["256", "32"]);
+    let dir = scratch("rust");
+    let ck = dir.join("ck");
+    let bin = mpcrs_tests::program("craas_rust");
+    let o = run_job(
+        &[
+            "-n",
+            "8",
+            "-p",
+            "2",
+            "--checkpoint",
+            ck.to_str().unwrap(),
+            "--ckpt-service",
+            "localhost",
+            "--recover",
+            "in-place",
+            bin.to_str().unwrap(),
+            "256",
+            "32",
+            "5",
+        ],
+        LIMIT,
+    );
+    let out = expect_success(&o, "rust");
+    let err = text(&o).1;
+    assert_eq!(recoveries(&err).len(), 1, "{err}");
+    for r in 0..8 {
+        assert!(
+            out.contains(&format!("rank {r} resumed at tile row 5")),
+            "{out}"
+        );
+    }
+    assert_eq!(checksum(&out), whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn what_cannot_be_recovered_in_place_is_refused_or_ends_the_job() {
+    let mm = matmul();
+    let mm = mm.to_str().unwrap();
+    // One process: nobody survives a failure.
+    let o = run_job(&["-n", "4", "--recover", "in-place", mm, "64", "16"], LIMIT);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o).1;
+    assert!(
+        err.contains("--recover in-place: needs a job of several processes (-p 2 or more)"),
+        "{err}"
+    );
+    // An unknown way.
+    let o = run_job(&["-n", "4", "-p", "2", "--recover", "reboot", mm, "64", "16"], LIMIT);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("reboot"), "{}", text(&o).1);
+    // Two failures with one recovery allowed: the second ends the job,
+    // named.
+    let dir = scratch("budget");
+    let (out, err, ok) = run(
+        &dir,
+        &["-n", "8", "-p", "2"],
+        &["--ckpt-service", "localhost", "--max-restarts", "1"],
+        &["2,4"],
+    );
+    assert!(!ok, "{out}\n{err}");
+    assert_eq!(recoveries(&err).len(), 1, "{err}");
+    assert!(
+        err.contains("was killed by signal 9 (Killed); no recovery in place left (--max-restarts 1)"),
+        "{err}"
+    );
+    assert!(!out.contains("checksum"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
