@@ -89,6 +89,8 @@ pub unsafe extern "C-unwind" fn CRaaS_Ckpt_array(
     data: *const c_void,
     bytes: usize,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     const CALL: &str = "CRaaS_Ckpt_array";
     // SAFETY: see the function's contract.
     let (c, n) = match unsafe { names(CALL, ckpt, name) } {
@@ -115,6 +117,8 @@ pub unsafe extern "C-unwind" fn CRaaS_Ckpt_index(
     name: *const c_char,
     value: c_long,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     const CALL: &str = "CRaaS_Ckpt_index";
     // SAFETY: see the function's contract.
     match unsafe { names(CALL, ckpt, name) } {
@@ -127,6 +131,8 @@ pub unsafe extern "C-unwind" fn CRaaS_Ckpt_index(
 /// `ckpt` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn CRaaS_Commit(ckpt: *const c_char) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     const CALL: &str = "CRaaS_Commit";
     // SAFETY: see the function's contract.
     match unsafe { checkpoint(CALL, ckpt) } {
@@ -141,6 +147,8 @@ pub unsafe extern "C-unwind" fn CRaaS_Commit(ckpt: *const c_char) -> c_int {
 /// `ckpt` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn CRaaS_Exists(ckpt: *const c_char) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     const CALL: &str = "CRaaS_Exists";
     // SAFETY: see the function's contract.
     match unsafe { checkpoint(CALL, ckpt) }.map(craas::exists) {
@@ -163,6 +171,8 @@ pub unsafe extern "C-unwind" fn CRaaS_Rst_index(
     ckpt: *const c_char,
     name: *const c_char,
 ) -> c_long {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     const CALL: &str = "CRaaS_Rst_index";
     // SAFETY: see the function's contract.
     let Ok((ckpt, name)) = (unsafe { names(CALL, ckpt, name) }) else {
@@ -186,6 +196,8 @@ pub unsafe extern "C-unwind" fn CRaaS_Rst_array(
     data: *mut c_void,
     bytes: usize,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     const CALL: &str = "CRaaS_Rst_array";
     // SAFETY: see the function's contract.
     let (c, n) = match unsafe { names(CALL, ckpt, name) } {
@@ -209,6 +221,8 @@ pub unsafe extern "C-unwind" fn CRaaS_Rst_array(
 /// `ckpt` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn CRaaS_Delete(ckpt: *const c_char) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     const CALL: &str = "CRaaS_Delete";
     // SAFETY: see the function's contract.
     match unsafe { checkpoint(CALL, ckpt) } {
@@ -224,6 +238,8 @@ pub unsafe extern "C-unwind" fn CRaaS_Delete(ckpt: *const c_char) -> c_int {
 /// `ckpt` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn CRaaSX_Wait(ckpt: *const c_char) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     const CALL: &str = "CRaaSX_Wait";
     // SAFETY: see the function's contract.
     match unsafe { checkpoint(CALL, ckpt) } {

@@ -21,6 +21,8 @@ macro_rules! mpi_fn {
                     // A rank of a job recovered in place leaves here for its
                     // new run (its stack unwinds through the program's frames).
                     ::mpcrs::recovery::leave_if_recovering();
+                    // What it allocates is the runtime's, not the program's.
+                    let _heap = crate::rank_heap::in_runtime();
                     // A blocking call runs other ranks' ULTs on this thread, whose
                     // errno is shared: the caller finds its own as it left it.
                     let _errno = crate::export::KeepErrno::new();

@@ -193,6 +193,8 @@ impl RankFti {
 /// `config` is NULL or a NUL-terminated path.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn FTI_Init(config: *const c_char, comm: MPI_Comm) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     if config.is_null() {
         return fail("FTI_Init", "NULL configuration file");
     }
@@ -219,6 +221,8 @@ pub unsafe extern "C-unwind" fn FTI_Init(config: *const c_char, comm: MPI_Comm) 
 
 #[no_mangle]
 pub extern "C-unwind" fn FTI_Status() -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     with_rank(|st| match &st.ft {
         Some(ft) => ft.status().is_some() as c_int,
         None => 0,
@@ -235,6 +239,8 @@ pub unsafe extern "C-unwind" fn FTI_Protect(
     count: i64,
     tid: c_int,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     with_rank(|st| {
         if st.ft.is_none() {
             return fail("FTI_Protect", "called before FTI_Init");
@@ -263,6 +269,8 @@ pub unsafe extern "C-unwind" fn FTI_Protect(
 /// `type_` points to an `fti_id_t`.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn FTI_InitType(type_: *mut c_int, size: c_int) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     if type_.is_null() || size < 0 {
         return fail("FTI_InitType", "NULL type or negative size");
     }
@@ -284,6 +292,8 @@ pub unsafe extern "C-unwind" fn FTI_InitCompositeType(
     size: usize,
     _h5group: *mut c_void,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     with_rank(|st| {
         let t = st.next_type;
         st.next_type += 1;
@@ -313,6 +323,8 @@ pub unsafe extern "C-unwind" fn FTI_AddScalarField(
     fid: c_int,
     offset: i64,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     let Some(size) = with_rank(|st| st.type_size(fid)) else {
         return fail("FTI_AddScalarField", format!("unknown field type {fid}"));
     };
@@ -330,6 +342,8 @@ pub unsafe extern "C-unwind" fn FTI_AddVectorField(
     ndims: c_int,
     dim_sizes: *const i64,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     let Some(size) = with_rank(|st| st.type_size(tid)) else {
         return fail("FTI_AddVectorField", format!("unknown field type {tid}"));
     };
@@ -344,6 +358,8 @@ pub unsafe extern "C-unwind" fn FTI_AddVectorField(
 
 #[no_mangle]
 pub extern "C-unwind" fn FTI_Checkpoint(_id: c_int, level: c_int) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     with_rank(|st| {
         let vars = vars(&st.protected, &st.types);
         let r = match st.ft.as_mut() {
@@ -359,6 +375,8 @@ pub extern "C-unwind" fn FTI_Checkpoint(_id: c_int, level: c_int) -> c_int {
 
 #[no_mangle]
 pub extern "C-unwind" fn FTI_Recover() -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     with_rank(|st| {
         let stored = match st.ft.as_ref().map(|ft| ft.stored()) {
             None => return fail("FTI_Recover", "called before FTI_Init"),
@@ -384,6 +402,8 @@ pub extern "C-unwind" fn FTI_Recover() -> c_int {
 
 #[no_mangle]
 pub extern "C-unwind" fn FTI_RecoverVarInit() -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     with_rank(|st| match st.ft.as_ref().map(|ft| ft.stored()) {
         None => fail("FTI_RecoverVarInit", "called before FTI_Init"),
         Some(Err(e)) => fail("FTI_RecoverVarInit", e),
@@ -396,6 +416,8 @@ pub extern "C-unwind" fn FTI_RecoverVarInit() -> c_int {
 
 #[no_mangle]
 pub extern "C-unwind" fn FTI_RecoverVar(id: c_int) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     with_rank(|st| {
         if !st.recovering {
             return fail(
@@ -426,6 +448,8 @@ pub extern "C-unwind" fn FTI_RecoverVar(id: c_int) -> c_int {
 
 #[no_mangle]
 pub extern "C-unwind" fn FTI_RecoverVarFinalize() -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     with_rank(|st| {
         st.recovering = false;
         FTI_SCES
@@ -436,6 +460,8 @@ pub extern "C-unwind" fn FTI_RecoverVarFinalize() -> c_int {
 /// (0 when there is none).
 #[no_mangle]
 pub extern "C-unwind" fn FTI_GetStoredSize(id: c_int) -> i64 {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     with_rank(|st| match st.ft.as_ref().map(|ft| ft.stored()) {
         Some(Ok(s)) => s
             .iter()
@@ -449,6 +475,8 @@ pub extern "C-unwind" fn FTI_GetStoredSize(id: c_int) -> i64 {
 /// `ptr` is the protected pointer of `id`, from malloc (or NULL).
 #[no_mangle]
 pub unsafe extern "C-unwind" fn FTI_Realloc(id: c_int, ptr: *mut c_void) -> *mut c_void {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     with_rank(|st| {
         let stored = match st.ft.as_ref().map(|ft| ft.stored()) {
             Some(Ok(s)) => s.iter().find(|v| v.id == id).map(|v| v.bytes.len()),
@@ -484,6 +512,8 @@ pub unsafe extern "C-unwind" fn FTI_Realloc(id: c_int, ptr: *mut c_void) -> *mut
 /// interval of the configuration ends: FTI_DONE then, FTI_SCES otherwise.
 #[no_mangle]
 pub extern "C-unwind" fn FTI_Snapshot() -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     let restarted = with_rank(|st| {
         st.ft.as_ref().is_some_and(|ft| ft.status().is_some())
             && !std::mem::replace(&mut st.snapshot_recovered, true)
@@ -502,6 +532,8 @@ pub extern "C-unwind" fn FTI_Snapshot() -> c_int {
 
 #[no_mangle]
 pub extern "C-unwind" fn FTI_Finalize() -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     let ft = with_rank(|st| {
         st.protected.clear();
         st.ft.take()

@@ -49,6 +49,7 @@ mod p2p;
 mod pcoll;
 mod program_tls;
 mod published;
+mod rank_heap;
 mod request_status;
 mod requests;
 mod rma;

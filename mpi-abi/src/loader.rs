@@ -434,6 +434,10 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
         Err(e) => die(format!("{program}: {e}")),
     };
     create_job(cfg.ranks);
+    if cfg.recover_in_place {
+        // A new run frees what the old one's program left allocated.
+        crate::rank_heap::start(cfg.ranks);
+    }
     // This process's ranks only, when the job spans several.
     let local = cfg.local_ranks();
     let first = local.start;
@@ -485,6 +489,7 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
             // SAFETY: the copy's rank left it (its stack unwound); nothing
             // runs its code any more.
             unsafe { libc::dlclose(old as *mut c_void) };
+            crate::rank_heap::free_all(rank);
             libc_state::restart_rank(rank);
             let mut guard = sources.lock().unwrap_or_else(|p| p.into_inner());
             let (image, libs, relocations) = &mut *guard;
@@ -517,7 +522,10 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
         let argv = ptrs.as_mut_ptr();
         // SAFETY: a C main called with a valid, NULL-terminated argv and the
         // rank's environment; exit() in it unwinds to here as a RankExit.
-        let ran = std::panic::catch_unwind(AssertUnwindSafe(|| unsafe { main(argc, argv, envp) }));
+        let ran = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let _program = crate::rank_heap::in_program(rank);
+            unsafe { main(argc, argv, envp) }
+        }));
         let code = match ran {
             Ok(code) => code,
             Err(p) => match p.downcast::<RankExit>() {
