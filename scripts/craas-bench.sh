@@ -17,6 +17,7 @@
 #
 # Usage: scripts/craas-bench.sh [ROUNDS]     (default 3)
 # Environment: MIB (64), K (5), PERCENT (100), LAYOUTS ("8:2;16:4"),
+#   RECOVERY_ONLY=1 (only the recovery table: relaunch against in place),
 #   FTI_PREFIX (FTI built against MPICH, ../shared/tools/anchors/build.sh),
 #   OUT (scratch, default /tmp/mpcrs-craas-bench).
 set -u
@@ -62,6 +63,7 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else p
 echo "# CRaaS commit cost: $MIB MiB per rank, $K checkpoints, $PERCENT% rewritten before each; $rounds rounds"
 IFS=';' read -ra layouts <<< "$LAYOUTS"
 for l in "${layouts[@]}"; do
+  [ -n "${RECOVERY_ONLY:-}" ] && break
   n=${l%%:*}; p=${l##*:}
   for r in $(seq "$rounds"); do
     for v in $variants; do
@@ -90,31 +92,38 @@ for l in "${layouts[@]}"; do
 done
 
 # Recovery: rank 1's process killed after checkpoint 3 (or K-1; every commit held
-# first), the job started again by --max-restarts, each rank restoring its
-# array from the service's memory or from files; the time from the kill to
-# the last rank back in its loop with its data ("restored at" - "dying at").
+# first); the time from the kill to the last rank back in its loop with its
+# data ("restored at" - "dying at"), each rank restoring its array from the
+# service's memory or from files, when
+#   relaunch  the job is started again by --max-restarts 1
+#   in place  --recover in-place: a replacement process, the others run on and
+#             their ranks start again from main in fresh copies
 recover() { # VARIANT RANKS PROCS LOG
   local v=$1 n=$2 p=$3 log=$4 d="$OUT/run-$v" die=$(( K > 3 ? 3 : K - 1 ))
   rm -rf "$d"; mkdir -p "$d"
+  local how=(--max-restarts 1)
+  case $v in *-in-place) how=(--recover in-place) ;; esac
   case $v in
-    service) "$bin/mpcrs-run" -n "$n" -p "$p" --checkpoint "$d/ck" --ckpt-service localhost \
-               --ckpt-service-flush never --max-restarts 1 "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas "$die" ;;
-    files) "$bin/mpcrs-run" -n "$n" -p "$p" --checkpoint "$d/ck" --ckpt-service-flush 1 \
-               --max-restarts 1 "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas "$die" ;;
+    service*) "$bin/mpcrs-run" -n "$n" -p "$p" --checkpoint "$d/ck" --ckpt-service localhost \
+               --ckpt-service-flush never "${how[@]}" "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas "$die" ;;
+    files*) "$bin/mpcrs-run" -n "$n" -p "$p" --checkpoint "$d/ck" --ckpt-service-flush 1 \
+               "${how[@]}" "$OUT/craas_commit" "$MIB" "$K" "$PERCENT" craas "$die" ;;
   esac > "$log" 2>&1
   rm -rf "$d"
   awk '/^dying at/ {d=$3} /^restored at/ {if ($3 > r) r=$3} END {if (d && r) printf "%.3f\n", r - d; else print "nan"}' "$log"
 }
 echo
-echo "## Recovery by relaunch (--max-restarts 1), kill to every rank restored, s"
-echo "| layout | from the service's memory | from files |"
-echo "|---|---|---|"
+echo "## Recovery, kill to every rank back in its loop with its data restored, s"
+echo "| layout | relaunch, service's memory | relaunch, files | in place, service's memory | in place, files | in place / relaunch (service) |"
+echo "|---|---|---|---|---|---|"
 for l in "${layouts[@]}"; do
   n=${l%%:*}; p=${l##*:}
   for r in $(seq "$rounds"); do
-    for v in service files; do
+    for v in service files service-in-place files-in-place; do
       recover "$v" "$n" "$p" "$OUT/logs/recover-$v-$n-$r.log" >> "$OUT/recover-$v-$n.times"
     done
   done
-  printf "| -n %s -p %s | %s | %s |\n" "$n" "$p" "$(median < "$OUT/recover-service-$n.times")" "$(median < "$OUT/recover-files-$n.times")"
+  m() { median < "$OUT/recover-$1-$n.times"; }
+  printf "| -n %s -p %s | %s | %s | %s | %s | %.3f |\n" "$n" "$p" "$(m service)" "$(m files)" \
+    "$(m service-in-place)" "$(m files-in-place)" "$(echo "$(m service-in-place) / $(m service)" | bc -l)"
 done

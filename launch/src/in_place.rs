@@ -15,6 +15,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
+use std::process::Command;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -46,11 +47,16 @@ struct Pending {
 /// The launcher's half of recovery in place for one job.
 pub struct InPlace {
     processes: usize,
-    secret: JobSecret,
+    /// The job's secret, known once its processes are made ([`InPlace::prepare`]).
+    secret: Arc<std::sync::OnceLock<JobSecret>>,
+    /// Where the processes reach this host (the key-value store's address).
     ip: IpAddr,
-    addr: SocketAddr,
+    port: u16,
     events: mpsc::Receiver<Event>,
     writers: Arc<Mutex<HashMap<usize, TcpStream>>>,
+    /// What each process got on its standard input (a process on another
+    /// host: the job's secrets, for its agent's shell).
+    first_inputs: HashMap<usize, String>,
     run: u64,
     recoveries: u32,
     max: u32,
@@ -60,12 +66,14 @@ pub struct InPlace {
 
 impl InPlace {
     /// Listens for the recovery connections of a job of `processes`
-    /// processes that know `secret`, on `ip`; at most `max` recoveries.
-    pub fn start(processes: usize, secret: JobSecret, ip: IpAddr, max: u32) -> io::Result<InPlace> {
-        let listener = TcpListener::bind((ip, 0))?;
-        let addr = listener.local_addr()?;
+    /// processes, on every address of this host (each connection proves the
+    /// job's secret first); at most `max` recoveries.
+    pub fn start(processes: usize, max: u32) -> io::Result<InPlace> {
+        let listener = TcpListener::bind((std::net::Ipv4Addr::UNSPECIFIED, 0))?;
+        let port = listener.local_addr()?.port();
         let (tx, events) = mpsc::channel();
         let writers: Arc<Mutex<HashMap<usize, TcpStream>>> = Arc::default();
+        let secret: Arc<std::sync::OnceLock<JobSecret>> = Arc::default();
         let (w, s) = (writers.clone(), secret.clone());
         std::thread::Builder::new()
             .name("recovery-accept".into())
@@ -74,7 +82,9 @@ impl InPlace {
                     let Ok(stream) = stream else { continue };
                     let (w, s, tx) = (w.clone(), s.clone(), tx.clone());
                     std::thread::spawn(move || {
-                        if let Err(e) = serve(stream, &s, &w, &tx) {
+                        // No process connects before the secret is known.
+                        let Some(secret) = s.get() else { return };
+                        if let Err(e) = serve(stream, secret, &w, &tx) {
                             tracing::debug!("recovery connection: {e}");
                         }
                     });
@@ -83,10 +93,11 @@ impl InPlace {
         Ok(InPlace {
             processes,
             secret,
-            ip,
-            addr,
+            ip: std::net::Ipv4Addr::LOCALHOST.into(),
+            port,
             events,
             writers,
+            first_inputs: HashMap::new(),
             run: 1,
             recoveries: 0,
             max,
@@ -99,8 +110,27 @@ impl InPlace {
     pub fn variables(&self) -> [(&'static str, String); 2] {
         [
             (env::RECOVER.name, "in-place".into()),
-            (env::RECOVERY_PORT.name, self.addr.to_string()),
+            (env::RECOVERY_PORT.name, self.port.to_string()),
         ]
+    }
+
+    /// Learns from the job's processes, before they start, its secret, where
+    /// they reach this host and what each reads first.
+    pub fn prepare(&mut self, specs: &[ProcessSpec]) -> Result<(), String> {
+        let secret = specs
+            .iter()
+            .find_map(secret_of)
+            .ok_or("the job's processes have no secret")?;
+        let _ = self.secret.set(secret);
+        if let Some(ip) = specs.iter().find_map(key_value_store_of) {
+            self.ip = ip;
+        }
+        for s in specs {
+            if let Some(i) = &s.first_input {
+                self.first_inputs.insert(s.index, i.clone());
+            }
+        }
+        Ok(())
     }
 
     /// Says `words` to process `index`.
@@ -114,6 +144,95 @@ impl InPlace {
         })?;
         s.write_all(words.as_bytes())
     }
+}
+
+/// The job's secret as a process gets it: in its environment, or (on another
+/// host) first on its standard input.
+fn secret_of(spec: &ProcessSpec) -> Option<JobSecret> {
+    let hex = match &spec.first_input {
+        Some(input) => input.lines().next()?.to_string(),
+        None => spec
+            .command
+            .get_envs()
+            .find(|(k, _)| *k == env::JOB_SECRET.name)?
+            .1?
+            .to_str()?
+            .to_string(),
+    };
+    JobSecret::from_hex(&hex).ok()
+}
+
+/// The address of the key-value store a process reaches (`PMI_PORT`, in its
+/// environment or its agent's command line), if over the network.
+fn key_value_store_of(spec: &ProcessSpec) -> Option<IpAddr> {
+    let in_env = spec
+        .command
+        .get_envs()
+        .find(|(k, _)| *k == pmi2::ENV_PORT)
+        .and_then(|(_, v)| v)
+        .and_then(|v| v.to_str().map(str::to_string));
+    let text = match in_env {
+        Some(t) => t,
+        None => {
+            let line = spec.command.get_args().last()?.to_str()?;
+            let at = line.find(&format!(" {}=", pmi2::ENV_PORT))?;
+            line[at + pmi2::ENV_PORT.len() + 2..]
+                .split(' ')
+                .next()?
+                .to_string()
+        }
+    };
+    text.parse::<SocketAddr>().ok().map(|a| a.ip())
+}
+
+/// The command of a replacement for the process `spec` started, with `vars`
+/// changed (`None`: removed). A process on another host gets them on its
+/// agent's command line, where mpcrs-run writes them as `NAME=VALUE` words
+/// (processes::across_hosts): each changed one is written again after its
+/// old one, which env(1) then overrides.
+fn replacement_command(
+    spec: &ProcessSpec,
+    vars: &[(String, Option<String>)],
+    remote: bool,
+) -> Command {
+    let mut command = copy_command(&spec.command);
+    if !remote {
+        for (k, v) in vars {
+            match v {
+                Some(v) => command.env(k, v),
+                None => command.env_remove(k),
+            };
+        }
+        return command;
+    }
+    let mut args: Vec<String> = spec
+        .command
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if let Some(line) = args.last_mut() {
+        // After the last word of these variables (an earlier replacement's
+        // included), which come before the program's.
+        let at = vars
+            .iter()
+            .filter_map(|(k, _)| line.rfind(&format!(" {k}=")))
+            .max()
+            .map(|i| i + 1 + line[i + 1..].find(' ').unwrap_or(line.len() - i - 1))
+            .unwrap_or(line.len());
+        let words: String = vars
+            .iter()
+            .filter_map(|(k, v)| {
+                Some(format!(
+                    " {}",
+                    crate::hosts::shell_quote(&format!("{k}={}", v.as_ref()?))
+                ))
+            })
+            .collect();
+        line.insert_str(at, &words);
+    }
+    let mut c = Command::new(spec.command.get_program());
+    c.args(args);
+    c
 }
 
 /// Serves one recovery connection: handshake, `hello P`, then the process's
@@ -175,7 +294,12 @@ impl Recover for InPlace {
             let server = Arc::new(Server::new(self.processes, &jobid));
             let listener = TcpListener::bind((self.ip, 0))?;
             let port = listener.local_addr()?;
-            serve_network_port(listener, server, self.secret.clone(), self.processes)?;
+            let secret = self
+                .secret
+                .get()
+                .cloned()
+                .ok_or(io::ErrorKind::NotConnected)?;
+            serve_network_port(listener, server, secret, self.processes)?;
             Ok(port)
         })();
         let port = match started {
@@ -208,13 +332,8 @@ impl Recover for InPlace {
                 return None;
             }
         }
-        let mut command = copy_command(&failed.command);
-        for (k, v) in &vars {
-            match v {
-                Some(v) => command.env(k, v),
-                None => command.env_remove(k),
-            };
-        }
+        let first_input = self.first_inputs.get(&failed.index).cloned();
+        let command = replacement_command(failed, &vars, first_input.is_some());
         self.recoveries += 1;
         self.run = run;
         self.done.clear();
@@ -239,7 +358,7 @@ impl Recover for InPlace {
             ranks: failed.ranks.clone(),
             host: failed.host.clone(),
             command,
-            first_input: None,
+            first_input,
             cpus: failed.cpus,
         })
     }

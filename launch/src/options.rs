@@ -218,6 +218,11 @@ pub struct Options {
     #[arg(long = "recover", value_name = "in-place|relaunch", value_parser = ["in-place", "relaunch"])]
     pub recover: Option<String>,
 
+    /// Variables every process of the job gets that no option sets (set by
+    /// mpcrs-run itself: where recovery in place reaches it).
+    #[arg(skip)]
+    pub job_env: Vec<(String, String)>,
+
     /// Hosts of checkpoint services (mpcrs-ckptd, one per host given; "localhost"
     /// for this one): they hold the ranks' CRaaS checkpoints (craas.h) in
     /// memory for the whole of mpcrs-run, restarts included, and flush them

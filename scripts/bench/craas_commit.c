@@ -76,6 +76,11 @@ int main(int argc, char **argv) {
             die_at = 0;
         }
     }
+    /* Commits are per rank: after a failure some ranks hold one more than
+     * others. All go on from the oldest (each with its newest data: what is
+     * measured is the recovery, not the sums), so that every rank makes as
+     * many checkpoints and barriers. */
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
 #endif
     double *waits = calloc(k > 0 ? k : 1, sizeof(double));
     /* The part rewritten before each checkpoint: spread over the array. */

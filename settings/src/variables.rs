@@ -102,7 +102,7 @@ variables! {
     RECOVER = "MPCRS_RECOVER", set_by "--recover", default "unset: a failed process ends the run",
         "in-place: when a process of the job dies, the others are not ended; every rank starts again from main in a fresh copy of the program, with a replacement process in the failed one's place, and finds its data with CRaaS_Rst_* or FTI_Recover.";
     RECOVERY_PORT = "MPCRS_RECOVERY_PORT", set_by "mpcrs-run with --recover in-place", default "unset",
-        "IP:PORT where mpcrs-run tells the job's processes of a failure and of the new run they join.";
+        "Where mpcrs-run tells the job's processes of a failure and of the new run they join: IP:PORT, or a port of the host of the key-value store (PMI_PORT's, else this one).";
     RUN = "MPCRS_RUN", set_by "mpcrs-run with --recover in-place", default "1",
         "The run of the job a process starts in: 1, then one more after each recovery in place.";
     CHECKPOINT_INTERVAL = "MPCRS_CHECKPOINT_INTERVAL", set_by "--checkpoint-interval", default "unset: no periodic checkpoint",

@@ -339,3 +339,49 @@ fn the_memory_of_abandoned_ranks_is_reclaimed_over_ten_recoveries() {
         "resident memory after 1 recovery {once} kB, after 10 {ten} kB"
     );
 }
+
+#[test]
+fn on_two_network_namespace_hosts_a_replacement_starts_through_the_agent() {
+    // Processes 0 and 1 on the first host, 2 and 3 on the second; the one
+    // killed (process 0) is started again there through the launch agent,
+    // with the new run's key-value store on its command line.
+    let hosts = mpcrs_tests::netns::Hosts::new(2, 0);
+    let whole = uninterrupted("8", ["256", "32"]);
+    let dir = scratch("hosts");
+    let list = format!("{}:2,{}:2", hosts.host(1), hosts.host(2));
+    let agent = hosts.agent_command();
+    let (out, err, ok) = run(
+        &dir,
+        &[
+            "-n",
+            "8",
+            "-p",
+            "4",
+            "--host",
+            &list,
+            "--launch-agent",
+            &agent,
+        ],
+        &["--ckpt-service", "localhost"],
+        &["2,4"],
+    );
+    assert!(ok, "{out}\n{err}");
+    assert!(
+        err.contains(&format!(
+            "mpcrs-run: process 0 (ranks 0-1, {}) was killed by signal 9",
+            hosts.host(1)
+        )),
+        "{err}"
+    );
+    let lines = recoveries(&err);
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[1].contains("every process is in run 3"), "{err}");
+    for r in 0..8 {
+        assert!(
+            out.contains(&format!("rank {r} resumed at tile row 4")),
+            "{out}"
+        );
+    }
+    assert_eq!(checksum(&out), whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}

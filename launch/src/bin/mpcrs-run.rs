@@ -83,7 +83,7 @@ fn main() -> ExitCode {
                     specs: plan.specs,
                     resumed_from: Some(plan.epoch),
                 };
-                run_with_restarts(&args, first, &plan.program, None)
+                run_with_restarts(&args, first, &plan.program, None, None)
             }
             Err(e) => {
                 mpcrs_settings::report!(error, "mpcrs-run: --restart {}: {e}", dir.display());
@@ -212,6 +212,31 @@ fn main() -> ExitCode {
         args.ckpt_service_key = Some(secret);
         s
     });
+    // Recovery in place listens before the processes are made: they learn
+    // where from their environment.
+    let in_place = if args.recover.as_deref() == Some("in-place") {
+        let max = if args.max_restarts == 0 {
+            10
+        } else {
+            args.max_restarts
+        };
+        match mpcrs_launch::in_place::InPlace::start(args.processes as usize, max) {
+            Ok(r) => {
+                args.job_env
+                    .extend(r.variables().map(|(k, v)| (k.to_string(), v)));
+                Some(r)
+            }
+            Err(e) => {
+                mpcrs_settings::report!(
+                    error,
+                    "mpcrs-run: --recover in-place: cannot listen for the processes: {e}"
+                );
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
     let specs = match first_run(&args) {
         Ok(specs) => specs,
         Err(status) => {
@@ -228,7 +253,7 @@ fn main() -> ExitCode {
         specs,
         resumed_from: None,
     };
-    let status = run_with_restarts(&args, first, &args.command[0], Some(&first_run));
+    let status = run_with_restarts(&args, first, &args.command[0], Some(&first_run), in_place);
     // Each service flushes what it holds before the launcher exits.
     drop(services);
     status
@@ -248,50 +273,7 @@ fn check_recover(args: &Options) -> Result<(), String> {
     if args.restart.is_some() {
         return Err("recovers a running job from the application's checkpoints (CRaaS, FTI); --restart relaunches from images (--max-restarts)".into());
     }
-    if args.host.is_some() || args.hostfile.is_some() {
-        return Err("runs the job on this host only for now (no --host or --hostfile)".into());
-    }
     Ok(())
-}
-
-/// Recovery in place of the job whose first run's processes are `specs`, if
-/// asked: they learn where to reach the launcher.
-fn in_place(
-    args: &Options,
-    specs: &mut [supervise::ProcessSpec],
-) -> Result<Option<Box<dyn supervise::Recover>>, String> {
-    if args.recover.as_deref() != Some("in-place") {
-        return Ok(None);
-    }
-    // Every process of a job on this host has the job's secret in its
-    // environment.
-    let secret = specs
-        .first()
-        .and_then(|s| {
-            s.command
-                .get_envs()
-                .find(|(k, _)| *k == env::JOB_SECRET.name)
-                .and_then(|(_, v)| v)
-        })
-        .and_then(|v| v.to_str())
-        .ok_or("the job's processes have no secret")
-        .and_then(|h| mpcrs_auth::JobSecret::from_hex(h).map_err(|_| "the job's secret"))?;
-    let max = if args.max_restarts == 0 {
-        10
-    } else {
-        args.max_restarts
-    };
-    let recover = mpcrs_launch::in_place::InPlace::start(
-        specs.len(),
-        secret,
-        std::net::Ipv4Addr::LOCALHOST.into(),
-        max,
-    )
-    .map_err(|e| format!("cannot listen for the processes: {e}"))?;
-    for spec in specs.iter_mut() {
-        spec.command.envs(recover.variables());
-    }
-    Ok(Some(Box::new(recover)))
 }
 
 /// Starts the services of --ckpt-service, if any.
@@ -480,6 +462,7 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
         cmd.current_dir(w);
     }
     cmd.env(env::RANKS.name, args.ranks.to_string());
+    cmd.envs(args.job_env.iter().map(|(k, v)| (k, v)));
     match args.workers {
         Some(c) => cmd.env(env::WORKERS.name, c.to_string()),
         None => cmd.env_remove(env::WORKERS.name),
@@ -582,6 +565,7 @@ fn run_with_restarts(
     first: Run,
     program: &str,
     from_start: Option<&dyn Fn(&Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode>>,
+    mut in_place: Option<mpcrs_launch::in_place::InPlace>,
 ) -> ExitCode {
     let checkpoints = args.checkpoint.is_some() || args.restart.is_some();
     let dir = args.checkpoint.as_ref().or(args.restart.as_ref());
@@ -605,13 +589,17 @@ fn run_with_restarts(
                 return ExitCode::from(2);
             }
         };
-        let mut specs = run.specs;
-        let recover = match in_place(&args, &mut specs) {
-            Ok(r) => r,
-            Err(e) => {
-                mpcrs_settings::report!(error, "mpcrs-run: --recover in-place: {e}");
-                return ExitCode::from(2);
-            }
+        let specs = run.specs;
+        // Recovered in place, the job runs once, however many processes fail.
+        let recover: Option<Box<dyn supervise::Recover>> = match in_place.take() {
+            Some(mut r) => match r.prepare(&specs) {
+                Ok(()) => Some(Box::new(r)),
+                Err(e) => {
+                    mpcrs_settings::report!(error, "mpcrs-run: --recover in-place: {e}");
+                    return ExitCode::from(2);
+                }
+            },
+            None => None,
         };
         let in_place = recover.is_some();
         let outcome =

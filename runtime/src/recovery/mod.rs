@@ -221,6 +221,7 @@ pub(crate) fn after_body(rank: usize, ended: &std::thread::Result<i32>) -> After
         return After::Finish;
     }
     let run = st.run.load(Ordering::Acquire);
+    tracing::debug!(rank, run, left, "out of its body");
     slot.out.store(true, Ordering::Release);
     loop {
         match &*st.decision.lock().unwrap() {
@@ -244,6 +245,7 @@ fn watch(mut notice: Notice, rebuild: Rebuild) {
         // All ranks returned from their body in the current run: say so once.
         let run = st.run.load(Ordering::Acquire);
         if said_done != run && st.all_out() && !st.recovering.load(Ordering::Acquire) {
+            tracing::debug!(run, "every rank of this process returned");
             if notice.say(&format!("done {run}")).is_err() {
                 return;
             }

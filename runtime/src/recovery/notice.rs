@@ -44,6 +44,18 @@ impl Notice {
             .and_then(|h| {
                 JobSecret::from_hex(&h).map_err(|e| format!("{}: {e}", env::JOB_SECRET.name))
             })?;
+        // A port alone is on the launcher's host: where the key-value store
+        // is (PMI_PORT), or this one (PMI_FD).
+        let addr = match addr.trim().parse::<u16>() {
+            Ok(port) => {
+                let host = std::env::var(mpcrs_pmi::ENV_PORT)
+                    .ok()
+                    .and_then(|p| p.rsplit_once(':').map(|(h, _)| h.to_string()))
+                    .unwrap_or_else(|| "127.0.0.1".into());
+                format!("{host}:{port}")
+            }
+            Err(_) => addr,
+        };
         let connect = || -> io::Result<Notice> {
             let sock = addr
                 .parse::<std::net::SocketAddr>()
