@@ -534,8 +534,10 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
         ranks_label_themselves: true,
     };
     cmd.envs(output.variables());
-    let checkpoints = args.checkpoint.is_some();
-    let launch = Launch::first_run(checkpoints);
+    // Images of a job recovered in place are refused: its processes need
+    // not be restorable (a second exec, with ASLR off).
+    let images = args.checkpoint.is_some() && args.recover.as_deref() != Some("in-place");
+    let launch = Launch::first_run(images);
     place(
         args,
         cmd,

@@ -31,7 +31,9 @@
 //!
 //! Not recovered: a rank that never parks, yields or calls MPI again (it
 //! computes for ever) keeps its process from joining the new run; program
-//! threads started by a rank unwind with it.
+//! threads started by a rank unwind with it. Images of the processes
+//! (MPIX_Checkpoint, SIGUSR1) are refused: a replacement's would not match
+//! its survivors'.
 
 mod notice;
 
@@ -137,6 +139,11 @@ pub(crate) fn arm(
         .spawn(move || watch(notice, rebuild))
         .map_err(|e| format!("cannot start the recovery watcher: {e}"))?;
     mpcrs_scheduler::set_after_suspend_hook(leave_if_recovering_word);
+    // Every process of the job says the same: a replacement's images would
+    // not match its survivors'.
+    crate::checkpoint::register_veto(|_| {
+        Some("a job recovered in place (--recover in-place) keeps the application's checkpoints (CRaaS, FTI), not images of its processes".into())
+    });
     Ok(())
 }
 
