@@ -102,6 +102,14 @@ fn fail(call: &str, what: impl std::fmt::Display) -> c_int {
     FTI_NSCS
 }
 
+/// Forgets rank `rank`'s FTI state: a new run of a job recovered in place,
+/// whose rank calls FTI_Init again from its fresh `main`.
+pub(crate) fn forget_rank(rank: i32) {
+    if let Some(m) = RANKS.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+        m.remove(&rank);
+    }
+}
+
 /// Runs `f` on the calling rank's state.
 fn with_rank<T>(f: impl FnOnce(&mut RankFti) -> T) -> T {
     let me = me();

@@ -490,6 +490,7 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
             // runs its code any more.
             unsafe { libc::dlclose(old as *mut c_void) };
             crate::rank_heap::free_all(rank);
+            crate::fti::forget_rank(rank as i32);
             libc_state::restart_rank(rank);
             let mut guard = sources.lock().unwrap_or_else(|p| p.into_inner());
             let (image, libs, relocations) = &mut *guard;

@@ -385,3 +385,56 @@ fn on_two_network_namespace_hosts_a_replacement_starts_through_the_agent() {
     assert_eq!(checksum(&out), whole);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn fti_programs_recover_in_place_from_the_memory_level_and_from_files() {
+    // tests/c/heat_fti.c: FTI_Init again in every rank's fresh main, and
+    // FTI_Recover from the service's memory (level 5) or local files (L1).
+    let bin = build_c(&c_source("heat_fti.c"), "heat_fti", None, &["-lfti"]);
+    for level in ["5", "1"] {
+        let dir = scratch(&format!("fti-{level}"));
+        let cfg = dir.join("config.fti");
+        std::fs::write(
+            &cfg,
+            format!(
+                "[basic]\nHead = 0\nNode_size = 1\nCkpt_dir = {0}/local\nGlbl_dir = {0}/global\n\
+                 Meta_dir = {0}/meta\nGroup_size = 2\nKeep_last_ckpt = 0\nVerbosity = 2\n",
+                dir.display()
+            ),
+        )
+        .unwrap();
+        let ck = dir.join("ck");
+        let run = |recover: bool| {
+            let mut args = vec!["-n", "8", "-p", "2", "--checkpoint", ck.to_str().unwrap()];
+            args.extend(["--ckpt-service", "localhost"]);
+            if recover {
+                args.extend(["--recover", "in-place"]);
+            }
+            args.extend([
+                bin.to_str().unwrap(),
+                cfg.to_str().unwrap(),
+                level,
+                "200",
+                "50",
+            ]);
+            if recover {
+                args.push("120");
+            }
+            run_job(&args, LIMIT)
+        };
+        let whole = mpcrs_tests::heat_checksum(&expect_success(&run(false), "uninterrupted"));
+        for sub in ["local", "global", "meta", "ck"] {
+            let _ = std::fs::remove_dir_all(dir.join(sub));
+        }
+        let o = run(true);
+        let out = expect_success(&o, level);
+        let err = text(&o).1;
+        assert_eq!(recoveries(&err).len(), 1, "level {level}: {err}");
+        assert!(
+            out.contains("recovered at iteration 100"),
+            "level {level}: {out}"
+        );
+        assert_eq!(mpcrs_tests::heat_checksum(&out), whole, "level {level}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -188,6 +188,15 @@ fn leave_if_recovering_word(word: usize) {
     }
 }
 
+/// Parks the calling rank until a new run starts, and leaves its body for it
+/// (the network lost a peer: the launcher is starting one).
+pub(crate) fn wait_for_new_run() -> ! {
+    loop {
+        mpcrs_scheduler::park_timeout(std::time::Duration::from_millis(5));
+        leave_if_recovering();
+    }
+}
+
 /// The calling rank enters its body.
 pub(crate) fn entering_body(rank: usize) {
     let Some(slot) = state().and_then(|s| s.slot(rank)) else {

@@ -586,10 +586,28 @@ impl Fabric {
         self.flush_deferred();
     }
 
-    /// A broken network ends the job: the launcher names this process.
+    /// A broken network ends the job: the launcher names this process. Under
+    /// recovery in place a peer died and a new run is coming: a rank waits
+    /// for it here (and leaves for it from here); anyone else still ends the
+    /// process.
     fn fail(&self, e: io::Error) -> ! {
+        if crate::recovery::armed() && crate::current_rank().is_some() && mpcrs_scheduler::in_ult()
+        {
+            tracing::debug!("network: {e}; waiting for the new run");
+            crate::recovery::wait_for_new_run()
+        }
         mpcrs_settings::report!(error, "mpcrs: process {}: network: {e}", self.me);
         crate::process::abort_job(1)
+    }
+
+    /// [`Fabric::fail`] for what progress sends or takes in: under recovery in
+    /// place, what was for a dead peer is dropped (its run is ending).
+    fn lose(&self, e: io::Error) {
+        if crate::recovery::armed() {
+            tracing::debug!("network: {e}; dropped, a new run is coming");
+            return;
+        }
+        self.fail(e)
     }
 
     /// A read error from a peer while finishing: once every process passed the
@@ -598,6 +616,11 @@ impl Fabric {
     /// goodbye) ends the job even then where this process is the one to end
     /// it: the others may wait for it in the fence.
     fn fail_or_close(&self, e: io::Error) -> bool {
+        if crate::recovery::armed() {
+            // A peer died: the launcher starts a new run, with a new network.
+            tracing::debug!("network: {e}; a new run is coming");
+            return false;
+        }
         if mpcrs_signaling::Vanished::of(&e).is_some() {
             if self.ends_job_on_death {
                 self.fail(e)
@@ -675,7 +698,7 @@ impl Fabric {
                 {
                     net.links
                         .accept(c.source, *rail, address, &net.signaling)
-                        .unwrap_or_else(|e| self.fail(e));
+                        .unwrap_or_else(|e| self.lose(e));
                 }
                 _ => {}
             }
@@ -701,7 +724,7 @@ impl Fabric {
             match d {
                 Deferred::Frame { to, header } => self
                     .post(to, None, header, &[])
-                    .unwrap_or_else(|e| self.fail(e)),
+                    .unwrap_or_else(|e| self.lose(e)),
                 Deferred::Data {
                     to,
                     token,
@@ -719,7 +742,7 @@ impl Fabric {
                         // `done` (Deferred contract).
                         let chunk = unsafe { std::slice::from_raw_parts(buf.add(offset), n) };
                         self.post(to, None, h, chunk)
-                            .unwrap_or_else(|e| self.fail(e));
+                            .unwrap_or_else(|e| self.lose(e));
                         offset += n;
                     }
                     // The drivers copied every chunk: the send's buffer is free.
