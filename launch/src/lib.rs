@@ -5,8 +5,9 @@
 //! Owns: the options of mpcrs-run, host lists and placement, the environment
 //! each process starts with, process supervision (output, signals, exit
 //! status, time limit), the restart policy (which epoch, which checks, which
-//! failures restart the job by themselves), and the restart of one process
-//! of a job another launcher (srun) started (`task`).
+//! failures restart the job by themselves), recovery in place (`in_place`:
+//! a replacement process and a new run for the survivors), and the restart
+//! of one process of a job another launcher (srun) started (`task`).
 //!
 //! Must not touch: MPI semantics or the fabric (it does not link the runtime:
 //! it talks to processes only through their environment, PMI-2 and signals),

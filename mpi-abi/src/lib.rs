@@ -3,8 +3,9 @@
 //! Owns: include/mpi.h (ABI-compatible with MPICH 4.x), the exported `MPI_*` and
 //! `PMPI_*` functions, the translation of integer handles to the runtime's objects
 //! (per rank), the privatizing loader that runs one copy of a program's image per
-//! rank (`mpcrs_abi_main`, started by `mpcrs-exec`), and the compiler wrapper
-//! `mpcrs-cc`.
+//! rank (`mpcrs_abi_main`, started by `mpcrs-exec`; a fresh copy for each new
+//! run of a job recovered in place, with the old run's heap blocks freed:
+//! `rank_heap`), and the compiler wrapper `mpcrs-cc`.
 //!
 //! Must not touch: MPI semantics themselves (it calls the runtime's byte-level
 //! `mpcrs::raw` API and the typed API), the scheduler, the network.

@@ -7,8 +7,9 @@
 //! classes and handlers), the
 //! inter-process fabric (remote/), the checkpoint protocol (checkpoint/), the
 //! ranks' side of application checkpoints (ft/ for FTI's API, craas/ for
-//! checkpoints held in a service's memory), and the safe Rust API
-//! (`mpcrs::run`).
+//! checkpoints held in a service's memory), the processes' side of recovery
+//! in place (recovery/: ranks leave their body for a new run of the job),
+//! and the safe Rust API (`mpcrs::run`).
 //!
 //! Inside, three concepts import each other one way (runtime/tests/layout.rs):
 //! MPI semantics (comm, p2p, coll, ...) use the fabric (remote/) and the

@@ -68,3 +68,25 @@ fn failure_status(code: i32) -> i32 {
         low => low,
     }
 }
+
+/// How a rank waits for the next run of its job when a peer process died,
+/// under recovery in place (set by recovery/ when it is armed): the network
+/// below it asks here, not there.
+static AWAIT_NEW_RUN: std::sync::OnceLock<fn() -> !> = std::sync::OnceLock::new();
+
+pub(crate) fn on_peer_death_await(wait: fn() -> !) {
+    let _ = AWAIT_NEW_RUN.set(wait);
+}
+
+/// Whether this process outlives the death of a peer (recovery in place).
+pub(crate) fn survives_peer_deaths() -> bool {
+    AWAIT_NEW_RUN.get().is_some()
+}
+
+/// Makes the calling rank wait for the new run, if this process outlives
+/// its peers' deaths; returns otherwise.
+pub(crate) fn await_new_run() {
+    if let Some(wait) = AWAIT_NEW_RUN.get() {
+        wait()
+    }
+}

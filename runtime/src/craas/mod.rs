@@ -248,7 +248,7 @@ fn load(places: &Places, rank: u32, name: &str, c: &mut Ckpt) -> Result<()> {
         Some(match ask(places, rank, &req) {
             Some((Response::Fetched(Some(change)), payload)) => {
                 let mut got = Checkpoint::default();
-                got.apply(&change, &payload).map(|()| {
+                got.apply_owned(&change, payload).map(|()| {
                     (
                         got,
                         format!("the memory of the checkpoint service at {addr}"),

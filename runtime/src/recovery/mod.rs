@@ -139,6 +139,7 @@ pub(crate) fn arm(
         .spawn(move || watch(notice, rebuild))
         .map_err(|e| format!("cannot start the recovery watcher: {e}"))?;
     mpcrs_scheduler::set_after_suspend_hook(leave_if_recovering_word);
+    crate::process::on_peer_death_await(wait_for_new_run);
     // Every process of the job says the same: a replacement's images would
     // not match its survivors'.
     crate::checkpoint::register_veto(|_| {

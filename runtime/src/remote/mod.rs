@@ -591,10 +591,12 @@ impl Fabric {
     /// for it here (and leaves for it from here); anyone else still ends the
     /// process.
     fn fail(&self, e: io::Error) -> ! {
-        if crate::recovery::armed() && crate::current_rank().is_some() && mpcrs_scheduler::in_ult()
+        if crate::process::survives_peer_deaths()
+            && crate::current_rank().is_some()
+            && mpcrs_scheduler::in_ult()
         {
             tracing::debug!("network: {e}; waiting for the new run");
-            crate::recovery::wait_for_new_run()
+            crate::process::await_new_run()
         }
         mpcrs_settings::report!(error, "mpcrs: process {}: network: {e}", self.me);
         crate::process::abort_job(1)
@@ -603,7 +605,7 @@ impl Fabric {
     /// [`Fabric::fail`] for what progress sends or takes in: under recovery in
     /// place, what was for a dead peer is dropped (its run is ending).
     fn lose(&self, e: io::Error) {
-        if crate::recovery::armed() {
+        if crate::process::survives_peer_deaths() {
             tracing::debug!("network: {e}; dropped, a new run is coming");
             return;
         }
@@ -616,7 +618,7 @@ impl Fabric {
     /// goodbye) ends the job even then where this process is the one to end
     /// it: the others may wait for it in the fence.
     fn fail_or_close(&self, e: io::Error) -> bool {
-        if crate::recovery::armed() {
+        if crate::process::survives_peer_deaths() {
             // A peer died: the launcher starts a new run, with a new network.
             tracing::debug!("network: {e}; a new run is coming");
             return false;
