@@ -438,3 +438,43 @@ fn fti_programs_recover_in_place_from_the_memory_level_and_from_files() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn images_of_a_job_recovered_in_place_are_refused_and_the_job_goes_on() {
+    // MPIX_Checkpoint in every process is vetoed alike: a replacement's
+    // image would not match its survivors'. The program sees the failure
+    // state and finishes.
+    let bin = build_c(
+        &mpcrs_tests::shared_bench("heat.c"),
+        "heat-mpix",
+        None,
+        &["-DWITH_MPIX", "-lm"],
+    );
+    let dir = scratch("images");
+    let ck = dir.join("ck");
+    let o = run_job(
+        &[
+            "-n",
+            "4",
+            "-p",
+            "2",
+            "--checkpoint",
+            ck.to_str().unwrap(),
+            "--recover",
+            "in-place",
+            bin.to_str().unwrap(),
+            "16",
+            "30",
+            "10",
+        ],
+        LIMIT,
+    );
+    let out = expect_success(&o, "heat with MPIX_Checkpoint");
+    let err = text(&o).1;
+    assert!(
+        err.contains("checkpoint refused: a job recovered in place (--recover in-place) keeps the application's checkpoints"),
+        "{err}"
+    );
+    assert!(!out.contains("checkpoint after iteration"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
