@@ -630,3 +630,31 @@ pub fn numbers(line: &str) -> Vec<u64> {
         .map(|w| w.parse().unwrap())
         .collect()
 }
+
+/// A scratch directory `mpcrs-KIND-NAME-PID` under the temporary directory,
+/// empty.
+pub fn scratch_dir(kind: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mpcrs-{kind}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// tests/c/craas_matmul.c built with mpcrs-cc (seed 003's tiled multiply on
+/// CRaaS).
+pub fn craas_matmul() -> PathBuf {
+    build_c(
+        &c_source("craas_matmul.c"),
+        "craas_matmul",
+        None,
+        &["-lcraas"],
+    )
+}
+
+/// The `checksum X` a program printed.
+pub fn printed_checksum(out: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix("checksum "))
+        .unwrap_or_else(|| panic!("no checksum in {out}"))
+        .to_string()
+}

@@ -15,27 +15,10 @@ use mpcrs_tests::{build_c, c_source, descendants, expect_success, run_job, text,
 const LIMIT: Duration = Duration::from_secs(120);
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mpcrs-craas-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    mpcrs_tests::scratch_dir("craas", name)
 }
 
-fn matmul() -> PathBuf {
-    build_c(
-        &c_source("craas_matmul.c"),
-        "craas_matmul",
-        None,
-        &["-lcraas"],
-    )
-}
-
-fn checksum(out: &str) -> String {
-    out.lines()
-        .find_map(|l| l.strip_prefix("checksum "))
-        .unwrap_or_else(|| panic!("no checksum in {out}"))
-        .to_string()
-}
+use mpcrs_tests::{craas_matmul as matmul, printed_checksum as checksum};
 
 /// The checksum of an uninterrupted run of `ranks` ranks (N 256, tiles of 32).
 fn uninterrupted(ranks: &str) -> String {
