@@ -278,6 +278,18 @@ impl Recover for InPlace {
         let Outcome::Failed { reason, .. } = outcome else {
             return None;
         };
+        if let Some(p) = &self.pending {
+            // Its survivors may be waiting for the dead one in the new run's
+            // key-value store: nothing would tell them of another run.
+            mpcrs_settings::report!(
+                error,
+                "mpcrs-run: process {} {reason} while the job was recovering from process {}'s failure ({:.0} ms ago); ending the job",
+                failed.index,
+                p.failed,
+                p.seen.elapsed().as_secs_f64() * 1e3
+            );
+            return None;
+        }
         if self.recoveries >= self.max {
             mpcrs_settings::report!(
                 error,
