@@ -51,6 +51,8 @@ fn set_errno(e: c_int) {
 /// `name` is a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn getenv(name: *const c_char) -> *mut c_char {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     libc_state::with(|st| st.getenv(bytes(name))).unwrap_or_else(|| {
         real!("getenv": unsafe extern "C" fn(*const c_char) -> *mut c_char)(name)
     })
@@ -60,6 +62,8 @@ pub unsafe extern "C" fn getenv(name: *const c_char) -> *mut c_char {
 /// As getenv.
 #[no_mangle]
 pub unsafe extern "C" fn secure_getenv(name: *const c_char) -> *mut c_char {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     libc_state::with(|st| st.getenv(bytes(name))).unwrap_or_else(|| {
         real!("secure_getenv": unsafe extern "C" fn(*const c_char) -> *mut c_char)(name)
     })
@@ -80,6 +84,8 @@ pub unsafe extern "C" fn setenv(
     value: *const c_char,
     overwrite: c_int,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     if libc_state::current().is_none() {
         return real!("setenv": unsafe extern "C" fn(*const c_char, *const c_char, c_int) -> c_int)(
             name, value, overwrite,
@@ -97,6 +103,8 @@ pub unsafe extern "C" fn setenv(
 /// A NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn unsetenv(name: *const c_char) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     if libc_state::current().is_none() {
         return real!("unsetenv": unsafe extern "C" fn(*const c_char) -> c_int)(name);
     }
@@ -112,6 +120,8 @@ pub unsafe extern "C" fn unsetenv(name: *const c_char) -> c_int {
 /// A NUL-terminated string that stays valid while it is in the environment.
 #[no_mangle]
 pub unsafe extern "C" fn putenv(string: *mut c_char) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     if libc_state::current().is_none() {
         return real!("putenv": unsafe extern "C" fn(*mut c_char) -> c_int)(string);
     }
@@ -128,6 +138,8 @@ pub unsafe extern "C" fn putenv(string: *mut c_char) -> c_int {
 /// No other requirement.
 #[no_mangle]
 pub unsafe extern "C" fn clearenv() -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     libc_state::with(|st| st.clearenv())
         .map(|_| 0)
         .unwrap_or_else(|| real!("clearenv": unsafe extern "C" fn() -> c_int)())
@@ -148,6 +160,8 @@ pub unsafe extern "C" fn getopt(
     argv: *mut *mut c_char,
     optstring: *const c_char,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     let call = getopt::Call::short(argc, argv, bytes(optstring), false);
     getopt_call(call, || {
         real!("getopt": unsafe extern "C" fn(c_int, *mut *mut c_char, *const c_char) -> c_int)(
@@ -167,6 +181,8 @@ pub unsafe extern "C" fn __posix_getopt(
     argv: *mut *mut c_char,
     optstring: *const c_char,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     let call = getopt::Call::short(argc, argv, bytes(optstring), true);
     getopt_call(call, || {
         real!("__posix_getopt": unsafe extern "C" fn(c_int, *mut *mut c_char, *const c_char) -> c_int)(
@@ -193,6 +209,8 @@ pub unsafe extern "C" fn getopt_long(
     longopts: *const LongOption,
     longind: *mut c_int,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     let call = getopt::Call::long(argc, argv, bytes(optstring), longopts, longind, false);
     getopt_call(call, || {
         real!("getopt_long": GetoptLong)(argc, argv, optstring, longopts, longind)
@@ -209,6 +227,8 @@ pub unsafe extern "C" fn getopt_long_only(
     longopts: *const LongOption,
     longind: *mut c_int,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     let call = getopt::Call::long(argc, argv, bytes(optstring), longopts, longind, true);
     getopt_call(call, || {
         real!("getopt_long_only": GetoptLong)(argc, argv, optstring, longopts, longind)
@@ -221,6 +241,8 @@ pub unsafe extern "C" fn getopt_long_only(
 /// As strtok(3).
 #[no_mangle]
 pub unsafe extern "C" fn strtok(s: *mut c_char, delim: *const c_char) -> *mut c_char {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     // SAFETY: strtok_r with the rank's saved position.
     libc_state::with(|st| unsafe { libc::strtok_r(s, delim, &mut st.strtok) }).unwrap_or_else(
         || {
@@ -253,6 +275,8 @@ fn rank_random() -> Option<c_long> {
 /// No requirement.
 #[no_mangle]
 pub unsafe extern "C" fn random() -> c_long {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     rank_random().unwrap_or_else(|| real!("random": unsafe extern "C" fn() -> c_long)())
 }
 
@@ -260,6 +284,8 @@ pub unsafe extern "C" fn random() -> c_long {
 /// No requirement.
 #[no_mangle]
 pub unsafe extern "C" fn rand() -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     rank_random()
         .map(|r| r as c_int)
         .unwrap_or_else(|| real!("rand": unsafe extern "C" fn() -> c_int)())
@@ -269,6 +295,8 @@ pub unsafe extern "C" fn rand() -> c_int {
 /// No requirement.
 #[no_mangle]
 pub unsafe extern "C" fn srandom(seed: c_uint) {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     // SAFETY: the rank's generator.
     if libc_state::with(|st| unsafe { srandom_r(seed, &mut st.random) }).is_none() {
         real!("srandom": unsafe extern "C" fn(c_uint))(seed)
@@ -279,6 +307,8 @@ pub unsafe extern "C" fn srandom(seed: c_uint) {
 /// No requirement.
 #[no_mangle]
 pub unsafe extern "C" fn srand(seed: c_uint) {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     // SAFETY: the rank's generator.
     if libc_state::with(|st| unsafe { srandom_r(seed, &mut st.random) }).is_none() {
         real!("srand": unsafe extern "C" fn(c_uint))(seed)
@@ -295,6 +325,8 @@ fn current_state(data: &RandomData) -> *mut c_char {
 /// As initstate(3): `buf` of `n` bytes stays valid while in use.
 #[no_mangle]
 pub unsafe extern "C" fn initstate(seed: c_uint, buf: *mut c_char, n: usize) -> *mut c_char {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     libc_state::with(|st| {
         let old = current_state(&st.random);
         // SAFETY: by contract.
@@ -314,6 +346,8 @@ pub unsafe extern "C" fn initstate(seed: c_uint, buf: *mut c_char, n: usize) -> 
 /// As setstate(3).
 #[no_mangle]
 pub unsafe extern "C" fn setstate(buf: *mut c_char) -> *mut c_char {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     libc_state::with(|st| {
         let old = current_state(&st.random);
         // SAFETY: by contract.
@@ -347,6 +381,8 @@ macro_rules! rand48 {
         /// As the libc function of this name.
         #[no_mangle]
         pub unsafe extern "C" fn $name($($a: $t),*) -> $ret {
+            // What it allocates is the runtime's, not the program's.
+            let _heap = crate::rank_heap::in_runtime();
             libc_state::with(|st| {
                 let mut out: $ret = $zero;
                 // SAFETY: the rank's data; the caller's arguments by contract.
@@ -371,6 +407,8 @@ rand48!(jrand48 "jrand48"(x: *mut u16) -> c_long, jrand48_r, 0);
 /// No requirement.
 #[no_mangle]
 pub unsafe extern "C" fn srand48(seed: c_long) {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     // SAFETY: the rank's data.
     if libc_state::with(|st| unsafe { srand48_r(seed, &mut st.drand48) }).is_none() {
         real!("srand48": unsafe extern "C" fn(c_long))(seed)
@@ -381,6 +419,8 @@ pub unsafe extern "C" fn srand48(seed: c_long) {
 /// `seed` points to 3 values.
 #[no_mangle]
 pub unsafe extern "C" fn seed48(seed: *mut u16) -> *mut u16 {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     libc_state::with(|st| {
         // SAFETY: the rank's data; seed48_r keeps the old value in it.
         unsafe { seed48_r(seed, &mut st.drand48) };
@@ -393,6 +433,8 @@ pub unsafe extern "C" fn seed48(seed: *mut u16) -> *mut u16 {
 /// `param` points to 7 values.
 #[no_mangle]
 pub unsafe extern "C" fn lcong48(param: *mut u16) {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     // SAFETY: the rank's data.
     if libc_state::with(|st| unsafe { lcong48_r(param, &mut st.drand48) }).is_none() {
         real!("lcong48": unsafe extern "C" fn(*mut u16))(param)
@@ -412,6 +454,8 @@ pub(crate) struct RankExit(pub(crate) c_int);
 /// No requirement.
 #[no_mangle]
 pub unsafe extern "C-unwind" fn exit(status: c_int) -> ! {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     let in_main =
         mpcrs::current_rank().is_some() && libc_state::with(|st| st.in_main).unwrap_or(false);
     if in_main {
@@ -431,6 +475,8 @@ pub unsafe extern "C" fn __cxa_atexit(
     arg: *mut c_void,
     dso: *mut c_void,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     libc_state::with(|st| {
         st.exit_handlers.push(ExitHandler::Cxa(f, arg));
         0
@@ -449,6 +495,8 @@ pub unsafe extern "C" fn on_exit(
     f: unsafe extern "C-unwind" fn(c_int, *mut c_void),
     arg: *mut c_void,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     libc_state::with(|st| {
         st.exit_handlers.push(ExitHandler::OnExit(f, arg));
         0
@@ -472,6 +520,8 @@ pub unsafe extern "C" fn setvbuf(
     mode: c_int,
     size: usize,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     if libc_state::current().is_some() && crate::stdout::is_shared_stdout(stream) {
         return 0;
     }
@@ -484,6 +534,8 @@ pub unsafe extern "C" fn setvbuf(
 /// As setbuf(3).
 #[no_mangle]
 pub unsafe extern "C" fn setbuf(stream: *mut libc::FILE, buf: *mut c_char) {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     if libc_state::current().is_some() && crate::stdout::is_shared_stdout(stream) {
         return;
     }

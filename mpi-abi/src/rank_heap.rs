@@ -12,9 +12,11 @@
 //! (`__libc_*`). Without recovery in place that is all they do (one load of
 //! [`TRACKING`]). With it, a block is noted when the caller is a rank of
 //! this process running its program: in `main` (the loader lowers the rank's
-//! runtime depth for it) and in no MPI, CRaaS or FTI call (each raises it,
-//! [`in_runtime`]); the runtime's own allocations, and those of helpers and
-//! other threads, are not. Every free looks its block up, whoever frees it.
+//! runtime depth for it) and in no MPI, CRaaS or FTI call and no libc
+//! function libmpi stands in for (each raises it, [`in_runtime`]: what they
+//! allocate belongs to the rank's state, which a new run drops itself); the
+//! runtime's own allocations, and those of helpers and other threads, are
+//! not. Every free looks its block up, whoever frees it.
 //!
 //! The notes are in shards of pointer-keyed maps under spin locks taken
 //! only inside these functions (never across a switch of user-level
@@ -38,6 +40,13 @@ extern "C" {
 static TRACKING: AtomicBool = AtomicBool::new(false);
 
 const SHARDS: usize = 64;
+
+/// Blocks smaller than this are not noted: libc allocates its own
+/// process-wide state (stdio buffers, time zone and locale data) lazily, in
+/// whichever thread first needs it, and freeing that with a rank's blocks
+/// would pull it from under the others. A program's arrays, what a new run
+/// must not keep twice, are larger; its small blocks stay allocated.
+const NOTE_AT: usize = 64 << 10;
 
 /// Blocks noted, by address: the rank (world rank) that allocated each.
 struct Shard {
@@ -118,10 +127,11 @@ fn depth_of(rank: usize) -> Option<&'static AtomicU32> {
     DEPTH.get()?.get(rank)
 }
 
-/// The rank whose program is the caller, if its blocks are noted now.
+/// The rank whose program is the caller, if its blocks of `size` bytes are
+/// noted now.
 #[inline]
-fn noting() -> Option<u32> {
-    if !TRACKING.load(Ordering::Relaxed) || INSIDE.with(|i| i.get()) {
+fn noting(size: usize) -> Option<u32> {
+    if size < NOTE_AT || !TRACKING.load(Ordering::Relaxed) || INSIDE.with(|i| i.get()) {
         return None;
     }
     let rank = mpcrs::current_rank()? as usize;
@@ -182,7 +192,13 @@ fn note(p: *mut c_void, rank: u32) {
 }
 
 fn forget(p: *mut c_void) {
-    if !p.is_null() && TRACKING.load(Ordering::Relaxed) && !INSIDE.with(|i| i.get()) {
+    if !p.is_null()
+        && TRACKING.load(Ordering::Relaxed)
+        && !INSIDE.with(|i| i.get())
+        // SAFETY: a block glibc gave out and not freed yet (the caller frees
+        // it now); a small one was never noted.
+        && unsafe { libc::malloc_usable_size(p) } >= NOTE_AT
+    {
         let a = p as usize;
         Shard::of(a).with(|m| m.remove(&a));
     }
@@ -223,7 +239,7 @@ pub(crate) fn free_all(rank: usize) -> usize {
 pub unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
     // SAFETY: glibc's own.
     let p = unsafe { __libc_malloc(size) };
-    if let Some(r) = noting() {
+    if let Some(r) = noting(size) {
         note(p, r);
     }
     p
@@ -244,7 +260,7 @@ pub unsafe extern "C" fn free(p: *mut c_void) {
 pub unsafe extern "C" fn calloc(n: usize, size: usize) -> *mut c_void {
     // SAFETY: glibc's own.
     let p = unsafe { __libc_calloc(n, size) };
-    if let Some(r) = noting() {
+    if let Some(r) = noting(n.saturating_mul(size)) {
         note(p, r);
     }
     p
@@ -269,7 +285,7 @@ pub unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
     if owner.is_some() {
         forget(p);
     }
-    if let Some(r) = owner.or_else(noting) {
+    if let Some(r) = owner.or_else(|| noting(size)) {
         note(q, r);
     }
     q
@@ -296,7 +312,7 @@ pub unsafe extern "C" fn reallocarray(p: *mut c_void, n: usize, size: usize) -> 
 pub unsafe extern "C" fn memalign(align: usize, size: usize) -> *mut c_void {
     // SAFETY: glibc's own.
     let p = unsafe { __libc_memalign(align, size) };
-    if let Some(r) = noting() {
+    if let Some(r) = noting(size) {
         note(p, r);
     }
     p

@@ -67,6 +67,8 @@ fn mpcrs_rank_stdin() -> *mut libc::FILE {
 /// getchar(3) of the calling rank.
 #[no_mangle]
 pub unsafe extern "C" fn getchar() -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     // SAFETY: a valid stream.
     unsafe { libc::fgetc(mpcrs_rank_stdin()) }
 }
@@ -74,6 +76,8 @@ pub unsafe extern "C" fn getchar() -> c_int {
 /// getchar_unlocked(3) of the calling rank (locked: the stream may be shared).
 #[no_mangle]
 pub unsafe extern "C" fn getchar_unlocked() -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     // SAFETY: a valid stream.
     unsafe { libc::fgetc(mpcrs_rank_stdin()) }
 }
@@ -81,6 +85,8 @@ pub unsafe extern "C" fn getchar_unlocked() -> c_int {
 /// vscanf(3) of the calling rank; `ap` is the caller's va_list (a pointer on x86-64).
 #[no_mangle]
 pub unsafe extern "C" fn vscanf(format: *const c_char, ap: *mut c_void) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     // SAFETY: the caller's format and argument list, passed on as they are.
     unsafe { vfscanf(mpcrs_rank_stdin(), format, ap) }
 }
@@ -88,6 +94,8 @@ pub unsafe extern "C" fn vscanf(format: *const c_char, ap: *mut c_void) -> c_int
 /// glibc's C99 vscanf, which <stdio.h> names vscanf.
 #[no_mangle]
 pub unsafe extern "C" fn __isoc99_vscanf(format: *const c_char, ap: *mut c_void) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     // SAFETY: as vscanf.
     unsafe { isoc99_vfscanf(mpcrs_rank_stdin(), format, ap) }
 }
@@ -99,6 +107,8 @@ fn reads_end_of_file() -> bool {
 
 /// Where a scanf entry goes: 0 for "return EOF", else libc's function.
 extern "C" fn scanf_target() -> usize {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     if reads_end_of_file() {
         0
     } else {
@@ -107,6 +117,8 @@ extern "C" fn scanf_target() -> usize {
 }
 
 extern "C" fn old_scanf_target() -> usize {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     if reads_end_of_file() {
         0
     } else {

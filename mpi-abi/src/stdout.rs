@@ -138,6 +138,8 @@ fn collect(stream: Stream, bytes: &[u8]) {
 }
 
 unsafe extern "C" fn write_out(_cookie: *mut c_void, buf: *const c_char, len: usize) -> isize {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     // SAFETY: stdio hands us `len` bytes at `buf`.
     let bytes = unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), len) };
     collect(Stream::Stdout, bytes);
@@ -145,6 +147,8 @@ unsafe extern "C" fn write_out(_cookie: *mut c_void, buf: *const c_char, len: us
 }
 
 unsafe extern "C" fn write_err(_cookie: *mut c_void, buf: *const c_char, len: usize) -> isize {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     // SAFETY: stdio hands us `len` bytes at `buf`.
     let bytes = unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), len) };
     collect(Stream::Stderr, bytes);

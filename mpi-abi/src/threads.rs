@@ -49,6 +49,8 @@ pub unsafe extern "C" fn pthread_create(
     routine: StartRoutine,
     arg: *mut c_void,
 ) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     let create = real!("pthread_create": PthreadCreate);
     let rank = mpcrs::raw::acting_rank();
     if rank.is_none() && !crate::program_tls::program_has_tls() {
@@ -69,6 +71,8 @@ pub unsafe extern "C" fn pthread_create(
 /// As pthread_join(3).
 #[no_mangle]
 pub unsafe extern "C" fn pthread_join(thread: libc::pthread_t, retval: *mut *mut c_void) -> c_int {
+    // What it allocates is the runtime's, not the program's.
+    let _heap = crate::rank_heap::in_runtime();
     let join = real!("pthread_join": PthreadJoin);
     if !mpcrs::raw::in_ult() {
         // SAFETY: the caller's arguments.
