@@ -270,7 +270,12 @@ pub unsafe extern "C" fn calloc(n: usize, size: usize) -> *mut c_void {
 /// As realloc(3).
 #[no_mangle]
 pub unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
-    let owner = if !p.is_null() && TRACKING.load(Ordering::Relaxed) && !INSIDE.with(|i| i.get()) {
+    // SAFETY (usable size): a block glibc gave out and not freed yet.
+    let owner = if !p.is_null()
+        && TRACKING.load(Ordering::Relaxed)
+        && !INSIDE.with(|i| i.get())
+        && unsafe { libc::malloc_usable_size(p) } >= NOTE_AT
+    {
         let a = p as usize;
         Shard::of(a).with(|m| m.get(&a).copied())
     } else {

@@ -18,19 +18,26 @@ pub(super) struct Link {
     w: BufWriter<TcpStream>,
 }
 
+/// A TCP stream to `addr` (IP:PORT) that proved `secret` as the connecting
+/// side, without a read timeout.
+pub(crate) fn connect_proven(addr: &str, secret: &JobSecret) -> io::Result<TcpStream> {
+    let sock = addr
+        .parse::<std::net::SocketAddr>()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{addr}: {e}")))?;
+    let mut s = TcpStream::connect_timeout(&sock, Duration::from_secs(10))?;
+    s.set_nodelay(true)?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    mpcrs_auth::over_stream(&mut s, secret, Role::Connector)?;
+    s.set_read_timeout(None)?;
+    Ok(s)
+}
+
 impl Link {
     /// Connects to `addr` and proves the services' `secret`.
     pub(super) fn connect(addr: &str, secret: &JobSecret) -> io::Result<Link> {
         let io = crate::checkpoint::helper_io();
         blocking(&io, || {
-            let sock = addr
-                .parse::<std::net::SocketAddr>()
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{addr}: {e}")))?;
-            let mut s = TcpStream::connect_timeout(&sock, Duration::from_secs(10))?;
-            s.set_nodelay(true)?;
-            s.set_read_timeout(Some(Duration::from_secs(10)))?;
-            mpcrs_auth::over_stream(&mut s, secret, Role::Connector)?;
-            s.set_read_timeout(None)?;
+            let s = connect_proven(addr, secret)?;
             Ok(Link {
                 r: BufReader::with_capacity(1 << 16, s.try_clone()?),
                 w: BufWriter::with_capacity(1 << 20, s),

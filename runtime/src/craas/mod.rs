@@ -33,6 +33,7 @@ use mpcrs_craas::wire::{Request, Response};
 use mpcrs_craas::{blocks, files, names, ArrayChange, Change, Checkpoint, FlushPolicy, NameError};
 use mpcrs_levels::blocking;
 
+pub(crate) use link::connect_proven;
 use link::{Link, Services};
 use sender::{Outgoing, Places};
 

@@ -148,16 +148,6 @@ pub(crate) fn arm(
     Ok(())
 }
 
-/// Whether recovery in place is armed in this process.
-pub fn armed() -> bool {
-    STATE.get().is_some()
-}
-
-/// The run of the job this process's ranks are in (1 without recovery).
-pub fn current_run() -> u64 {
-    state().map_or(1, |s| s.run.load(Ordering::Acquire))
-}
-
 /// Makes the calling rank leave its body if a new run is under way: at every
 /// MPI call of a C program (mpi-abi's entry points), so that a rank that
 /// polls without parking leaves too.

@@ -12,7 +12,7 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use mpcrs_auth::{JobSecret, Role};
+use mpcrs_auth::JobSecret;
 use mpcrs_settings::variables as env;
 
 /// What the launcher said.
@@ -57,13 +57,7 @@ impl Notice {
             Err(_) => addr,
         };
         let connect = || -> io::Result<Notice> {
-            let sock = addr
-                .parse::<std::net::SocketAddr>()
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{addr}: {e}")))?;
-            let mut s = TcpStream::connect_timeout(&sock, Duration::from_secs(10))?;
-            s.set_nodelay(true)?;
-            s.set_read_timeout(Some(Duration::from_secs(10)))?;
-            mpcrs_auth::over_stream(&mut s, &secret, Role::Connector)?;
+            let s = crate::craas::connect_proven(&addr, &secret)?;
             let mut n = Notice {
                 stream: s,
                 pending: Vec::new(),
