@@ -46,6 +46,8 @@ const DT_FLAGS_1: u64 = 0x6fff_fffb;
 const DT_VERNEED: u64 = 0x6fff_fffe;
 const DT_VERNEEDNUM: u64 = 0x6fff_ffff;
 const DF_1_PIE: u64 = 0x0800_0000;
+const DT_FLAGS: u64 = 30;
+const DF_STATIC_TLS: u64 = 0x10;
 
 fn u16_at(b: &[u8], o: usize) -> Result<u16, ElfError> {
     b.get(o..o + 2)
@@ -210,6 +212,16 @@ impl Image {
                 String::from_utf8_lossy(cstr_at(&self.bytes, strtab + e.2 as usize)).into_owned()
             })
             .collect())
+    }
+
+    /// Whether the object's thread-local variables are reached by the
+    /// initial-exec model (DF_STATIC_TLS), so that a dlopen of it takes its
+    /// block from the static TLS room.
+    pub fn needs_static_tls(&self) -> Result<bool, ElfError> {
+        Ok(self
+            .dynamic()?
+            .iter()
+            .any(|&(_, tag, val)| tag == DT_FLAGS && val & DF_STATIC_TLS != 0))
     }
 
     /// Clears DF_1_PIE, which dlopen refuses; returns whether it was set.

@@ -25,7 +25,6 @@ const SYSTEM_NAMES: &[&str] = &[
     "libm.so",
     "libmvec.so",
     "libgcc_s.so",
-    "libgfortran.so",
     "libquadmath.so",
     "libatomic.so",
     "libmpi.so",
@@ -50,7 +49,12 @@ const SYSTEM_DIRS: &[&str] = &["/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"];
 /// sets variables programs hold copies of (H5P_FILE_ACCESS, H5T_NATIVE_*)
 /// when it starts: shared, the ranks would share its state, and a program's
 /// copy of those variables would be a snapshot taken before they were set.
-const PER_RANK_SYSTEM_NAMES: &[&str] = &["libgomp.so", "libhdf5_mpich", "libhdf5_openmpi"];
+const PER_RANK_SYSTEM_NAMES: &[&str] = &[
+    "libgomp.so",
+    "libgfortran.so",
+    "libhdf5_mpich",
+    "libhdf5_openmpi",
+];
 
 /// Where the dynamic loader's default directories hold `name`.
 fn find_in_system_dirs(name: &str) -> Option<PathBuf> {

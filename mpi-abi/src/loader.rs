@@ -318,15 +318,17 @@ fn record_program_vars(base: usize, copies: &[CopyReloc], rank: usize) {
 /// The tunable that sizes the static TLS room dlopen can still give out.
 const STATIC_TLS_TUNABLE: &str = "glibc.rtld.optional_static_tls";
 
-/// Makes sure every rank's copies of the libraries with thread-local
-/// variables fit in the static TLS room (libgomp's are initial-exec: each copy
+/// Makes sure every rank's copies of the libraries with initial-exec
+/// thread-local variables fit in the static TLS room (libgomp's: each copy
 /// takes its block there, and glibc keeps 512 bytes by default, about three
-/// copies). The room is fixed when the process starts, so this process starts
-/// again, as itself, with the room asked for in GLIBC_TUNABLES.
+/// copies; libgfortran's are reached dynamically and need none). The room is
+/// fixed when the process starts, so this process starts again, as itself,
+/// with the room asked for in GLIBC_TUNABLES.
 fn ensure_static_tls_room(libs: &Libraries, ranks: usize, args: &[CString]) {
     let per_rank: usize = libs
         .user
         .iter()
+        .filter(|l| l.image.needs_static_tls().unwrap_or(true))
         .filter_map(|l| l.image.tls_segment().ok().flatten())
         .map(|t| t.mem_size.next_multiple_of(t.align.max(64)) + 64)
         .sum();

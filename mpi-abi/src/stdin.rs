@@ -12,8 +12,11 @@
 //! returns EOF, as a scanf on an empty stream does, for the others.
 //! C++'s `std::cin` (and `std::wcin`) is each rank's own object (a copy
 //! relocation, loader.rs): for the other ranks it starts at end of file.
-//! `read(0, ...)` and Fortran's READ(*,...) read the descriptor, which the
-//! ranks of a process share.
+//! `read(0, ...)` (and readv, and the checked read of _FORTIFY_SOURCE) is
+//! interposed too: end of file for the other ranks. Fortran's READ(*,...)
+//! comes to it through libgfortran, of which each rank has its own copy
+//! (libraries.rs), and so its own unit 5: one rank's end of file there is not
+//! rank 0's.
 
 use std::collections::HashMap;
 use std::os::raw::{c_char, c_int, c_void};
@@ -103,6 +106,54 @@ pub unsafe extern "C" fn __isoc99_vscanf(format: *const c_char, ap: *mut c_void)
 /// Whether the calling thread runs a privatized rank other than 0.
 fn reads_end_of_file() -> bool {
     libc_state::current_rank().is_some_and(|rank| rank != 0)
+}
+
+/// Whether a read of descriptor `fd` by the caller is one of standard input
+/// by a rank other than 0, which reads end of file.
+fn stdin_closed_to_caller(fd: c_int) -> bool {
+    fd == libc::STDIN_FILENO && reads_end_of_file()
+}
+
+/// read(2): end of file for a rank other than 0 reading descriptor 0 (what
+/// Fortran's READ(*) comes to through libgfortran), libc's otherwise.
+/// Every read of the process comes here, libmpi's own included: the check
+/// costs a comparison for any other descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn read(fd: c_int, buf: *mut c_void, count: usize) -> isize {
+    if stdin_closed_to_caller(fd) {
+        return 0;
+    }
+    crate::interpose::real!("read": unsafe extern "C" fn(c_int, *mut c_void, usize) -> isize)(
+        fd, buf, count,
+    )
+}
+
+/// readv(2), as read.
+#[no_mangle]
+pub unsafe extern "C" fn readv(fd: c_int, iov: *const libc::iovec, count: c_int) -> isize {
+    if stdin_closed_to_caller(fd) {
+        return 0;
+    }
+    crate::interpose::real!("readv": unsafe extern "C" fn(c_int, *const libc::iovec, c_int) -> isize)(
+        fd, iov, count,
+    )
+}
+
+/// The checked read that _FORTIFY_SOURCE makes of read(2) where the
+/// buffer's size is known.
+#[no_mangle]
+pub unsafe extern "C" fn __read_chk(
+    fd: c_int,
+    buf: *mut c_void,
+    count: usize,
+    size: usize,
+) -> isize {
+    if count <= size && stdin_closed_to_caller(fd) {
+        return 0;
+    }
+    crate::interpose::real!("__read_chk": unsafe extern "C" fn(c_int, *mut c_void, usize, usize) -> isize)(
+        fd, buf, count, size,
+    )
 }
 
 /// Where a scanf entry goes: 0 for "return EOF", else libc's function.

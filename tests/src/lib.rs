@@ -129,12 +129,30 @@ impl BackgroundJob {
     }
 
     pub fn spawn(cmd: &mut Command) -> BackgroundJob {
+        BackgroundJob::spawn_fed(cmd, None)
+    }
+
+    /// Starts `cmd` with `input` on its standard input (written by a thread
+    /// of its own, then closed), or /dev/null.
+    pub fn spawn_fed(cmd: &mut Command, input: Option<Vec<u8>>) -> BackgroundJob {
+        let stdin = if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        };
         let mut child = cmd
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+        if let (Some(input), Some(mut to)) = (input, child.stdin.take()) {
+            std::thread::spawn(move || {
+                use std::io::Write;
+                // A job that ends before reading all of it closes the pipe.
+                let _ = to.write_all(&input);
+            });
+        }
         let out = Collected::drain(child.stdout.take().unwrap());
         let err = Collected::drain(child.stderr.take().unwrap());
         BackgroundJob {
@@ -378,6 +396,14 @@ pub fn with_local_beside(args: &[&str]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Runs `mpcrs-run ARGS` with `input` on its standard input; returns its
+/// stdout once it succeeded (panics otherwise, or past two minutes).
+pub fn run_with_input(args: &[&str], input: &[u8]) -> String {
+    let o = BackgroundJob::spawn_fed(Command::new(mpcrs_run()).args(args), Some(input.to_vec()))
+        .finish(Duration::from_secs(120));
+    expect_success(&o, &format!("{args:?}"))
 }
 
 /// Runs a command with a time limit and collects its output.

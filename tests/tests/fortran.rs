@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use mpcrs_tests::{build_c, expect_success, profile_dir, run_job};
+use mpcrs_tests::{build_c, expect_success, profile_dir, run_job, run_with_input, scratch_dir};
 
 /// The layouts every Fortran program runs in: threads, hybrids, processes.
 const LAYOUTS: &[&[&str]] = &[
@@ -130,5 +130,39 @@ fn attributes_cross_languages_and_fortran_counts_indices_from_one() {
         let lines = by_rank(&run_in(&bin, layout));
         let expected: Vec<String> = (0..n).map(|r| format!("rank {r} errors 0")).collect();
         assert_eq!(lines, expected, "{layout:?}");
+    }
+}
+
+#[test]
+fn each_rank_has_its_own_fortran_units() {
+    let bin = build_fortran("units.f90", "fortran-units");
+    for layout in LAYOUTS {
+        let dir = scratch_dir("fortran", &format!("units-{}", layout.join("")));
+        let args = [&["--wdir", dir.to_str().unwrap()], *layout].concat();
+        let lines = by_rank(&run_in(&bin, &args));
+        let expected: Vec<String> = (0..ranks_of(layout))
+            .map(|r| format!("rank {r} lines 3 own T"))
+            .collect();
+        assert_eq!(lines, expected, "{layout:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// Standard input goes to rank 0 only through READ(*) and READ(5): the other
+/// ranks read end of file first, and rank 0 then reads every line.
+#[test]
+fn fortran_reads_of_standard_input_reach_rank_0_only() {
+    let bin = build_fortran("stdin_ranks.f90", "fortran-stdin");
+    for layout in LAYOUTS {
+        let args = [*layout, &[bin.to_str().unwrap()]].concat();
+        let out = run_with_input(&args, b"first line\n42\nthird\n");
+        let n = ranks_of(layout);
+        let mut expected: Vec<String> = (1..n)
+            .rev()
+            .map(|r| format!("rank {r} line none end T n -1 end F"))
+            .collect();
+        expected.push("rank 0 line first line ios 0 n 42 ios 0".into());
+        expected.push("rank 0 then third ios 0".into());
+        assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{layout:?}");
     }
 }

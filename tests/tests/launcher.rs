@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mpcrs_tests::{
     build_c, c_source, example, expect_success, mpcrs_run, process_report, profile_dir, program,
-    run_command, run_job, text, BackgroundJob,
+    run_command, run_job, run_with_input, text, BackgroundJob,
 };
 
 fn errors(scenario: &str) -> (i32, String, String) {
@@ -1137,22 +1137,6 @@ fn programs_that_are_not_mpi_programs_run_once_per_rank_and_stdin_reaches_rank_0
     );
 }
 
-/// `mpcrs-run LAYOUT BIN` with `input` on its standard input; its stdout.
-fn run_with_input(layout: &[&str], bin: &std::path::Path, input: &[u8]) -> String {
-    let mut child = Command::new(mpcrs_run())
-        .args(layout)
-        .arg(bin)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    let o = child.wait_with_output().unwrap();
-    expect_success(&o, &format!("{} {layout:?}", bin.display()))
-}
-
 /// Standard input reaches rank 0 only when ranks are threads of one process
 /// too: the others read end of file from fgets, scanf and getchar.
 #[test]
@@ -1165,10 +1149,35 @@ fn standard_input_reaches_rank_0_only_in_threads_and_processes() {
     ] {
         // More than rank 0 reads: a rank sharing its stream would get the rest.
         let input = b"first line\n42\nz\nsecond line\n43\ny\n";
-        let out = run_with_input(layout, &bin, input);
+        let out = run_with_input(&[layout, &[bin.to_str().unwrap()]].concat(), input);
         let n: usize = layout[1].parse().unwrap();
         let mut expected = vec!["rank 0 fgets first line scanf 1 42 getchar z".to_string()];
         expected.extend((1..n).map(|r| format!("rank {r} fgets EOF scanf -1 -1 getchar EOF")));
+        assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{layout:?}");
+    }
+}
+
+/// The same through read(2) on descriptor 0: the other ranks read first
+/// (highest first), so a rank sharing the descriptor would take the input.
+#[test]
+fn standard_input_reaches_rank_0_only_through_read_of_descriptor_0_too() {
+    let bin = build_c(&c_source("stdin_read.c"), "stdin_read", None, &[]);
+    for layout in [
+        &["-n", "4"][..],
+        &["-n", "8", "-p", "2"],
+        &["-n", "8", "-p", "4"],
+        &["-n", "3", "--process-mode"],
+    ] {
+        let out = run_with_input(
+            &[layout, &[bin.to_str().unwrap()]].concat(),
+            b"first line\n42\n",
+        );
+        let n: usize = layout[1].parse().unwrap();
+        let mut expected: Vec<String> = (1..n)
+            .rev()
+            .map(|r| format!("rank {r} read 0 []"))
+            .collect();
+        expected.push("rank 0 read 14 [first line|42|]".into());
         assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{layout:?}");
     }
 }
@@ -1184,7 +1193,10 @@ fn standard_input_reaches_rank_0_only_through_std_cin_too() {
         &[],
     );
     for layout in [&["-n", "4"][..], &["-n", "4", "-p", "2"]] {
-        let out = run_with_input(layout, &bin, b"first 42\nsecond 43\nthird 44\n");
+        let out = run_with_input(
+            &[layout, &[bin.to_str().unwrap()]].concat(),
+            b"first 42\nsecond 43\nthird 44\n",
+        );
         let mut expected = vec!["rank 0 cin ok first 42".to_string()];
         expected.extend((1..4).map(|r| format!("rank {r} cin eof none -1")));
         assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{layout:?}");
