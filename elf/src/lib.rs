@@ -4,12 +4,17 @@
 //! point a dependency on MPICH's library at ours.
 //!
 //! Owns: reading and patching ELF headers, dynamic sections, symbol tables,
-//! version needs and the TLS segment of one file.
+//! version needs and the TLS segment of one file; and (loading.rs) the facts
+//! of a file that say what the dynamic loader reads and runs while loading it.
 //!
 //! Must not touch: loading or running anything (mpcrs-abi's loader does), or
 //! MPI semantics: it only reads which MPI library a program was linked with.
 
 use std::fmt;
+
+mod loading;
+
+pub use loading::{Initializers, LoadSegment};
 
 #[derive(Debug)]
 pub struct ElfError(pub String);
@@ -46,8 +51,6 @@ const DT_FLAGS_1: u64 = 0x6fff_fffb;
 const DT_VERNEED: u64 = 0x6fff_fffe;
 const DT_VERNEEDNUM: u64 = 0x6fff_ffff;
 const DF_1_PIE: u64 = 0x0800_0000;
-const DT_FLAGS: u64 = 30;
-const DF_STATIC_TLS: u64 = 0x10;
 
 fn u16_at(b: &[u8], o: usize) -> Result<u16, ElfError> {
     b.get(o..o + 2)
@@ -70,7 +73,6 @@ fn cstr_at(b: &[u8], o: usize) -> &[u8] {
     &s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())]
 }
 
-/// A parsed program image.
 /// A PT_TLS segment: the initial image of an object's thread-local block.
 #[derive(Clone, Debug)]
 pub struct TlsSegment {
@@ -82,6 +84,7 @@ pub struct TlsSegment {
     pub align: usize,
 }
 
+/// A parsed program image.
 pub struct Image {
     pub bytes: Vec<u8>,
     /// e_type: ET_DYN for a position-independent executable.
@@ -214,16 +217,6 @@ impl Image {
             .collect())
     }
 
-    /// Whether the object's thread-local variables are reached by the
-    /// initial-exec model (DF_STATIC_TLS), so that a dlopen of it takes its
-    /// block from the static TLS room.
-    pub fn needs_static_tls(&self) -> Result<bool, ElfError> {
-        Ok(self
-            .dynamic()?
-            .iter()
-            .any(|&(_, tag, val)| tag == DT_FLAGS && val & DF_STATIC_TLS != 0))
-    }
-
     /// Clears DF_1_PIE, which dlopen refuses; returns whether it was set.
     pub fn clear_pie_flag(&mut self) -> Result<bool, ElfError> {
         for (o, tag, val) in self.dynamic()? {
@@ -353,12 +346,31 @@ impl Image {
         Ok(())
     }
 
-    /// The largest loaded, unused stretch of the file: (file offset, vaddr, length).
+    /// The largest loaded, unused stretch of the file: (file offset, vaddr,
+    /// length). One after a segment of data rather than code, if there is one
+    /// with room for 16 names: the page that holds the names differs from the
+    /// original file in each rank's copy, and so cannot be shared (a
+    /// program's code is shared between its copies, loader::shared_text).
     fn string_space(&self) -> Result<(usize, u64, usize), ElfError> {
+        const ROOM_FOR_DATA: usize = 16 * 32;
+        let data = self.largest_string_space(false)?;
+        if data.2 >= ROOM_FOR_DATA {
+            return Ok(data);
+        }
+        self.largest_string_space(true)
+    }
+
+    /// The largest loaded, unused stretch after a read-only segment (of data
+    /// only, unless `code`).
+    fn largest_string_space(&self, code: bool) -> Result<(usize, u64, usize), ElfError> {
         const PAGE: u64 = 4096;
+        const PF_X: u32 = 1;
         let segs = self.segments_with_flags()?;
         let mut best = (0, 0, 0);
         for &(ty, off, va, filesz, flags) in &segs {
+            if !code && flags & PF_X != 0 {
+                continue;
+            }
             if ty != PT_LOAD || flags & PF_W != 0 {
                 continue;
             }

@@ -56,6 +56,7 @@ mod requests;
 mod rma;
 mod session_errhandler;
 mod sessions;
+mod shared_text;
 mod status;
 mod status_fields;
 mod stdin;

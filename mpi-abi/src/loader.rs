@@ -13,13 +13,14 @@ use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mpcrs::run::{env, JobConfig};
-use mpcrs_elf::Image;
+use mpcrs_elf::{Image, Initializers};
 
 use crate::handles::{create_job, install_world, rank_state};
 use crate::interpose::RankExit;
 use crate::libc_state;
 use crate::libraries::{self, write_slot, Libraries};
 use crate::program_tls;
+use crate::shared_text;
 
 /// Default ULT stack of a C rank (see the constant).
 const C_STACK_SIZE: usize = mpcrs_settings::variables::C_STACK_SIZE as usize;
@@ -54,10 +55,11 @@ fn dl_error() -> String {
     }
 }
 
-/// Writes `image` into a new memfd. The fd must stay open while other copies
-/// load: the dynamic loader recognises objects by path, and a reused fd number
-/// would give a later rank the same "/proc/self/fd/N" and hence the same copy.
-fn memfd(what: &str, rank: usize, image: &[u8]) -> c_int {
+/// Writes `image` into a new memfd, less the pages `plan` leaves as holes. The
+/// fd must stay open while other copies load: the dynamic loader recognises
+/// objects by path, and a reused fd number would give a later rank the same
+/// "/proc/self/fd/N" and hence the same copy.
+fn memfd(what: &str, rank: usize, image: &[u8], plan: &shared_text::Plan) -> c_int {
     let name = CString::new(format!("mpcrs-rank-{rank}")).unwrap();
     // SAFETY: plain syscall with a valid name.
     let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
@@ -67,17 +69,8 @@ fn memfd(what: &str, rank: usize, image: &[u8]) -> c_int {
             std::io::Error::last_os_error()
         ));
     }
-    let mut written = 0;
-    while written < image.len() {
-        // SAFETY: writing from a valid slice.
-        let n = unsafe { libc::write(fd, image[written..].as_ptr().cast(), image.len() - written) };
-        if n <= 0 {
-            die(format!(
-                "writing the copy of {what} for rank {rank}: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-        written += n as usize;
+    if let Err(e) = plan.write_copy(fd, image) {
+        die(format!("writing the copy of {what} for rank {rank}: {e}"));
     }
     fd
 }
@@ -204,15 +197,19 @@ struct Copy {
 /// Loads rank `rank`'s copies of the user's libraries and of the program,
 /// opened so that each copy's symbols are searched first in its own libraries
 /// (RTLD_DEEPBIND: libmpi, needed first, comes before libc, so the copy calls
-/// libmpi's interpose.rs functions), and records where the copy keeps libc's
-/// variables.
+/// libmpi's interpose.rs functions), shares their unchanged pages with the
+/// original files (shared_text.rs), records where the copy keeps libc's
+/// variables, and runs the copies' initializers.
+#[allow(clippy::too_many_arguments)]
 fn load_copy(
     program: &str,
     image: &mut Image,
     libs: &mut Libraries,
+    sources: &CopySources,
     copies: &[CopyReloc],
     rank: usize,
     main_offset: u64,
+    args: &[CString],
 ) -> Copy {
     let mut fds = Vec::new();
     for i in 0..libs.user.len() {
@@ -220,16 +217,21 @@ fn load_copy(
         for &(at, dep) in &lib.slots {
             write_slot(&mut lib.image.bytes, at, fds[dep]);
         }
-        let fd = memfd(&lib.path.to_string_lossy(), rank, &lib.image.bytes);
+        let fd = memfd(
+            &lib.path.to_string_lossy(),
+            rank,
+            &lib.image.bytes,
+            &sources.libs[i].plan,
+        );
         fds.push(fd);
     }
     for &(at, dep) in &libs.program_slots {
         write_slot(&mut image.bytes, at, fds[dep]);
     }
-    let fd = memfd(program, rank, &image.bytes);
+    let fd = memfd(program, rank, &image.bytes, &sources.program.plan);
     fds.push(fd);
     let path = CString::new(format!("/proc/self/fd/{fd}")).unwrap();
-    // Constructors of the copy run now, on this thread: they count as the rank's.
+    // The copy's initializers run on this thread: they count as the rank's.
     libc_state::set_loading(Some(rank));
     program_tls::fill_for_loading();
     // SAFETY: valid path; RTLD_LOCAL keeps every copy's symbols to itself.
@@ -239,35 +241,56 @@ fn load_copy(
             libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND,
         )
     };
-    libc_state::set_loading(None);
     if handle.is_null() {
         die(format!(
             "cannot load {program} for rank {rank}: {}",
             dl_error()
         ));
     }
-    let mut lm: *mut LinkMap = std::ptr::null_mut();
-    // SAFETY: RTLD_DI_LINKMAP writes a `struct link_map *`, whose first field is l_addr.
-    if unsafe {
-        dlinfo(
-            handle,
-            RTLD_DI_LINKMAP,
-            (&mut lm as *mut *mut LinkMap).cast(),
-        )
-    } != 0
-        || lm.is_null()
-    {
+    let base = load_base(handle).unwrap_or_else(|| {
         die(format!(
             "cannot find where {program} was loaded: {}",
             dl_error()
-        ));
+        ))
+    });
+    let lib_bases: Vec<usize> = libs
+        .user
+        .iter()
+        .zip(&fds)
+        .map(|(lib, &fd)| {
+            load_base_of_fd(fd).unwrap_or_else(|| {
+                die(format!(
+                    "cannot find where rank {rank}'s copy of {} was loaded",
+                    lib.path.display()
+                ))
+            })
+        })
+        .collect();
+    for ((lib, source), (&lib_base, &fd)) in libs
+        .user
+        .iter()
+        .zip(&sources.libs)
+        .zip(lib_bases.iter().zip(&fds))
+    {
+        source.share(
+            lib_base,
+            fd,
+            &lib.image.bytes,
+            &lib.path.to_string_lossy(),
+            rank,
+        );
     }
-    // SAFETY: `lm` points to the loaded object's link map.
-    let base = unsafe { (*lm).l_addr };
+    sources.program.share(base, fd, &image.bytes, program, rank);
     program_tls::note_copy(rank, base);
     crate::fortran::note_copy(rank, handle);
     fill_library_variables(base, copies, &fds);
     record_program_vars(base, copies, rank);
+    // As the dynamic loader would have: each library's before the program's.
+    for (source, &lib_base) in sources.libs.iter().zip(&lib_bases) {
+        run_initializers(lib_base, &source.initializers, args);
+    }
+    run_initializers(base, &sources.program.initializers, args);
+    libc_state::set_loading(None);
     // SAFETY: `main` of a C program has this signature; base + st_value is its
     // address in this copy.
     let main = unsafe { std::mem::transmute::<usize, CMain>(base + main_offset as usize) };
@@ -277,6 +300,130 @@ fn load_copy(
         fds,
         handle: handle as usize,
     }
+}
+
+/// One object copied per rank (the program, or a library copied with it):
+/// its original file, how its copies share pages with it, and its
+/// initializers, hidden from the dynamic loader.
+struct CopySource {
+    original: Option<shared_text::Original>,
+    plan: shared_text::Plan,
+    initializers: Initializers,
+}
+
+impl CopySource {
+    /// Hides the initializers of `image` (read from `path`; the bytes at
+    /// `varying` differ per rank) and plans its sharing.
+    fn prepare(
+        image: &mut Image,
+        path: &std::path::Path,
+        varying: &[usize],
+    ) -> Result<CopySource, String> {
+        let initializers = image
+            .hide_initializers()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let original = shared_text::Original::open(path);
+        let plan = shared_text::Plan::new(image, original.as_ref(), varying);
+        Ok(CopySource {
+            original,
+            plan,
+            initializers,
+        })
+    }
+
+    /// Shares the pages of a rank's copy, loaded at `base` from `fd`.
+    fn share(&self, base: usize, fd: c_int, bytes: &[u8], what: &str, rank: usize) {
+        let Some(original) = &self.original else {
+            return;
+        };
+        if let Err(e) = self.plan.share(base, fd, bytes, original) {
+            die(format!("writing the copy of {what} for rank {rank}: {e}"));
+        }
+    }
+}
+
+/// The program's and its per-rank libraries' sources (`libs` in the order of
+/// `Libraries::user`).
+struct CopySources {
+    program: CopySource,
+    libs: Vec<CopySource>,
+}
+
+impl CopySources {
+    fn prepare(
+        program: &str,
+        image: &mut Image,
+        libs: &mut Libraries,
+    ) -> Result<CopySources, String> {
+        let slots = |s: &[(usize, usize)]| s.iter().map(|&(at, _)| at).collect::<Vec<_>>();
+        let lib_sources = libs
+            .user
+            .iter_mut()
+            .map(|l| CopySource::prepare(&mut l.image, &l.path, &slots(&l.slots)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(CopySources {
+            program: CopySource::prepare(
+                image,
+                std::path::Path::new(program),
+                &slots(&libs.program_slots),
+            )?,
+            libs: lib_sources,
+        })
+    }
+}
+
+/// Runs an object's initializers (loaded at `base`) as the dynamic loader
+/// does: DT_INIT, then each DT_INIT_ARRAY entry, with the process's
+/// arguments and the rank's environment.
+fn run_initializers(base: usize, init: &Initializers, args: &[CString]) {
+    type Initializer = unsafe extern "C-unwind" fn(c_int, *mut *mut c_char, *mut *mut c_char);
+    let mut argv: Vec<*mut c_char> = args.iter().map(|a| a.as_ptr() as *mut c_char).collect();
+    argv.push(std::ptr::null_mut());
+    let envp = libc_state::with(|st| st.environ()).unwrap_or(std::ptr::null_mut());
+    let argc = args.len() as c_int;
+    let mut functions: Vec<usize> = init.init.map(|f| base + f as usize).into_iter().collect();
+    if let Some(array) = init.array {
+        for i in 0..init.array_len {
+            // SAFETY: the loaded, relocated DT_INIT_ARRAY of the object:
+            // `array_len` function pointers.
+            functions.push(unsafe { *((base + array as usize) as *const usize).add(i) });
+        }
+    }
+    // glibc skips the entries 0 and -1 (placeholders some linkers leave).
+    for f in functions.into_iter().filter(|&f| f != 0 && f != usize::MAX) {
+        // SAFETY: an initializer of the object, called as the dynamic loader
+        // calls it, once, with its code in place.
+        unsafe { std::mem::transmute::<usize, Initializer>(f)(argc, argv.as_mut_ptr(), envp) };
+    }
+}
+
+/// Where the object `handle` (from dlopen) is loaded.
+fn load_base(handle: *mut c_void) -> Option<usize> {
+    let mut lm: *mut LinkMap = std::ptr::null_mut();
+    // SAFETY: RTLD_DI_LINKMAP writes a `struct link_map *`, whose first field is l_addr.
+    let ok = unsafe {
+        dlinfo(
+            handle,
+            RTLD_DI_LINKMAP,
+            (&mut lm as *mut *mut LinkMap).cast(),
+        )
+    } == 0;
+    // SAFETY: `lm` points to the object's link map while `handle` holds it.
+    (ok && !lm.is_null()).then(|| unsafe { (*lm).l_addr })
+}
+
+/// Where the object opened by path `/proc/self/fd/FD` is loaded.
+fn load_base_of_fd(fd: c_int) -> Option<usize> {
+    let path = CString::new(format!("/proc/self/fd/{fd}")).unwrap();
+    // SAFETY: finds an object loaded by that path, without loading it.
+    let h = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+    if h.is_null() {
+        return None;
+    }
+    let base = load_base(h);
+    // SAFETY: drops the reference just taken; the object stays loaded.
+    unsafe { libc::dlclose(h) };
+    base
 }
 
 /// Points the rank's libc state at the copy's own copies of libc's variables
@@ -452,6 +599,8 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     crate::stdout::install(local.clone());
     load_system_libraries(&libs.system);
     let relocations = copies;
+    let sources = CopySources::prepare(&program, &mut image, &mut libs)
+        .unwrap_or_else(|e| die(format!("{program}: {e}")));
     let copies: Vec<Copy> = local
         .clone()
         .map(|r| {
@@ -459,9 +608,11 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
                 &program,
                 &mut image,
                 &mut libs,
+                &sources,
                 &relocations,
                 r,
                 main_offset,
+                &args,
             )
         })
         .collect();
@@ -475,8 +626,11 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
         .map(|c| AtomicUsize::new(c.main as usize))
         .collect();
     let handles: Vec<AtomicUsize> = copies.iter().map(|c| AtomicUsize::new(c.handle)).collect();
-    // Kept for the fresh copies of a job recovered in place.
-    let sources = std::sync::Mutex::new((image, libs, relocations));
+    // Kept for the fresh copies of a job recovered in place, and dropped
+    // otherwise: the image is as large as the program's file.
+    let sources = cfg
+        .recover_in_place
+        .then(|| std::sync::Mutex::new((image, libs, sources, relocations)));
     let code = mpcrs::run_with(&cfg, |world| {
         let rank = world.world_rank() as usize;
         if install_world(world) {
@@ -494,9 +648,23 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
             crate::rank_heap::free_all(rank);
             crate::fti::forget_rank(rank as i32);
             libc_state::restart_rank(rank);
+            let Some(sources) = &sources else {
+                die(format!(
+                    "rank {rank} started again in a job not recovered in place"
+                ));
+            };
             let mut guard = sources.lock().unwrap_or_else(|p| p.into_inner());
-            let (image, libs, relocations) = &mut *guard;
-            let c = load_copy(&program, image, libs, relocations, rank, main_offset);
+            let (image, libs, copy_sources, relocations) = &mut *guard;
+            let c = load_copy(
+                &program,
+                image,
+                libs,
+                copy_sources,
+                relocations,
+                rank,
+                main_offset,
+                &args,
+            );
             drop(guard);
             for fd in &c.fds {
                 // SAFETY: the copy is mapped; its fds are no longer needed.

@@ -734,6 +734,8 @@ fn getopt_parses_each_ranks_argv() {
     });
 }
 
+/// The program's own library is copied per rank (its variables the rank's),
+/// while the code of both is the original files', one for all ranks.
 #[test]
 fn programs_own_shared_library_is_private_per_rank() {
     let dir = profile_dir().join("c-tests");
@@ -756,11 +758,30 @@ fn programs_own_shared_library_is_private_per_rank() {
         None,
         &[&format!("-L{d}"), "-lfoo", &format!("-Wl,-rpath,{d}")],
     );
-    per_rank_output(&bin, &[], &[], |n| {
+    let expect = |n: usize| -> Vec<String> {
         (0..n)
-            .map(|r| format!("rank {r}: counter {} bump {}", r + 1, r + 2))
+            .map(|r| {
+                format!(
+                    "rank {r}: counter {} bump {}, code of main shared, of libfoo shared",
+                    r + 1,
+                    r + 2
+                )
+            })
             .collect()
-    });
+    };
+    per_rank_output(&bin, &[], &[], expect);
+    for layout in [&["-n", "8", "-p", "2"][..], &["-n", "8", "-p", "4"]] {
+        let args = [layout, &[bin.to_str().unwrap()]].concat();
+        let out = expect_success(
+            &run_job(&args, Duration::from_secs(120)),
+            &format!("{args:?}"),
+        );
+        let mut got: Vec<&str> = out.lines().collect();
+        got.sort();
+        let mut want = expect(8);
+        want.sort();
+        assert_eq!(got, want, "{layout:?}");
+    }
 }
 
 extern "C" {
