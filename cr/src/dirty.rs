@@ -268,52 +268,6 @@ impl DirtyTracker {
         self.protect(range)
     }
 
-    /// One PAGEMAP_SCAN of `range` into `out` with raw calls (no
-    /// allocation): the ranges of pages in the categories asked, and where
-    /// the walk stopped (before `range.end` when `out` filled up). `reset`
-    /// write-protects the pages reported (written ones), and the call fails
-    /// with EPERM where a mapping of `range` is not tracked.
-    fn scan_raw(
-        &self,
-        range: Range<u64>,
-        reset: bool,
-        pages: Categories,
-        out: &mut [PageRegion],
-    ) -> Result<(usize, u64), i32> {
-        let mut arg = PmScanArg {
-            size: std::mem::size_of::<PmScanArg>() as u64,
-            flags: if reset {
-                PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC
-            } else {
-                0
-            },
-            start: range.start,
-            end: range.end,
-            walk_end: 0,
-            vec: out.as_mut_ptr() as u64,
-            vec_len: out.len() as u64,
-            max_pages: 0,
-            category_inverted: pages.inverted,
-            category_mask: pages.mask,
-            category_anyof_mask: 0,
-            return_mask: pages.returned,
-        };
-        // SAFETY: PAGEMAP_SCAN reads the argument and fills at most vec_len
-        // page_regions into `out`, which outlives the call.
-        let n = unsafe {
-            crate::sys::call!(
-                libc::SYS_ioctl,
-                self.pagemap.as_raw_fd(),
-                PAGEMAP_SCAN,
-                &mut arg as *mut _
-            )
-        };
-        if n < 0 {
-            return Err(-n as i32);
-        }
-        Ok((n as usize, arg.walk_end))
-    }
-
     /// The pages of tracked `range` written since it was last
     /// write-protected, into `out`, write-protecting them again; `None`
     /// when `out` cannot hold them all (the rest of the range is then
@@ -332,10 +286,7 @@ impl DirtyTracker {
         Ok(Some(n))
     }
 
-    /// [`Self::scan_raw`] from `range.start` until the walk reaches
-    /// `range.end` or `out` is full: one call may stop short of both (it
-    /// returns after filling its own buffer of a page table's worth of
-    /// ranges). The ranges found and where the walk stopped.
+    /// [`scan_all`] on this tracker's pagemap.
     fn scan_all(
         &self,
         range: Range<u64>,
@@ -343,15 +294,7 @@ impl DirtyTracker {
         pages: Categories,
         out: &mut [PageRegion],
     ) -> Result<(usize, u64), i32> {
-        let (mut n, mut start) = (0, range.start);
-        loop {
-            let (m, walk_end) = self.scan_raw(start..range.end, reset, pages, &mut out[n..])?;
-            n += m;
-            if walk_end >= range.end || n == out.len() || walk_end <= start {
-                return Ok((n, walk_end));
-            }
-            start = walk_end;
-        }
+        scan_all(self.pagemap.as_raw_fd(), range, reset, pages, out)
     }
 
     /// The pages of `range` that hold nothing (neither in memory nor in
@@ -381,6 +324,82 @@ impl DirtyTracker {
 /// Pages of the ranges.
 pub fn pages(ranges: &[Range<u64>]) -> u64 {
     ranges.iter().map(|r| (r.end - r.start) / PAGE).sum()
+}
+
+/// One PAGEMAP_SCAN of `range` on `pagemap` (an open /proc/self/pagemap)
+/// into `out` with raw calls (no allocation): the ranges of pages in the
+/// categories asked, and where the walk stopped (before `range.end` when
+/// `out` filled up). `reset` write-protects the pages reported (written
+/// ones), and the call fails with EPERM where a mapping of `range` is not
+/// tracked.
+fn scan_raw(
+    pagemap: i32,
+    range: Range<u64>,
+    reset: bool,
+    pages: Categories,
+    out: &mut [PageRegion],
+) -> Result<(usize, u64), i32> {
+    let mut arg = PmScanArg {
+        size: std::mem::size_of::<PmScanArg>() as u64,
+        flags: if reset {
+            PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC
+        } else {
+            0
+        },
+        start: range.start,
+        end: range.end,
+        walk_end: 0,
+        vec: out.as_mut_ptr() as u64,
+        vec_len: out.len() as u64,
+        max_pages: 0,
+        category_inverted: pages.inverted,
+        category_mask: pages.mask,
+        category_anyof_mask: 0,
+        return_mask: pages.returned,
+    };
+    // SAFETY: PAGEMAP_SCAN reads the argument and fills at most vec_len
+    // page_regions into `out`, which outlives the call.
+    let n =
+        unsafe { crate::sys::call!(libc::SYS_ioctl, pagemap, PAGEMAP_SCAN, &mut arg as *mut _) };
+    if n < 0 {
+        return Err(-n as i32);
+    }
+    Ok((n as usize, arg.walk_end))
+}
+
+/// [`scan_raw`] from `range.start` until the walk reaches `range.end` or
+/// `out` is full: one call may stop short of both (it returns after filling
+/// its own buffer of a page table's worth of ranges). The ranges found and
+/// where the walk stopped.
+fn scan_all(
+    pagemap: i32,
+    range: Range<u64>,
+    reset: bool,
+    pages: Categories,
+    out: &mut [PageRegion],
+) -> Result<(usize, u64), i32> {
+    let (mut n, mut start) = (0, range.start);
+    loop {
+        let (m, walk_end) = scan_raw(pagemap, start..range.end, reset, pages, &mut out[n..])?;
+        n += m;
+        if walk_end >= range.end || n == out.len() || walk_end <= start {
+            return Ok((n, walk_end));
+        }
+        start = walk_end;
+    }
+}
+
+/// The pages of `range` that hold nothing (neither in memory nor in swap:
+/// zeros, in anonymous memory) by `pagemap`, an open /proc/self/pagemap of
+/// the caller, into `out`, with raw calls (a forked image writer's): how
+/// many ranges, and where the walk stopped (before `range.end` when `out`
+/// filled up, or the kernel stopped early).
+pub(crate) fn unpopulated_raw(
+    pagemap: i32,
+    range: Range<u64>,
+    out: &mut [PageRegion],
+) -> Result<(usize, u64), i32> {
+    scan_all(pagemap, range, false, UNPOPULATED, out)
 }
 
 #[cfg(test)]

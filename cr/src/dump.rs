@@ -210,6 +210,101 @@ fn write_region(
     0
 }
 
+/// What the child needs to read only the populated pages of anonymous
+/// memory: its own /proc/self/pagemap and a buffer of ranges. Pages of
+/// anonymous memory that were never touched (most of 65,536 ranks' stacks:
+/// 69.6 GB of address space for 605 MB of data) hold zeros; reading them
+/// page by page to find that out faulted the zero page in 17 million times.
+struct Populated {
+    pagemap: i32,
+    ranges: &'static mut [crate::dirty::PageRegion],
+}
+
+/// Ranges of empty pages one scan reports at most.
+const EMPTY_RANGES: usize = 4096;
+
+impl Populated {
+    /// None where the kernel has no PAGEMAP_SCAN or the child cannot map the
+    /// buffer: regions are then read whole.
+    fn open() -> Option<Populated> {
+        // SAFETY: openat (raw: the child allocates nothing) of a NUL-terminated
+        // path; in the child, /proc/self is the snapshot.
+        let fd = unsafe {
+            call!(
+                libc::SYS_openat,
+                libc::AT_FDCWD,
+                c"/proc/self/pagemap".as_ptr(),
+                libc::O_RDONLY | libc::O_CLOEXEC
+            )
+        };
+        if fd < 0 {
+            return None;
+        }
+        let bytes =
+            sys::map_anonymous(EMPTY_RANGES * std::mem::size_of::<crate::dirty::PageRegion>())?;
+        // SAFETY: a fresh page-aligned mapping of EMPTY_RANGES page ranges'
+        // worth of zeros, a valid value of the plain-old-data PageRegion.
+        let ranges = unsafe {
+            std::slice::from_raw_parts_mut(
+                bytes.as_mut_ptr().cast::<crate::dirty::PageRegion>(),
+                EMPTY_RANGES,
+            )
+        };
+        Some(Populated {
+            pagemap: fd as i32,
+            ranges,
+        })
+    }
+
+    /// [`write_region`] of the anonymous region `r`, reading only its
+    /// populated pages: the others are holes of the image, checksummed as
+    /// zeros without being read. 0 or an errno.
+    fn write(
+        &mut self,
+        out: &mut Out<'_>,
+        r: &Region,
+        at: u64,
+        crc: &mut u32,
+        bounce: &mut [u8],
+    ) -> i32 {
+        let mut pos = r.start;
+        while pos < r.end {
+            let (n, walk_end) =
+                match crate::dirty::unpopulated_raw(self.pagemap, pos..r.end, self.ranges) {
+                    Ok(found) => found,
+                    Err(_) => (0, pos),
+                };
+            if walk_end <= pos {
+                // No progress (or no PAGEMAP_SCAN): the rest is read.
+                return write_region(out, pos, r.end - pos, at + (pos - r.start), crc, bounce);
+            }
+            for empty in &self.ranges[..n] {
+                let (start, end) = (empty.start.max(pos), empty.end.min(walk_end));
+                if start >= end {
+                    continue;
+                }
+                if start > pos {
+                    let e = write_region(out, pos, start - pos, at + (pos - r.start), crc, bounce);
+                    if e != 0 {
+                        return e;
+                    }
+                }
+                *crc = crate::holes::append_zeros(*crc, end - start);
+                pos = end;
+            }
+            let stop = walk_end.min(r.end);
+            if stop > pos {
+                let e = write_region(out, pos, stop - pos, at + (pos - r.start), crc, bounce);
+                if e != 0 {
+                    return e;
+                }
+                pos = stop;
+            }
+        }
+        0
+    }
+}
+
 /// Writes the pages of `bytes` that are not all zeros at `offset` on: the
 /// file was sized beforehand, so the others stay holes that read back as
 /// zeros (untouched stacks and heaps). 0 or an errno.
@@ -317,6 +412,7 @@ fn child_writes(fd: i32, plan: &ChildPlan<'_>, meta: &mut [u8]) -> i32 {
         },
         None => None,
     };
+    let mut populated = Populated::open();
     let mut at = meta.len() as u64;
     for (i, r) in plan.regions.iter().enumerate() {
         let mut crc = 0;
@@ -330,7 +426,12 @@ fn child_writes(fd: i32, plan: &ChildPlan<'_>, meta: &mut [u8]) -> i32 {
         let (flags, mut stored) = match plan.writes[i] {
             RegionWrite::Nothing => continue,
             RegionWrite::Whole => {
-                let e = write_region(&mut out, r.start, r.len(), at, &mut crc, bounce);
+                let e = match (&mut out, &mut populated) {
+                    (Out::File(_), Some(p)) if crate::incremental::anonymous(r) => {
+                        p.write(&mut out, r, at, &mut crc, bounce)
+                    }
+                    _ => write_region(&mut out, r.start, r.len(), at, &mut crc, bounce),
+                };
                 if e != 0 {
                     return e;
                 }
@@ -937,5 +1038,95 @@ mod tests {
             .map(|r| r.end - r.start)
             .sum();
         assert_eq!(kept, all - (end - start));
+    }
+
+    /// A region of `pages` pages, written by the two writers into memfds:
+    /// what each file holds and the checksum.
+    fn both_writers(r: &Region) -> ((Vec<u8>, u32), (Vec<u8>, u32)) {
+        let bounce = bounce_buffer().unwrap();
+        let mut run = |populated: bool| {
+            // SAFETY: a new memfd with a valid name.
+            let fd = unsafe { libc::memfd_create(c"dump-test".as_ptr(), 0) };
+            let mut crc = 0;
+            let mut out = Out::File(fd);
+            let e = if populated {
+                Populated::open()
+                    .unwrap()
+                    .write(&mut out, r, 0, &mut crc, bounce)
+            } else {
+                write_region(&mut out, r.start, r.len(), 0, &mut crc, bounce)
+            };
+            assert_eq!(e, 0);
+            let mut bytes = vec![0u8; r.len() as usize];
+            // SAFETY: reads our own memfd into a buffer of the region's size;
+            // what lies past its end (holes at the end) stays zeros.
+            unsafe { libc::pread(fd, bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+            // SAFETY: our own fd.
+            unsafe { libc::close(fd) };
+            (bytes, crc)
+        };
+        // The reader of populated pages first: the other one populates them all.
+        let populated = run(true);
+        (run(false), populated)
+    }
+
+    /// Whether page `p` of `mem` holds nothing yet.
+    fn unpopulated(mem: &[u8], p: usize) -> bool {
+        let pagemap = std::fs::File::open("/proc/self/pagemap").unwrap();
+        let start = mem.as_ptr() as u64 + (p * PAGE_BYTES) as u64;
+        let mut out = [crate::dirty::PageRegion::default(); 4];
+        use std::os::fd::AsRawFd;
+        let (n, _) = crate::dirty::unpopulated_raw(
+            pagemap.as_raw_fd(),
+            start..start + PAGE_BYTES as u64,
+            &mut out,
+        )
+        .unwrap();
+        n == 1
+    }
+
+    #[test]
+    fn only_populated_pages_of_anonymous_memory_are_read_and_the_image_is_the_same() {
+        const PAGES: usize = 3000;
+        let mem = sys::map_anonymous(PAGES * PAGE_BYTES).unwrap();
+        let at = |p: usize| p * PAGE_BYTES;
+        // Written pages here and there (runs, single pages, one at each end),
+        // a page written with zeros, and a page only read (the zero page).
+        for p in [0, 1, 2, 700, 1500, 1501, 2998, 2999] {
+            mem[at(p)..at(p) + 100].fill(p as u8 | 1);
+        }
+        mem[at(900)] = 0;
+        // SAFETY: a read of our own mapping.
+        let _ = unsafe { std::ptr::read_volatile(&mem[at(1200)]) };
+        let r = Region {
+            start: mem.as_ptr() as u64,
+            end: mem.as_ptr() as u64 + mem.len() as u64,
+            prot: 3,
+            flags: HAS_DATA,
+            data_offset: 0,
+            stored: 0,
+            crc: 0,
+            path: String::new(),
+        };
+        assert!(unpopulated(mem, 2000));
+        let bounce = bounce_buffer().unwrap();
+        // SAFETY: a new memfd with a valid name.
+        let fd = unsafe { libc::memfd_create(c"dump-test".as_ptr(), 0) };
+        let mut crc = 0;
+        let e = Populated::open()
+            .unwrap()
+            .write(&mut Out::File(fd), &r, 0, &mut crc, bounce);
+        assert_eq!(e, 0);
+        // SAFETY: our own fd.
+        unsafe { libc::close(fd) };
+        assert!(
+            unpopulated(mem, 2000),
+            "the writer read a page never touched"
+        );
+        assert!(!unpopulated(mem, 700));
+        let ((whole, whole_crc), (populated, populated_crc)) = both_writers(&r);
+        assert_eq!(whole_crc, populated_crc);
+        assert!(whole == populated);
+        assert_eq!(whole[at(1501)], 1501u16 as u8 | 1);
     }
 }

@@ -257,10 +257,10 @@ impl Drop for Snapshot {
     }
 }
 
-/// Whether a region is anonymous memory (its pages that hold nothing read
-/// as zeros).
-fn anonymous(r: &Region) -> bool {
-    r.path.is_empty() || r.path == "[heap]" || r.path == "[stack]"
+/// Whether a region is private anonymous memory (its pages that hold
+/// nothing read as zeros).
+pub(crate) fn anonymous(r: &Region) -> bool {
+    r.flags & SHARED == 0 && (r.path.is_empty() || r.path == "[heap]" || r.path == "[stack]")
 }
 
 /// Tells the tracking whether the epoch of the last snapshot was committed
