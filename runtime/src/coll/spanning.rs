@@ -8,6 +8,7 @@
 //! ranks (as MPI_COMM_WORLD does). Otherwise a non-commutative operation goes
 //! through one binomial tree over all members in rank order.
 
+use super::arena::Slot;
 use super::messages::{self, irecv, isend, mismatch, wait_all, Members, TAG_EXCHANGE, TAG_SCAN};
 use super::tiers::Tiers;
 use super::{displacements, temp, Layout, Pattern, Reduction};
@@ -273,6 +274,12 @@ pub(crate) unsafe fn exchange(
     recv: *mut u8,
     recv_layout: Layout<'_>,
 ) -> bool {
+    if let (Pattern::AllToAll, Layout::Uniform(send_len), Layout::Uniform(recv_len)) =
+        (pattern, send_layout, recv_layout)
+    {
+        // SAFETY: forwarded.
+        return unsafe { alltoall_by_process(c, me, send, send_len, recv, recv_len) };
+    }
     let n = c.group.size();
     // (peer, block of ours) for receives and for sends.
     let (receives, sends): (Vec<(usize, usize)>, Vec<(usize, usize)>) = match pattern {
@@ -327,6 +334,174 @@ pub(crate) unsafe fn exchange(
     }
     wait_all(started);
     truncated
+}
+
+/// MPI_Alltoall (every block of a member the same length): the members of
+/// this process publish their buffers in the arena, and the lowest of them
+/// carries all the blocks from this process to each other process in one
+/// message, receives one from each, and copies the blocks between members of
+/// this process directly. A message per pair of members made 16.7 million
+/// messages of 4,096 ranks over 4 processes (36 s per call). Returns whether
+/// the caller's receive was truncated.
+///
+/// # Safety
+/// As `coll::exchange`: `send` and `recv` hold a block of `send_len` and
+/// `recv_len` bytes per member.
+unsafe fn alltoall_by_process(
+    c: &CommShared,
+    me: usize,
+    send: *const u8,
+    send_len: usize,
+    recv: *mut u8,
+    recv_len: usize,
+) -> bool {
+    let t = tiers(c);
+    let mine = Slot {
+        send,
+        recv,
+        send_len,
+        recv_len,
+        ..Slot::default()
+    };
+    let shared = t.here.len() > 1;
+    if shared {
+        c.arena.publish(t.slot(me), mine);
+    }
+    let round = shared.then(|| c.arena.barrier());
+    let mut truncated = false;
+    if me == t.here[0] {
+        let slots: Vec<Slot> = match &round {
+            Some(r) => (0..t.here.len()).map(|i| r.slot(i)).collect(),
+            None => vec![mine],
+        };
+        // SAFETY: every slot's buffers stay valid until the barrier below.
+        let cut = unsafe { carry_alltoall(c, me, t, &slots) };
+        for (i, &cut) in cut.iter().enumerate().filter(|(_, &cut)| cut) {
+            match &round {
+                Some(r) => r.set_truncated(i),
+                None => truncated = cut,
+            }
+        }
+    }
+    if shared {
+        c.arena.barrier();
+        truncated = c.arena.take_truncated(t.slot(me));
+    }
+    truncated
+}
+
+/// The lowest member's part of [`alltoall_by_process`]: `slots` are this
+/// process's members' buffers (by arena slot). Returns, per slot, whether a
+/// block did not fit its receive.
+///
+/// # Safety
+/// The slots' buffers hold a block per member of the communicator, valid
+/// until return.
+unsafe fn carry_alltoall(c: &CommShared, me: usize, t: &Tiers, slots: &[Slot]) -> Vec<bool> {
+    let here = &t.here;
+    let mut cut = vec![false; slots.len()];
+    // Blocks travel `stride` bytes apart; a receive longer than its block
+    // leaves the rest as it was, a shorter one is truncated.
+    let stride = slots.iter().map(|s| s.send_len).max().unwrap_or(0);
+    let cap = slots.iter().map(|s| s.recv_len).max().unwrap_or(0);
+    let others: Vec<(usize, Vec<usize>)> = t
+        .leaders
+        .iter()
+        .filter(|&&l| t.processes[l] != t.processes[me])
+        .map(|&l| {
+            let p = t.processes[l];
+            (
+                l,
+                (0..t.processes.len())
+                    .filter(|&r| t.processes[r] == p)
+                    .collect(),
+            )
+        })
+        .collect();
+    let mut inbox: Vec<Vec<u8>> = others
+        .iter()
+        .map(|(_, members)| vec![0u8; members.len() * here.len() * cap])
+        .collect();
+    let posted: Vec<Pending> = others
+        .iter()
+        .zip(inbox.iter_mut())
+        .map(|((leader, _), buf)| {
+            // SAFETY: `buf` is not touched until the receive completed below.
+            unsafe { irecv(c, me, *leader, TAG_EXCHANGE, buf.as_mut_ptr(), buf.len()) }
+        })
+        .collect();
+    // To each other process: for each member here, its blocks for that
+    // process's members, in rank order.
+    let outbox: Vec<Vec<u8>> = others
+        .iter()
+        .map(|(_, members)| {
+            let mut out = vec![0u8; here.len() * members.len() * stride];
+            for (a, s) in slots.iter().enumerate() {
+                let len = s.send_len.min(stride);
+                for (b, &j) in members.iter().enumerate() {
+                    let at = (a * members.len() + b) * stride;
+                    // SAFETY: block j of member a's send buffer holds send_len bytes.
+                    let block =
+                        unsafe { std::slice::from_raw_parts(s.send.add(j * s.send_len), len) };
+                    out[at..at + len].copy_from_slice(block);
+                }
+            }
+            out
+        })
+        .collect();
+    let sent: Vec<Pending> = others
+        .iter()
+        .zip(&outbox)
+        .map(|((leader, _), out)| {
+            // SAFETY: `outbox` lives until the sends completed below.
+            unsafe { isend(c, me, *leader, TAG_EXCHANGE, out.as_ptr(), out.len()) }
+        })
+        .collect();
+    // Between the members here, directly.
+    for (a, from) in slots.iter().enumerate() {
+        for (b, to) in slots.iter().enumerate() {
+            let len = from.send_len.min(to.recv_len);
+            cut[b] |= from.send_len > to.recv_len;
+            // SAFETY: block here[b] of a's send and block here[a] of b's
+            // receive, each as long as published; distinct buffers or the
+            // same block of one member's (MPI forbids overlap otherwise).
+            unsafe {
+                std::ptr::copy(
+                    from.send.add(here[b] * from.send_len),
+                    to.recv.add(here[a] * to.recv_len),
+                    len,
+                )
+            };
+        }
+    }
+    for (((_, members), buf), op) in others.iter().zip(&inbox).zip(posted) {
+        let status = op.wait();
+        let blocks = members.len() * here.len();
+        if status.error == ErrorClass::Truncate || blocks == 0 {
+            cut.iter_mut().for_each(|c| *c = true);
+            continue;
+        }
+        // The sender's stride, from what it sent.
+        let theirs = status.bytes / blocks;
+        for (b, &i) in members.iter().enumerate() {
+            for (a, to) in slots.iter().enumerate() {
+                let len = theirs.min(to.recv_len);
+                cut[a] |= theirs > to.recv_len;
+                let at = (b * here.len() + a) * theirs;
+                // SAFETY: block i of member a's receive holds recv_len bytes;
+                // the inbox is this call's own.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        buf[at..at + len].as_ptr(),
+                        to.recv.add(i * to.recv_len),
+                        len,
+                    )
+                };
+            }
+        }
+    }
+    wait_all(sent);
+    cut
 }
 
 /// Among the speakers (the lowest member of each process): fills the entries
