@@ -4,12 +4,17 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
+use crossbeam::utils::CachePadded;
+
 use super::WaitList;
 
+/// The count of arrivals and the generation the waiters poll live on cache
+/// lines of their own: sharing one, every arrival on one core took the line
+/// from the pollers on the other.
 pub struct Barrier {
     parties: usize,
-    arrived: AtomicUsize,
-    generation: AtomicU64,
+    arrived: CachePadded<AtomicUsize>,
+    generation: CachePadded<AtomicU64>,
     waiters: WaitList,
 }
 
@@ -37,8 +42,8 @@ impl Barrier {
         assert!(parties > 0, "a barrier needs at least one party");
         Barrier {
             parties,
-            arrived: AtomicUsize::new(0),
-            generation: AtomicU64::new(0),
+            arrived: CachePadded::new(AtomicUsize::new(0)),
+            generation: CachePadded::new(AtomicU64::new(0)),
             waiters: WaitList::new(),
         }
     }
