@@ -6,14 +6,13 @@
 
 use std::ops::Range;
 
-use super::{u16_at, u32_at, u64_at, ElfError, Image, PF_W, PT_DYNAMIC, PT_LOAD};
+use super::{u64_at, ElfError, Image, PF_W, PT_DYNAMIC, PT_LOAD, SHT_DYNSYM};
 
 const PF_X: u32 = 1;
 const PT_INTERP: u32 = 3;
 const PT_NOTE: u32 = 4;
 const PT_GNU_EH_FRAME: u32 = 0x6474_e550;
 const PT_GNU_PROPERTY: u32 = 0x6474_e553;
-const SHT_DYNSYM: u32 = 11;
 const STT_GNU_IFUNC: u8 = 10;
 const R_X86_64_IRELATIVE: u64 = 37;
 
@@ -121,27 +120,11 @@ impl Image {
                 }
             }
         }
-        let mut has_dynsym = false;
-        for i in 0..self.shnum {
-            let sh = self.shoff + i * 64;
-            if u32_at(&self.bytes, sh + 4)? != SHT_DYNSYM {
-                continue;
-            }
-            has_dynsym = true;
-            let off = u64_at(&self.bytes, sh + 24)? as usize;
-            let size = u64_at(&self.bytes, sh + 32)? as usize;
-            for s in 0..size / 24 {
-                let info = *self
-                    .bytes
-                    .get(off + s * 24 + 4)
-                    .ok_or_else(|| ElfError(format!("truncated ELF file at offset {off}")))?;
-                let section = u16_at(&self.bytes, off + s * 24 + 6)?;
-                if info & 0xf == STT_GNU_IFUNC && section != 0 {
-                    return Ok(true);
-                }
-            }
-        }
-        Ok(!has_dynsym)
+        let mut ifunc = false;
+        let has_dynsym = self.each_symbol(SHT_DYNSYM, |sym| {
+            ifunc |= sym.info & 0xf == STT_GNU_IFUNC && sym.section != 0;
+        })?;
+        Ok(ifunc || !has_dynsym)
     }
 
     /// File ranges the dynamic loader reads while loading the object: the
@@ -206,5 +189,43 @@ impl Image {
             found.array_len = 0;
         }
         Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn own_image() -> Image {
+        let exe = std::fs::read_link("/proc/self/exe").unwrap();
+        Image::parse(std::fs::read(exe).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn hidden_initializers_are_returned_and_gone_from_the_dynamic_section() {
+        let mut image = own_image();
+        let found = image.hide_initializers().unwrap();
+        assert!(found.array.is_some() && found.array_len > 0, "{found:?}");
+        let tags: Vec<u64> = image.dynamic().unwrap().iter().map(|e| e.1).collect();
+        assert!(!tags.iter().any(|&t| t == DT_INIT || t == DT_INIT_ARRAY || t == DT_INIT_ARRAYSZ));
+        assert!(tags.contains(&(HIDDEN_TAG_BASE + DT_INIT_ARRAY)));
+        // Hidden once, there is nothing left to hide.
+        assert_eq!(image.hide_initializers().unwrap(), Initializers::default());
+    }
+
+    #[test]
+    fn the_loader_reads_headers_and_tables_but_not_the_code() {
+        let image = own_image();
+        let reads = image.loader_reads().unwrap();
+        assert_eq!(reads[0].start, 0);
+        let code = image
+            .load_segments()
+            .unwrap()
+            .into_iter()
+            .find(|s| s.executable)
+            .unwrap();
+        let span = code.offset..code.offset + code.file_size;
+        assert!(!reads.iter().any(|r| r.start < span.end && span.start < r.end), "{reads:?} {span:?}");
+        assert!(!image.has_text_relocations().unwrap());
     }
 }
