@@ -39,6 +39,7 @@ const SHT_DYNSYM: u32 = 11;
 const DT_NULL: u64 = 0;
 const DT_NEEDED: u64 = 1;
 const DT_STRTAB: u64 = 5;
+const DT_STRSZ: u64 = 10;
 const DT_RELA: u64 = 7;
 const DT_RELASZ: u64 = 8;
 const DT_SYMTAB: u64 = 6;
@@ -555,10 +556,64 @@ pub struct MpiProgram {
     pub position_independent: bool,
 }
 
-/// What the file at `path` is, if a program linked against an MPI library:
-/// read and parsed once.
+/// The parts of the file at `path` that say which libraries it needs (its
+/// headers, dynamic section and dynamic string table), at their offsets in
+/// a buffer of the file's size whose other bytes are zeros: an application's
+/// binary may be hundreds of megabytes, and the launcher asks this of it
+/// before every start.
+fn read_needs(path: &std::path::Path) -> std::io::Result<Image> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len() as usize;
+    let mut bytes = vec![0u8; len];
+    let fill = |bytes: &mut [u8], range: std::ops::Range<usize>| -> std::io::Result<()> {
+        let range = range.start.min(len)..range.end.min(len);
+        file.read_exact_at(&mut bytes[range.clone()], range.start as u64)
+    };
+    fill(&mut bytes, 0..64)?;
+    let (phoff, phnum) = (
+        u64_at(&bytes, 32).unwrap_or(0) as usize,
+        u16_at(&bytes, 56).unwrap_or(0) as usize,
+    );
+    fill(&mut bytes, phoff..phoff + phnum * 56)?;
+    let segments: Vec<(u32, u64, u64, u64)> = (0..phnum)
+        .filter_map(|i| {
+            let o = phoff + i * 56;
+            Some((
+                u32_at(&bytes, o).ok()?,
+                u64_at(&bytes, o + 8).ok()?,
+                u64_at(&bytes, o + 16).ok()?,
+                u64_at(&bytes, o + 32).ok()?,
+            ))
+        })
+        .collect();
+    let Some(&(_, dyn_off, _, dyn_size)) = segments.iter().find(|s| s.0 == PT_DYNAMIC) else {
+        return Image::parse(bytes).map_err(|e| std::io::Error::other(e.0));
+    };
+    fill(&mut bytes, dyn_off as usize..(dyn_off + dyn_size) as usize)?;
+    let value = |tag: u64| {
+        (0..dyn_size as usize / 16).find_map(|i| {
+            let o = dyn_off as usize + i * 16;
+            (u64_at(&bytes, o).ok()? == tag)
+                .then(|| u64_at(&bytes, o + 8).ok())
+                .flatten()
+        })
+    };
+    if let (Some(strtab), Some(strsz)) = (value(DT_STRTAB), value(DT_STRSZ)) {
+        let at = segments
+            .iter()
+            .find(|s| s.0 == PT_LOAD && strtab >= s.2 && strtab < s.2 + s.3)
+            .map(|s| (strtab - s.2 + s.1) as usize);
+        if let Some(at) = at {
+            fill(&mut bytes, at..at + strsz as usize)?;
+        }
+    }
+    Image::parse(bytes).map_err(|e| std::io::Error::other(e.0))
+}
+
+/// What the file at `path` is, if a program linked against an MPI library.
 pub fn mpi_program(path: &std::path::Path) -> Option<MpiProgram> {
-    let img = Image::parse(std::fs::read(path).ok()?).ok()?;
+    let img = read_needs(path).ok()?;
     let needed = img.needed().ok()?;
     needed
         .iter()

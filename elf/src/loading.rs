@@ -6,7 +6,10 @@
 
 use std::ops::Range;
 
-use super::{u64_at, ElfError, Image, PF_W, PT_DYNAMIC, PT_LOAD, SHT_DYNSYM};
+use super::{
+    u64_at, ElfError, Image, DT_RELA, DT_RELASZ, DT_STRSZ, DT_STRTAB, DT_SYMTAB, PF_W, PT_DYNAMIC,
+    PT_LOAD, SHT_DYNSYM,
+};
 
 const PF_X: u32 = 1;
 const PT_INTERP: u32 = 3;
@@ -17,11 +20,6 @@ const STT_GNU_IFUNC: u8 = 10;
 const R_X86_64_IRELATIVE: u64 = 37;
 
 const DT_HASH: u64 = 4;
-const DT_STRTAB: u64 = 5;
-const DT_SYMTAB: u64 = 6;
-const DT_RELA: u64 = 7;
-const DT_RELASZ: u64 = 8;
-const DT_STRSZ: u64 = 10;
 const DT_INIT: u64 = 12;
 const DT_PLTRELSZ: u64 = 2;
 const DT_TEXTREL: u64 = 22;
@@ -207,7 +205,9 @@ mod tests {
         let found = image.hide_initializers().unwrap();
         assert!(found.array.is_some() && found.array_len > 0, "{found:?}");
         let tags: Vec<u64> = image.dynamic().unwrap().iter().map(|e| e.1).collect();
-        assert!(!tags.iter().any(|&t| t == DT_INIT || t == DT_INIT_ARRAY || t == DT_INIT_ARRAYSZ));
+        assert!(!tags
+            .iter()
+            .any(|&t| t == DT_INIT || t == DT_INIT_ARRAY || t == DT_INIT_ARRAYSZ));
         assert!(tags.contains(&(HIDDEN_TAG_BASE + DT_INIT_ARRAY)));
         // Hidden once, there is nothing left to hide.
         assert_eq!(image.hide_initializers().unwrap(), Initializers::default());
@@ -225,7 +225,22 @@ mod tests {
             .find(|s| s.executable)
             .unwrap();
         let span = code.offset..code.offset + code.file_size;
-        assert!(!reads.iter().any(|r| r.start < span.end && span.start < r.end), "{reads:?} {span:?}");
+        assert!(
+            !reads
+                .iter()
+                .any(|r| r.start < span.end && span.start < r.end),
+            "{reads:?} {span:?}"
+        );
         assert!(!image.has_text_relocations().unwrap());
+    }
+
+    #[test]
+    fn the_needs_read_alone_are_those_of_the_whole_file() {
+        let exe = std::fs::read_link("/proc/self/exe").unwrap();
+        let part = crate::read_needs(&exe).unwrap();
+        let whole = own_image();
+        assert_eq!(part.needed().unwrap(), whole.needed().unwrap());
+        assert!(!part.needed().unwrap().is_empty());
+        assert_eq!(part.is_position_independent(), whole.is_position_independent());
     }
 }
