@@ -462,6 +462,43 @@ fn record_program_vars(base: usize, copies: &[CopyReloc], rank: usize) {
     st.publish_environ();
 }
 
+/// Memory mappings of this process now.
+fn mappings() -> usize {
+    std::fs::read("/proc/self/maps")
+        .map(|m| m.iter().filter(|&&b| b == b'\n').count())
+        .unwrap_or(0)
+}
+
+/// Mappings the kernel lets a process have (vm.max_map_count).
+fn max_map_count() -> usize {
+    std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(65_530)
+}
+
+/// Mappings kept free for what else the ranks map (stack chunks, buffers).
+const MAPPING_SPARE: usize = 1024;
+
+/// After the first rank's copy is loaded (the process had `before` mappings
+/// then): ends the job with one line naming vm.max_map_count if the copies
+/// of all `ranks` would not fit under it, rather than failing thousands of
+/// copies later with the dynamic loader's words.
+fn check_mapping_room(program: &str, before: usize, ranks: usize) {
+    let now = mappings();
+    let per_copy = now.saturating_sub(before).max(1);
+    let needed = now + per_copy * ranks.saturating_sub(1) + MAPPING_SPARE;
+    let max = max_map_count();
+    if needed > max {
+        die(format!(
+            "{ranks} ranks of {program} in one process need about {needed} memory mappings \
+             ({per_copy} per rank's copy of the program) and vm.max_map_count is {max}: \
+             raise it (sysctl -w vm.max_map_count={}) or run fewer ranks per process (-p)",
+            needed.next_power_of_two()
+        ));
+    }
+}
+
 /// The tunable that sizes the static TLS room dlopen can still give out.
 const STATIC_TLS_TUNABLE: &str = "glibc.rtld.optional_static_tls";
 
@@ -601,21 +638,32 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
     let relocations = copies;
     let sources = CopySources::prepare(&program, &mut image, &mut libs)
         .unwrap_or_else(|e| die(format!("{program}: {e}")));
-    let copies: Vec<Copy> = local
-        .clone()
-        .map(|r| {
-            load_copy(
-                &program,
-                &mut image,
-                &mut libs,
-                &sources,
-                &relocations,
-                r,
-                main_offset,
-                &args,
-            )
-        })
-        .collect();
+    let mut copies: Vec<Copy> = Vec::with_capacity(local.len());
+    for r in local.clone() {
+        let before = mappings();
+        copies.push(load_copy(
+            &program,
+            &mut image,
+            &mut libs,
+            &sources,
+            &relocations,
+            r,
+            main_offset,
+            &args,
+        ));
+        if r == first {
+            check_mapping_room(&program, before, local.len());
+        }
+    }
+    if cfg.stack_guards.is_none() {
+        // Within what the copies left of vm.max_map_count: a guard page
+        // costs its stack two mappings, and stacks beyond get a red zone and
+        // a canary (the scheduler's default, a quarter of the limit, counts
+        // on having the whole limit).
+        let max = max_map_count();
+        let room = max.saturating_sub(mappings() + MAPPING_SPARE);
+        cfg.stack_guards = Some((room / 2).min(max / 4));
+    }
     crate::code_names::install(&program, &image, copies.iter().map(|c| c.base).collect());
     for fd in copies.iter().flat_map(|c| &c.fds) {
         // SAFETY: every copy is mapped; the fds are no longer needed.

@@ -147,3 +147,38 @@ fn an_address_space_limit_is_named_in_one_line() {
         "{err}"
     );
 }
+
+/// A C program whose ranks' copies would not fit under vm.max_map_count in
+/// one process ends with one line naming the limit and what to change, at
+/// once (after the first copy, not thousands of copies later with the
+/// dynamic loader's words), with a non-zero status.
+#[test]
+fn too_many_copies_of_a_c_program_for_the_mapping_limit_are_named_in_one_line() {
+    let bin = build_c(&c_source("basics.c"), "basics-limits", None, &[]);
+    let max: usize = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // Each copy takes several mappings: a quarter of the limit in ranks is
+    // more than the limit allows.
+    let n = (max / 4 + 1000).to_string();
+    let o = run_command(
+        Command::new(mpcrs_run()).args(["-n", &n, bin.to_str().unwrap()]),
+        Duration::from_secs(120),
+    );
+    let err = text(&o).1;
+    assert!(!o.status.success(), "{err}");
+    let lines = runtime_lines(&err);
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains(&format!("{n} ranks of"))
+            && lines[0].contains("vm.max_map_count")
+            && lines[0].contains("-p"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("panicked") && !err.contains("failed to map"),
+        "{err}"
+    );
+}
