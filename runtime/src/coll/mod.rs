@@ -315,14 +315,22 @@ unsafe fn reduce_inline(
     let mut acc = [0u128; INLINE_MAX.div_ceil(16)];
     // SAFETY: `acc` holds INLINE_MAX >= len bytes, 16-byte aligned.
     let acc = unsafe { std::slice::from_raw_parts_mut(acc.as_mut_ptr().cast::<u8>(), len) };
+    fold_inline(arena, generation, red, acc);
+    // SAFETY: `recv` is valid for `len` bytes by contract.
+    unsafe { copy(acc.as_ptr(), recv, len) };
+    false
+}
+
+/// Folds the contributions every rank published by value for round
+/// `generation` into `acc` (as long as each of them), in rank order as
+/// `fold_range` does.
+fn fold_inline(arena: &Arena, generation: u64, red: Reduction<'_>, acc: &mut [u8]) {
+    let (n, len) = (arena.size(), acc.len());
     acc.copy_from_slice(&arena.inline(n - 1, generation).bytes[..len]);
     for i in (0..n - 1).rev() {
         red.op
             .apply(red.kind, &arena.inline(i, generation).bytes[..len], acc);
     }
-    // SAFETY: `recv` is valid for `len` bytes by contract.
-    unsafe { copy(acc.as_ptr(), recv, len) };
-    false
 }
 
 /// Tiny reductions among many ranks: every rank publishes its contribution by
@@ -356,11 +364,7 @@ unsafe fn reduce_small(
             r.set_common_len(m);
             // SAFETY: leader action: the scratch is ours; it holds m bytes.
             let acc = unsafe { std::slice::from_raw_parts_mut(r.reserve_scratch(m), m) };
-            acc.copy_from_slice(&arena.inline(n - 1, generation).bytes[..m]);
-            for i in (0..n - 1).rev() {
-                red.op
-                    .apply(red.kind, &arena.inline(i, generation).bytes[..m], acc);
-            }
+            fold_inline(arena, generation, red, acc);
             true
         },
         |_| {},
