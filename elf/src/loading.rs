@@ -241,6 +241,9 @@ mod tests {
         let whole = own_image();
         assert_eq!(part.needed().unwrap(), whole.needed().unwrap());
         assert!(!part.needed().unwrap().is_empty());
-        assert_eq!(part.is_position_independent(), whole.is_position_independent());
+        assert_eq!(
+            part.is_position_independent(),
+            whole.is_position_independent()
+        );
     }
 }
