@@ -565,50 +565,32 @@ fn read_needs(path: &std::path::Path) -> std::io::Result<Image> {
     use std::os::unix::fs::FileExt;
     let file = std::fs::File::open(path)?;
     let len = file.metadata()?.len() as usize;
-    let mut bytes = vec![0u8; len];
     let fill = |bytes: &mut [u8], range: std::ops::Range<usize>| -> std::io::Result<()> {
         let range = range.start.min(len)..range.end.min(len);
         file.read_exact_at(&mut bytes[range.clone()], range.start as u64)
     };
-    fill(&mut bytes, 0..64)?;
-    let (phoff, phnum) = (
-        u64_at(&bytes, 32).unwrap_or(0) as usize,
-        u16_at(&bytes, 56).unwrap_or(0) as usize,
-    );
-    fill(&mut bytes, phoff..phoff + phnum * 56)?;
-    let segments: Vec<(u32, u64, u64, u64)> = (0..phnum)
-        .filter_map(|i| {
-            let o = phoff + i * 56;
-            Some((
-                u32_at(&bytes, o).ok()?,
-                u64_at(&bytes, o + 8).ok()?,
-                u64_at(&bytes, o + 16).ok()?,
-                u64_at(&bytes, o + 32).ok()?,
-            ))
-        })
-        .collect();
-    let Some(&(_, dyn_off, _, dyn_size)) = segments.iter().find(|s| s.0 == PT_DYNAMIC) else {
-        return Image::parse(bytes).map_err(|e| std::io::Error::other(e.0));
+    let mut header = vec![0u8; len];
+    fill(&mut header, 0..64)?;
+    let invalid = |e: ElfError| std::io::Error::other(e.0);
+    let mut img = Image::parse(header).map_err(invalid)?;
+    fill(&mut img.bytes, img.phoff..img.phoff + img.phnum * 56)?;
+    let Some((_, offset, _, size)) = img
+        .segments()
+        .map_err(invalid)?
+        .into_iter()
+        .find(|s| s.0 == PT_DYNAMIC)
+    else {
+        return Ok(img);
     };
-    fill(&mut bytes, dyn_off as usize..(dyn_off + dyn_size) as usize)?;
-    let value = |tag: u64| {
-        (0..dyn_size as usize / 16).find_map(|i| {
-            let o = dyn_off as usize + i * 16;
-            (u64_at(&bytes, o).ok()? == tag)
-                .then(|| u64_at(&bytes, o + 8).ok())
-                .flatten()
-        })
-    };
-    if let (Some(strtab), Some(strsz)) = (value(DT_STRTAB), value(DT_STRSZ)) {
-        let at = segments
-            .iter()
-            .find(|s| s.0 == PT_LOAD && strtab >= s.2 && strtab < s.2 + s.3)
-            .map(|s| (strtab - s.2 + s.1) as usize);
-        if let Some(at) = at {
-            fill(&mut bytes, at..at + strsz as usize)?;
-        }
+    fill(&mut img.bytes, offset as usize..(offset + size) as usize)?;
+    if let (Some(strtab), Some(strsz)) = (
+        img.dynamic_value(DT_STRTAB).map_err(invalid)?,
+        img.dynamic_value(DT_STRSZ).map_err(invalid)?,
+    ) {
+        let at = img.vaddr_to_offset(strtab).map_err(invalid)?;
+        fill(&mut img.bytes, at..at + strsz as usize)?;
     }
-    Image::parse(bytes).map_err(|e| std::io::Error::other(e.0))
+    Ok(img)
 }
 
 /// What the file at `path` is, if a program linked against an MPI library.

@@ -464,17 +464,7 @@ fn record_program_vars(base: usize, copies: &[CopyReloc], rank: usize) {
 
 /// Memory mappings of this process now.
 fn mappings() -> usize {
-    std::fs::read("/proc/self/maps")
-        .map(|m| m.iter().filter(|&&b| b == b'\n').count())
-        .unwrap_or(0)
-}
-
-/// Mappings the kernel lets a process have (vm.max_map_count).
-fn max_map_count() -> usize {
-    std::fs::read_to_string("/proc/sys/vm/max_map_count")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(65_530)
+    mpcrs_scheduler::mappings().unwrap_or(0)
 }
 
 /// Mappings kept free for what else the ranks map (stack chunks, buffers).
@@ -488,7 +478,7 @@ fn check_mapping_room(program: &str, before: usize, ranks: usize) {
     let now = mappings();
     let per_copy = now.saturating_sub(before).max(1);
     let needed = now + per_copy * ranks.saturating_sub(1) + MAPPING_SPARE;
-    let max = max_map_count();
+    let max = mpcrs_scheduler::max_map_count();
     if needed > max {
         die(format!(
             "{ranks} ranks of {program} in one process need about {needed} memory mappings \
@@ -660,7 +650,7 @@ pub unsafe extern "C" fn mpcrs_abi_main(argc: c_int, argv: *const *const c_char)
         // costs its stack two mappings, and stacks beyond get a red zone and
         // a canary (the scheduler's default, a quarter of the limit, counts
         // on having the whole limit).
-        let max = max_map_count();
+        let max = mpcrs_scheduler::max_map_count();
         let room = max.saturating_sub(mappings() + MAPPING_SPARE);
         cfg.stack_guards = Some((room / 2).min(max / 4));
     }

@@ -38,6 +38,7 @@ mod worker;
 pub use blocking::{blocking_threads, run_blocking};
 pub use fault::{panic_message, set_code_namer, set_ult_label, CodeNamer, UltLabel};
 pub use idle::{sleep_counts, SleepCounts};
+pub use limits::{mappings, max_map_count};
 pub use park::{
     context_id, current, in_ult, note_unless_noted, park, park_timeout, poll_while_parked,
     set_after_suspend_hook, set_resume_hook, set_ult_local, ult_local, ult_local_of_ult, ult_note,

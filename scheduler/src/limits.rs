@@ -1,10 +1,10 @@
 //! The kernel's limits behind a failed mapping or thread, said in words that
 //! name the limit and what to change.
 
-use crate::stack::max_map_count;
+pub use crate::stack::max_map_count;
 
 /// Memory mappings of this process now.
-fn mappings() -> Option<usize> {
+pub fn mappings() -> Option<usize> {
     std::fs::read_to_string("/proc/self/maps")
         .ok()
         .map(|m| m.lines().count())

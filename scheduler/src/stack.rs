@@ -73,7 +73,7 @@ pub(crate) fn set_guard_budget(stacks: usize) {
 }
 
 /// vm.max_map_count, or Linux's default if it cannot be read.
-pub(crate) fn max_map_count() -> usize {
+pub fn max_map_count() -> usize {
     std::fs::read_to_string("/proc/sys/vm/max_map_count")
         .ok()
         .and_then(|s| s.trim().parse().ok())

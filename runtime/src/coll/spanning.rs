@@ -404,20 +404,7 @@ unsafe fn carry_alltoall(c: &CommShared, me: usize, t: &Tiers, slots: &[Slot]) -
     // leaves the rest as it was, a shorter one is truncated.
     let stride = slots.iter().map(|s| s.send_len).max().unwrap_or(0);
     let cap = slots.iter().map(|s| s.recv_len).max().unwrap_or(0);
-    let others: Vec<(usize, Vec<usize>)> = t
-        .leaders
-        .iter()
-        .filter(|&&l| t.processes[l] != t.processes[me])
-        .map(|&l| {
-            let p = t.processes[l];
-            (
-                l,
-                (0..t.processes.len())
-                    .filter(|&r| t.processes[r] == p)
-                    .collect(),
-            )
-        })
-        .collect();
+    let others: Vec<(usize, &[usize])> = t.other_processes().collect();
     let mut inbox: Vec<Vec<u8>> = others
         .iter()
         .map(|(_, members)| vec![0u8; members.len() * here.len() * cap])
@@ -513,15 +500,7 @@ pub(crate) fn speakers_allgather<T: Copy + Default>(c: &CommShared, me: usize, a
     let t = tiers(c);
     let size = std::mem::size_of::<T>();
     let mine: Vec<T> = t.here.iter().map(|&r| all[r]).collect();
-    let others: Vec<(usize, Vec<usize>)> = t
-        .leaders
-        .iter()
-        .filter(|&&l| l != me)
-        .map(|&l| {
-            let p = t.processes[l];
-            (l, (0..all.len()).filter(|&r| t.processes[r] == p).collect())
-        })
-        .collect();
+    let others: Vec<(usize, &[usize])> = t.other_processes().collect();
     let mut inbox: Vec<Vec<T>> = others
         .iter()
         .map(|(_, members)| vec![T::default(); members.len()])

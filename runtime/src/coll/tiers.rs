@@ -18,6 +18,8 @@ pub(crate) struct Tiers {
     slots: Box<[u32]>,
     /// The lowest member of every process, ascending.
     pub(crate) leaders: Box<[usize]>,
+    /// The members of each process, ascending, in the order of `leaders`.
+    members: Box<[Box<[usize]>]>,
     /// Whether the members of each process are consecutive ranks: folding each
     /// process's members, then the processes in leader order, is then rank order.
     pub(crate) blocks: bool,
@@ -44,6 +46,10 @@ impl Tiers {
         }
         let mut seen = std::collections::HashSet::new();
         let leaders: Box<[usize]> = (0..n).filter(|&r| seen.insert(processes[r])).collect();
+        let members = leaders
+            .iter()
+            .map(|&l| (0..n).filter(|&r| processes[r] == processes[l]).collect())
+            .collect();
         // Consecutive blocks: the process changes exactly once per leader.
         let changes = (1..n).filter(|&r| processes[r] != processes[r - 1]).count();
         Tiers {
@@ -54,6 +60,7 @@ impl Tiers {
             here,
             slots,
             leaders,
+            members,
         }
     }
 
@@ -84,6 +91,17 @@ impl Tiers {
         } else {
             self.here[0]
         }
+    }
+
+    /// Every other process than this one: its leader and its members,
+    /// ascending.
+    pub(crate) fn other_processes(&self) -> impl Iterator<Item = (usize, &[usize])> {
+        let mine = self.processes[self.here[0]];
+        self.leaders
+            .iter()
+            .zip(self.members.iter())
+            .filter(move |(&l, _)| self.processes[l] != mine)
+            .map(|(&l, m)| (l, &m[..]))
     }
 
     /// Position among the leaders (a slot of the node area) of `rank`'s process.
@@ -149,6 +167,8 @@ mod tests {
         let t = Tiers::new(vec![0, 0, 1, 1, 1, 2].into(), 1);
         assert_eq!(&*t.here, &[2, 3, 4]);
         assert_eq!(&*t.leaders, &[0, 2, 5]);
+        let others: Vec<_> = t.other_processes().collect();
+        assert_eq!(others, [(0, &[0, 1][..]), (5, &[5][..])]);
         assert!(t.blocks);
         assert_eq!((t.slot(2), t.slot(4)), (0, 2));
         assert!(!t.lives_here(1));
