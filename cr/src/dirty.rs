@@ -97,12 +97,16 @@ impl PageRegion {
 
 const PAGE_IS_PRESENT: u64 = 1 << 3;
 const PAGE_IS_SWAPPED: u64 = 1 << 4;
+const PAGE_IS_PFNZERO: u64 = 1 << 5;
 
-/// Which pages a scan asks for (the kernel's category masks).
+/// Which pages a scan asks for (the kernel's category masks): those whose
+/// categories, `inverted` flipped, hold all of `mask` and one of `anyof`
+/// (when not 0).
 #[derive(Clone, Copy)]
 struct Categories {
     inverted: u64,
     mask: u64,
+    anyof: u64,
     returned: u64,
 }
 
@@ -115,6 +119,7 @@ struct Categories {
 const WRITTEN: Categories = Categories {
     inverted: 0,
     mask: PAGE_IS_WRITTEN,
+    anyof: 0,
     returned: PAGE_IS_WRITTEN | PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
 };
 
@@ -122,8 +127,27 @@ const WRITTEN: Categories = Categories {
 const UNPOPULATED: Categories = Categories {
     inverted: PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
     mask: PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+    anyof: 0,
     returned: PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
 };
+
+/// Pages that hold zeros for certain where no swap is in use: not in
+/// memory, or mapping the shared zero page. A page "in swap" is then the
+/// write-protect marker of a page tracked but never populated (the kernel
+/// files markers under swap), which [`UNPOPULATED`] counts as holding data:
+/// a tracked 8 MiB stack would read as 8 MiB to store.
+const NOT_PRESENT_OR_ZERO: Categories = Categories {
+    inverted: PAGE_IS_PRESENT,
+    mask: 0,
+    anyof: PAGE_IS_PRESENT | PAGE_IS_PFNZERO,
+    returned: PAGE_IS_PRESENT | PAGE_IS_PFNZERO,
+};
+
+/// Whether this host swaps (a swap area is active): then a page not in
+/// memory may hold data in swap. Read before each snapshot (it allocates).
+pub fn swap_in_use() -> bool {
+    std::fs::read_to_string("/proc/swaps").map_or(true, |s| s.lines().count() > 1)
+}
 
 fn check(what: &str, r: i64) -> io::Result<i64> {
     if r < 0 {
@@ -354,7 +378,7 @@ fn scan_raw(
         max_pages: 0,
         category_inverted: pages.inverted,
         category_mask: pages.mask,
-        category_anyof_mask: 0,
+        category_anyof_mask: pages.anyof,
         return_mask: pages.returned,
     };
     // SAFETY: PAGEMAP_SCAN reads the argument and fills at most vec_len
@@ -390,7 +414,8 @@ fn scan_all(
 }
 
 /// The pages of `range` that hold nothing (neither in memory nor in swap:
-/// zeros, in anonymous memory) by `pagemap`, an open /proc/self/pagemap of
+/// zeros, in anonymous memory; where no swap is in use, `swap` false, not
+/// in memory or the zero page) by `pagemap`, an open /proc/self/pagemap of
 /// the caller, into `out`, with raw calls (a forked image writer's): how
 /// many ranges, and where the walk stopped (before `range.end` when `out`
 /// filled up, or the kernel stopped early).
@@ -398,8 +423,14 @@ pub(crate) fn unpopulated_raw(
     pagemap: i32,
     range: Range<u64>,
     out: &mut [PageRegion],
+    swap: bool,
 ) -> Result<(usize, u64), i32> {
-    scan_all(pagemap, range, false, UNPOPULATED, out)
+    let pages = if swap {
+        UNPOPULATED
+    } else {
+        NOT_PRESENT_OR_ZERO
+    };
+    scan_all(pagemap, range, false, pages, out)
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use crate::image::{
 };
 use crate::incremental::{self, Incremental, RegionWrite};
 use crate::maps::{parse_maps, Skip};
+use crate::staging::{Memory, Segment, Stager};
 use crate::sys::{self, call};
 use crate::threads::Captured;
 
@@ -44,6 +45,35 @@ pub struct DumpReport {
     pub stall: Duration,
     /// From the fork to the image being durable.
     pub write: Duration,
+    /// What the write cost the program besides the stall.
+    pub cost: WriteCost,
+}
+
+/// What writing an image cost the program that goes on meanwhile: the
+/// stall is not all of it. After the fork, each page the program writes
+/// that it still shares with the writer is copied on a page fault, and the
+/// writer takes CPU time the program may need.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WriteCost {
+    /// Bytes copied in the stall so that the writer shares no page with the
+    /// program ([`crate::staging`]).
+    pub staged_bytes: u64,
+    /// Page faults of the program from the fork to the image being durable
+    /// (copies of shared pages, and whatever else it faulted in).
+    pub faults: u64,
+    /// The program's time in the kernel meanwhile (where faults are spent).
+    pub program_kernel: Duration,
+    /// CPU time of the writer.
+    pub writer_cpu: Duration,
+}
+
+impl WriteCost {
+    /// What the program lost at most, stall aside: its kernel time during
+    /// the write and the writer's CPU time (all of it, as when the program
+    /// keeps every core busy).
+    pub fn lost(&self) -> Duration {
+        self.program_kernel + self.writer_cpu
+    }
 }
 
 impl DumpReport {
@@ -95,8 +125,9 @@ pub(crate) fn exe_identity() -> Result<&'static ExeIdentity, String> {
 }
 
 /// The regions an image records, in address order, from the text of
-/// /proc/self/maps, leaving out the range `[hole.0, hole.1)` (the writer's stack).
-fn regions(maps: &[u8], hole: (u64, u64)) -> std::io::Result<Vec<Region>> {
+/// /proc/self/maps, leaving out the ranges `holes` (the writer's stack, the
+/// staging buffer).
+fn regions(maps: &[u8], holes: &[(u64, u64)]) -> std::io::Result<Vec<Region>> {
     let mut out = Vec::new();
     for m in parse_maps(maps)? {
         let (data, kernel) = match m.skip() {
@@ -117,22 +148,26 @@ fn regions(maps: &[u8], hole: (u64, u64)) -> std::io::Result<Vec<Region>> {
             crc: 0,
             path: m.path,
         };
-        // Mappings next to each other merge: cut the hole out of whichever holds it.
-        if region.start < hole.0 && hole.0 < region.end {
-            out.push(Region {
-                end: hole.0,
-                ..region.clone()
-            });
+        // Mappings next to each other merge: cut each hole out of whichever
+        // holds it.
+        let mut pieces = vec![region];
+        for &(from, to) in holes {
+            pieces = pieces
+                .into_iter()
+                .flat_map(|r| {
+                    let before = (r.start < from).then(|| Region {
+                        end: r.end.min(from),
+                        ..r.clone()
+                    });
+                    let after = (to < r.end).then(|| Region {
+                        start: r.start.max(to),
+                        ..r.clone()
+                    });
+                    before.into_iter().chain(after)
+                })
+                .collect();
         }
-        if region.start < hole.1 && hole.1 < region.end {
-            out.push(Region {
-                start: hole.1,
-                ..region.clone()
-            });
-        }
-        if region.end <= hole.0 || hole.1 <= region.start {
-            out.push(region);
-        }
+        out.extend(pieces);
     }
     Ok(out)
 }
@@ -185,6 +220,7 @@ impl Out<'_> {
 /// allocation.
 fn write_region(
     out: &mut Out<'_>,
+    mem: &Memory<'_>,
     src: u64,
     len: u64,
     offset: u64,
@@ -194,12 +230,17 @@ fn write_region(
     let mut done = 0;
     while done < len {
         let n = (len - done).min(CHUNK) as usize;
-        // SAFETY: [src, src+len) is a readable mapping of the snapshot (it was
-        // listed readable in /proc/self/maps before the fork, and the child
-        // has nothing that could unmap it); `bounce` holds CHUNK >= n bytes
-        // and is the child's own.
-        unsafe { std::ptr::copy_nonoverlapping((src + done) as *const u8, bounce.as_mut_ptr(), n) };
-        let bytes = &bounce[..n];
+        // [src, src+len) is a readable mapping of the snapshot (it was listed
+        // readable in /proc/self/maps before the fork, and the child has
+        // nothing that could unmap it), or staged. Staged bytes are written
+        // from the staging buffer as they are.
+        let bytes = match mem.staged_bytes(src + done, n) {
+            Some(staged) => staged,
+            None => {
+                mem.copy(src + done, &mut bounce[..n]);
+                &bounce[..n]
+            }
+        };
         *crc = crc32c::crc32c_append(*crc, bytes);
         let e = out.put(bytes, offset + done);
         if e != 0 {
@@ -218,6 +259,8 @@ fn write_region(
 struct Populated {
     pagemap: i32,
     ranges: &'static mut [crate::dirty::PageRegion],
+    /// Whether the host swaps ([`crate::dirty::swap_in_use`]).
+    swap: bool,
 }
 
 /// Ranges of empty pages one scan reports at most.
@@ -226,7 +269,7 @@ const EMPTY_RANGES: usize = 4096;
 impl Populated {
     /// None where the kernel has no PAGEMAP_SCAN or the child cannot map the
     /// buffer: regions are then read whole.
-    fn open() -> Option<Populated> {
+    fn open(swap: bool) -> Option<Populated> {
         // SAFETY: openat (raw: the child allocates nothing) of a NUL-terminated
         // path; in the child, /proc/self is the snapshot.
         let fd = unsafe {
@@ -253,6 +296,7 @@ impl Populated {
         Some(Populated {
             pagemap: fd as i32,
             ranges,
+            swap,
         })
     }
 
@@ -262,21 +306,37 @@ impl Populated {
     fn write(
         &mut self,
         out: &mut Out<'_>,
+        mem: &Memory<'_>,
         r: &Region,
         at: u64,
         crc: &mut u32,
         bounce: &mut [u8],
     ) -> i32 {
+        if let Some(segments) = mem.segments_of(r) {
+            return write_staged(out, mem, r, segments, at, crc, bounce);
+        }
         let mut pos = r.start;
         while pos < r.end {
-            let (n, walk_end) =
-                match crate::dirty::unpopulated_raw(self.pagemap, pos..r.end, self.ranges) {
-                    Ok(found) => found,
-                    Err(_) => (0, pos),
-                };
+            let (n, walk_end) = match crate::dirty::unpopulated_raw(
+                self.pagemap,
+                pos..r.end,
+                self.ranges,
+                self.swap,
+            ) {
+                Ok(found) => found,
+                Err(_) => (0, pos),
+            };
             if walk_end <= pos {
                 // No progress (or no PAGEMAP_SCAN): the rest is read.
-                return write_region(out, pos, r.end - pos, at + (pos - r.start), crc, bounce);
+                return write_region(
+                    out,
+                    mem,
+                    pos,
+                    r.end - pos,
+                    at + (pos - r.start),
+                    crc,
+                    bounce,
+                );
             }
             for empty in &self.ranges[..n] {
                 let (start, end) = (empty.start.max(pos), empty.end.min(walk_end));
@@ -284,7 +344,15 @@ impl Populated {
                     continue;
                 }
                 if start > pos {
-                    let e = write_region(out, pos, start - pos, at + (pos - r.start), crc, bounce);
+                    let e = write_region(
+                        out,
+                        mem,
+                        pos,
+                        start - pos,
+                        at + (pos - r.start),
+                        crc,
+                        bounce,
+                    );
                     if e != 0 {
                         return e;
                     }
@@ -294,7 +362,7 @@ impl Populated {
             }
             let stop = walk_end.min(r.end);
             if stop > pos {
-                let e = write_region(out, pos, stop - pos, at + (pos - r.start), crc, bounce);
+                let e = write_region(out, mem, pos, stop - pos, at + (pos - r.start), crc, bounce);
                 if e != 0 {
                     return e;
                 }
@@ -303,6 +371,38 @@ impl Populated {
         }
         0
     }
+}
+
+/// [`write_region`] of a staged region: its segments from the buffer, the
+/// pages between them (never populated) as holes, checksummed as zeros.
+fn write_staged(
+    out: &mut Out<'_>,
+    mem: &Memory<'_>,
+    r: &Region,
+    segments: &[Segment],
+    at: u64,
+    crc: &mut u32,
+    bounce: &mut [u8],
+) -> i32 {
+    let mut pos = r.start;
+    for g in segments {
+        *crc = crate::holes::append_zeros(*crc, g.start - pos);
+        let e = write_region(
+            out,
+            mem,
+            g.start,
+            g.end - g.start,
+            at + (g.start - r.start),
+            crc,
+            bounce,
+        );
+        if e != 0 {
+            return e;
+        }
+        pos = g.end;
+    }
+    *crc = crate::holes::append_zeros(*crc, r.end - pos);
+    0
 }
 
 /// Writes the pages of `bytes` that are not all zeros at `offset` on: the
@@ -331,7 +431,7 @@ fn write_skipping_zeros(fd: i32, bytes: &[u8], offset: u64) -> i32 {
 
 const PAGE_BYTES: usize = 4096;
 
-fn is_zero(page: &[u8]) -> bool {
+pub(crate) fn is_zero(page: &[u8]) -> bool {
     // SAFETY: u64 has no invalid bit patterns; align_to splits off the unaligned ends.
     let (head, words, tail) = unsafe { page.align_to::<u64>() };
     head.iter().all(|&b| b == 0) && words.iter().all(|&w| w == 0) && tail.iter().all(|&b| b == 0)
@@ -393,10 +493,13 @@ fn without_direct_io(fd: i32) -> bool {
 /// What the child writes: each region as `writes` says, the ranges of
 /// DELTA regions in `pages`.
 struct ChildPlan<'a> {
+    memory: Memory<'a>,
     regions: &'a [Region],
     writes: &'a [RegionWrite],
     pages: &'a [PageRegion],
     compression: Option<Compression>,
+    /// Whether the host swaps ([`crate::dirty::swap_in_use`]).
+    swap: bool,
 }
 
 /// The child's whole work; returns its exit status. Regions are laid out
@@ -412,7 +515,7 @@ fn child_writes(fd: i32, plan: &ChildPlan<'_>, meta: &mut [u8]) -> i32 {
         },
         None => None,
     };
-    let mut populated = Populated::open();
+    let mut populated = Populated::open(plan.swap);
     let mut at = meta.len() as u64;
     for (i, r) in plan.regions.iter().enumerate() {
         let mut crc = 0;
@@ -428,9 +531,17 @@ fn child_writes(fd: i32, plan: &ChildPlan<'_>, meta: &mut [u8]) -> i32 {
             RegionWrite::Whole => {
                 let e = match (&mut out, &mut populated) {
                     (Out::File(_), Some(p)) if crate::incremental::anonymous(r) => {
-                        p.write(&mut out, r, at, &mut crc, bounce)
+                        p.write(&mut out, &plan.memory, r, at, &mut crc, bounce)
                     }
-                    _ => write_region(&mut out, r.start, r.len(), at, &mut crc, bounce),
+                    _ => write_region(
+                        &mut out,
+                        &plan.memory,
+                        r.start,
+                        r.len(),
+                        at,
+                        &mut crc,
+                        bounce,
+                    ),
                 };
                 if e != 0 {
                     return e;
@@ -440,7 +551,16 @@ fn child_writes(fd: i32, plan: &ChildPlan<'_>, meta: &mut [u8]) -> i32 {
             RegionWrite::Delta { written, empty } => {
                 let written = &plan.pages[written.0..written.1];
                 let empty = &plan.pages[empty.0..empty.1];
-                match write_delta(&mut out, r, written, empty, at, &mut crc, bounce) {
+                match write_delta(
+                    &mut out,
+                    &plan.memory,
+                    r,
+                    written,
+                    empty,
+                    at,
+                    &mut crc,
+                    bounce,
+                ) {
                     Ok(stored) => (r.flags | DELTA, stored),
                     Err(e) => return e,
                 }
@@ -467,6 +587,7 @@ fn child_writes(fd: i32, plan: &ChildPlan<'_>, meta: &mut [u8]) -> i32 {
     let mut crc_unused = 0;
     let e = write_region(
         &mut Out::File(fd),
+        &Memory::unstaged(),
         meta.as_ptr() as u64,
         meta.len() as u64,
         0,
@@ -529,16 +650,15 @@ impl Staged<'_, '_, '_> {
 /// back and touched again, a buffer cleared). Reads the snapshot's pages:
 /// the same extents every call. No allocation.
 fn for_each_extent(
+    mem: &Memory<'_>,
     r: &Region,
     written: &[PageRegion],
     empty: &[PageRegion],
     mut f: impl FnMut(Extent),
 ) {
-    let page_is_zero = |at: u64| {
-        // SAFETY: `at` is a page of a written range of a readable mapping of
-        // the snapshot (as in write_region).
-        is_zero(unsafe { std::slice::from_raw_parts(at as *const u8, PAGE_BYTES) })
-    };
+    // `at` is a page of a written range of a readable mapping of the
+    // snapshot (as in write_region), or staged.
+    let page_is_zero = |at: u64| mem.page_is_zero(at, PAGE_BYTES);
     let mut emit = |start: u64, end: u64, kind: u64| {
         f(Extent {
             offset: start - r.start,
@@ -576,8 +696,10 @@ fn for_each_extent(
 /// [`for_each_extent`]), then the pages of its data extents. Returns the
 /// bytes stored, or an errno. No allocation: the table is built in
 /// `bounce`, a chunk at a time.
+#[allow(clippy::too_many_arguments)]
 fn write_delta(
     out: &mut Out<'_>,
+    mem: &Memory<'_>,
     r: &Region,
     written: &[PageRegion],
     empty: &[PageRegion],
@@ -586,7 +708,7 @@ fn write_delta(
     bounce: &mut [u8],
 ) -> Result<u64, i32> {
     let mut count = 0usize;
-    for_each_extent(r, written, empty, |_| count += 1);
+    for_each_extent(mem, r, written, empty, |_| count += 1);
     let mut table = Staged {
         out,
         at,
@@ -594,7 +716,7 @@ fn write_delta(
         filled: 0,
     };
     let mut e = table.push(&(count as u64).to_le_bytes(), crc);
-    for_each_extent(r, written, empty, |x| {
+    for_each_extent(mem, r, written, empty, |x| {
         if e != 0 {
             return;
         }
@@ -613,11 +735,11 @@ fn write_delta(
     debug_assert_eq!(table.at - at, image::extent_table_len(count));
     let mut data_at = table.at;
     let (out, bounce) = (table.out, table.bounce);
-    for_each_extent(r, written, empty, |x| {
+    for_each_extent(mem, r, written, empty, |x| {
         if e != 0 || x.kind != EXTENT_DATA {
             return;
         }
-        e = write_region(out, r.start + x.offset, x.len, data_at, crc, bounce);
+        e = write_region(out, mem, r.start + x.offset, x.len, data_at, crc, bounce);
         data_at += x.len;
     });
     if e != 0 {
@@ -635,6 +757,10 @@ pub struct DumpOptions {
     pub compression: Option<Compression>,
     /// Whose image it is, recorded in its header.
     pub owner: Option<crate::image::Owner>,
+    /// Bytes of memory kept for copying the large regions the program
+    /// rewrites in the stall instead of sharing them with the writer
+    /// ([`crate::staging`]); 0: copy-on-write alone.
+    pub staging: u64,
 }
 
 /// Dumps this process into the image file `path` and waits until it is durable.
@@ -656,6 +782,8 @@ pub struct PendingDump {
     regions: usize,
     stall: Duration,
     forked: Instant,
+    usage_at_fork: Usage,
+    staged_bytes: u64,
 }
 
 /// How [`start_dump`] returned.
@@ -697,6 +825,7 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
         incremental,
         compression,
         owner,
+        staging,
     } = options;
     let fail = |problem: String| ImageError {
         file: path.to_path_buf(),
@@ -749,14 +878,19 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
         Err(e) => return Err(abandon(format!("stack for the image writer: {e}"))),
     };
     let stack_range = mapped_range(child_stack.as_ref().unwrap());
+    let swap = crate::dirty::swap_in_use();
+    let mut stager = Stager::open(staging, swap);
+    let holes: Vec<(u64, u64)> = std::iter::once(stack_range)
+        .chain(stager.as_ref().map(Stager::hole))
+        .collect();
     let mut maps_now: Vec<u8> = Vec::new();
     let mut last_change = String::new();
     let mut tracking: Option<incremental::Snapshot> = None;
     for _ in 0..MAPS_ATTEMPTS {
         let maps = std::fs::read("/proc/self/maps")
             .map_err(|e| abandon(format!("/proc/self/maps: {e}")))?;
-        let regions = regions(&maps, stack_range)
-            .map_err(|e| abandon(format!("reading the mappings: {e}")))?;
+        let regions =
+            regions(&maps, &holes).map_err(|e| abandon(format!("reading the mappings: {e}")))?;
         // The tracking of the last attempt is let go first (it holds a lock).
         drop(tracking.take());
         tracking = match incremental {
@@ -794,6 +928,20 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
         if let Some(t) = &tracking {
             not_recorded.extend(t.fds());
         }
+        if let Some(st) = stager.as_mut() {
+            not_recorded.push(st.fd());
+            // What the writer reads besides its stack and the buffer.
+            let mut read: Vec<u64> = vec![
+                meta.as_ptr() as u64,
+                header.regions.as_ptr() as u64,
+                whole.as_ptr() as u64,
+            ];
+            read.extend(header.regions.iter().map(|r| r.path.as_ptr() as u64));
+            if let Some(t) = &tracking {
+                read.extend([t.writes.as_ptr() as u64, t.pages().as_ptr() as u64]);
+            }
+            st.choose(&header.regions, &read);
+        }
         crate::kernel_state::record_files(&not_recorded).map_err(abandon)?;
         maps_now.clear();
         maps_now.reserve(maps.len() * 2 + 65536);
@@ -819,11 +967,18 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
             if let Some(t) = tracking.as_mut() {
                 t.classify(&header.regions);
             }
+            let writes = tracking.as_ref().map_or(&whole[..], |t| &t.writes[..]);
+            let pages = tracking.as_ref().map_or(&[][..], |t| t.pages());
+            if let Some(st) = stager.as_mut() {
+                st.stage(&header.regions, writes, pages);
+            }
             let plan = ChildPlan {
+                memory: stager.as_ref().map_or(Memory::unstaged(), Stager::memory),
                 regions: &header.regions,
-                writes: tracking.as_ref().map_or(&whole[..], |t| &t.writes[..]),
-                pages: tracking.as_ref().map_or(&[][..], |t| t.pages()),
+                writes,
+                pages,
                 compression,
+                swap,
             };
             // A raw fork: glibc's would take malloc's locks, which a stopped
             // thread may hold.
@@ -835,12 +990,18 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
                 let status = corosensei::on_stack(stack, || child_writes(fd, &plan, meta));
                 sys::exit_group(status);
             }
+            if let Some(st) = stager.as_mut() {
+                st.release();
+            }
         });
         drop(freeze);
         if captured == Captured::Restored {
             // The descriptor and the writer's stack belonged to the process
             // that took the snapshot; neither exists here.
             std::mem::forget(child_stack);
+            if let Some(st) = stager.take() {
+                st.forget_descriptor();
+            }
             return Ok(Snapshot::Restored);
         }
         drop(child_stack);
@@ -851,6 +1012,8 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
             }
         }
         let forked = Instant::now();
+        let usage_at_fork = own_usage();
+        let staged_bytes = stager.as_ref().map_or(0, |s| s.copied);
         if pid < 0 {
             return Err(abandon(format!(
                 "fork: {}",
@@ -866,6 +1029,8 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
             regions: header.regions.len(),
             stall,
             forked,
+            usage_at_fork,
+            staged_bytes,
         }));
     }
     Err(abandon(format!(
@@ -948,6 +1113,8 @@ impl PendingDump {
             regions,
             stall,
             forked,
+            usage_at_fork,
+            staged_bytes,
         } = self;
         let path = path.as_path();
         let fail = |problem: String| ImageError {
@@ -955,9 +1122,11 @@ impl PendingDump {
             problem,
         };
         let mut status = 0;
+        // SAFETY: rusage is plain old data, all zeros a valid value.
+        let mut writer: libc::rusage = unsafe { std::mem::zeroed() };
         loop {
             // SAFETY: waiting for the child this function forked.
-            let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+            let r = unsafe { libc::wait4(pid, &mut status, 0, &mut writer) };
             if r == pid {
                 break;
             }
@@ -987,6 +1156,13 @@ impl PendingDump {
                 .map_err(|e| fail(format!("fsync of the directory: {e}")))?;
         }
         let write = forked.elapsed();
+        let now = own_usage();
+        let cost = WriteCost {
+            staged_bytes,
+            faults: (now.faults - usage_at_fork.faults).max(0) as u64,
+            program_kernel: now.kernel.saturating_sub(usage_at_fork.kernel),
+            writer_cpu: duration(writer.ru_utime) + duration(writer.ru_stime),
+        };
         let (_, header) = image::read_header(path)?;
         let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
         let bytes = meta.len();
@@ -1001,8 +1177,33 @@ impl PendingDump {
             regions,
             stall,
             write,
+            cost,
         })
     }
+}
+
+/// What this process (every thread) used of what a write costs it.
+#[derive(Debug, Clone, Copy)]
+struct Usage {
+    faults: i64,
+    kernel: Duration,
+}
+
+fn own_usage() -> Usage {
+    // SAFETY: rusage is plain old data; getrusage fills it.
+    let u = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    Usage {
+        faults: u.ru_minflt + u.ru_majflt,
+        kernel: duration(u.ru_stime),
+    }
+}
+
+fn duration(t: libc::timeval) -> Duration {
+    Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32) * 1000)
 }
 
 #[cfg(test)]
@@ -1027,12 +1228,12 @@ mod tests {
         assert_eq!(inside.last().unwrap().end, end);
         // Mappings apart from the stack's are recorded whole.
         let maps_text = std::fs::read("/proc/self/maps").unwrap();
-        let kept: u64 = regions(&maps_text, (start, end))
+        let kept: u64 = regions(&maps_text, &[(start, end)])
             .unwrap()
             .iter()
             .map(|r| r.end - r.start)
             .sum();
-        let all: u64 = regions(&maps_text, (0, 0))
+        let all: u64 = regions(&maps_text, &[])
             .unwrap()
             .iter()
             .map(|r| r.end - r.start)
@@ -1050,11 +1251,24 @@ mod tests {
             let mut crc = 0;
             let mut out = Out::File(fd);
             let e = if populated {
-                Populated::open()
-                    .unwrap()
-                    .write(&mut out, r, 0, &mut crc, bounce)
+                Populated::open(crate::dirty::swap_in_use()).unwrap().write(
+                    &mut out,
+                    &Memory::unstaged(),
+                    r,
+                    0,
+                    &mut crc,
+                    bounce,
+                )
             } else {
-                write_region(&mut out, r.start, r.len(), 0, &mut crc, bounce)
+                write_region(
+                    &mut out,
+                    &Memory::unstaged(),
+                    r.start,
+                    r.len(),
+                    0,
+                    &mut crc,
+                    bounce,
+                )
             };
             assert_eq!(e, 0);
             let mut bytes = vec![0u8; r.len() as usize];
@@ -1080,6 +1294,7 @@ mod tests {
             pagemap.as_raw_fd(),
             start..start + PAGE_BYTES as u64,
             &mut out,
+            crate::dirty::swap_in_use(),
         )
         .unwrap();
         n == 1
@@ -1113,9 +1328,14 @@ mod tests {
         // SAFETY: a new memfd with a valid name.
         let fd = unsafe { libc::memfd_create(c"dump-test".as_ptr(), 0) };
         let mut crc = 0;
-        let e = Populated::open()
-            .unwrap()
-            .write(&mut Out::File(fd), &r, 0, &mut crc, bounce);
+        let e = Populated::open(crate::dirty::swap_in_use()).unwrap().write(
+            &mut Out::File(fd),
+            &Memory::unstaged(),
+            &r,
+            0,
+            &mut crc,
+            bounce,
+        );
         assert_eq!(e, 0);
         // SAFETY: our own fd.
         unsafe { libc::close(fd) };

@@ -28,11 +28,13 @@ pub mod incremental;
 pub mod kernel_state;
 pub mod maps;
 pub mod restore;
+mod staging;
 pub(crate) mod sys;
 pub mod threads;
 
 pub use commit::{CheckpointDir, PendingEpoch};
 pub use compress::Compression;
-pub use dump::{dump_image, start_dump, DumpOptions, DumpReport, PendingDump, Snapshot};
+pub use dump::{dump_image, start_dump, DumpOptions, DumpReport, PendingDump, Snapshot, WriteCost};
 pub use image::{verify, ImageError};
 pub use incremental::Incremental;
+pub use staging::held as staging_held;

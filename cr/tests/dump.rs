@@ -163,3 +163,131 @@ fn a_dump_that_cannot_be_written_says_where_and_leaves_nothing() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A private anonymous mapping of `len` bytes (never freed: the test ends).
+fn anonymous(len: usize) -> &'static mut [u64] {
+    // SAFETY: a fresh private anonymous mapping, used only through the slice.
+    unsafe {
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        assert_ne!(p, libc::MAP_FAILED);
+        std::slice::from_raw_parts_mut(p.cast(), len / 8)
+    }
+}
+
+fn own_faults() -> i64 {
+    // SAFETY: rusage is plain old data; getrusage fills it.
+    unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u.ru_minflt + u.ru_majflt
+    }
+}
+
+/// Dumps with `staging` bytes for the stall's copies, rewrites every word
+/// of `dense` and the touched pages of `sparse` while the writer runs, and
+/// checks that the image holds both as they were at the fork. The page
+/// faults the rewrite took, and the report.
+fn dump_while_rewriting(
+    staging: u64,
+    dense: &mut [u64],
+    sparse: &mut [u64],
+) -> (i64, mpcrs_cr::DumpReport) {
+    let dir = scratch(&format!("staging-{staging}"));
+    let img = dir.join("process-0.img");
+    // Not a copy kept aside: that would be staged too.
+    for (i, w) in dense.iter_mut().enumerate() {
+        *w = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    // One word in every 16th page of `sparse`: the others were never touched.
+    let touched: Vec<usize> = (0..sparse.len()).step_by(512 * 16).collect();
+    for &i in &touched {
+        sparse[i] = i as u64 + 1;
+    }
+    let options = mpcrs_cr::DumpOptions {
+        staging,
+        ..Default::default()
+    };
+    let pending = match mpcrs_cr::start_dump(&img, options).unwrap() {
+        mpcrs_cr::Snapshot::Writing(p) => p,
+        mpcrs_cr::Snapshot::Restored => unreachable!("this process is never restored"),
+    };
+    let faults = own_faults();
+    for w in dense.iter_mut() {
+        *w = !*w;
+    }
+    for &i in &touched {
+        sparse[i] = 0;
+    }
+    let faults = own_faults() - faults;
+    let report = pending.wait().unwrap();
+    verify(&img).unwrap();
+    let back = read_memory(&img, dense.as_ptr() as u64, dense.len() * 8).unwrap();
+    assert!(
+        back == as_bytes(&pattern(dense.len())),
+        "the dense region as at the fork"
+    );
+    let back = read_memory(&img, sparse.as_ptr() as u64, sparse.len() * 8).unwrap();
+    for (i, w) in back.chunks(8).enumerate() {
+        let want = if touched.contains(&i) {
+            i as u64 + 1
+        } else {
+            0
+        };
+        assert_eq!(
+            u64::from_le_bytes(w.try_into().unwrap()),
+            want,
+            "word {i} of the sparse region"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    (faults, report)
+}
+
+/// With staging, the regions the program rewrites are copied in the stall
+/// and left out of the fork: rewriting them while the image is written takes
+/// no copy-on-write fault, and the image is the memory at the fork all the
+/// same (populated pages from the copy, the others as zeros). Without it,
+/// every page rewritten is a fault.
+#[test]
+fn staged_memory_is_imaged_as_at_the_fork_and_rewritten_without_faults() {
+    let dense = anonymous(64 << 20);
+    let sparse = anonymous(32 << 20);
+    let pages = (64 << 20) / 4096;
+    let (faults, report) = dump_while_rewriting(256 << 20, dense, sparse);
+    assert!(report.cost.staged_bytes >= 64 << 20, "{report:?}");
+    // The sparse region's populated pages only: 512 of its 8192.
+    assert!(
+        report.cost.staged_bytes < (64 << 20) + (4 << 20),
+        "{report:?}"
+    );
+    assert!(
+        faults < pages / 10,
+        "{faults} faults rewriting {pages} staged pages"
+    );
+    let (faults, report) = dump_while_rewriting(0, dense, sparse);
+    assert_eq!(report.cost.staged_bytes, 0);
+    assert!(
+        faults >= pages * 9 / 10,
+        "{faults} faults rewriting {pages} shared pages"
+    );
+    assert!(report.cost.faults as i64 >= faults, "{report:?}");
+}
+
+/// A budget smaller than a region leaves that region to copy-on-write:
+/// the image is right all the same.
+#[test]
+fn memory_beyond_the_staging_budget_is_imaged_by_copy_on_write() {
+    let dense = anonymous(64 << 20);
+    let sparse = anonymous(32 << 20);
+    let (faults, report) = dump_while_rewriting(8 << 20, dense, sparse);
+    // The sparse region's 2 MiB of populated pages fit; the dense one does not.
+    assert!(report.cost.staged_bytes <= 8 << 20, "{report:?}");
+    assert!(faults >= (64 << 20) / 4096 * 9 / 10, "{faults} faults");
+}

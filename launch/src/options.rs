@@ -188,6 +188,14 @@ pub struct Options {
     #[arg(long, value_name = "none|zstd[:LEVEL]", value_parser = parse_compression)]
     pub compress: Option<String>,
 
+    /// Memory each process keeps for copying, in a checkpoint's stall, the
+    /// large regions the program rewrites, so that its writes after the
+    /// checkpoint take no copy-on-write fault: auto (half the memory
+    /// available at the start, shared by the node's processes), off, or a
+    /// size (K, M, G).
+    #[arg(long, value_name = "auto|off|SIZE", value_parser = parse_staging)]
+    pub checkpoint_staging: Option<String>,
+
     /// Stack size of each rank, in bytes (suffixes K, M, G accepted).
     #[arg(long, value_parser = parse_size)]
     pub stack_size: Option<u64>,
@@ -461,19 +469,17 @@ fn parse_map_by(s: &str) -> Result<MapSpec, String> {
     Ok(MapSpec { by, workers })
 }
 
+/// `--stack-size`: a size of at least 64K.
 fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (num, mult) = match t.chars().last() {
-        Some('k' | 'K') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('m' | 'M') => (&t[..t.len() - 1], 1 << 20),
-        Some('g' | 'G') => (&t[..t.len() - 1], 1 << 30),
-        _ => (t, 1),
-    };
-    num.parse::<u64>()
-        .ok()
-        .and_then(|v| v.checked_mul(mult))
-        .filter(|&v| v >= 64 << 10)
-        .ok_or_else(|| format!("{s:?} is not a size of at least 64K (e.g. 8M)"))
+    match mpcrs_settings::parse_size(s)? {
+        v if v >= 64 << 10 => Ok(v),
+        _ => Err(format!("{s:?} is not a size of at least 64K (e.g. 8M)")),
+    }
+}
+
+/// `--checkpoint-staging`: checked here, passed on as written.
+fn parse_staging(s: &str) -> Result<String, String> {
+    mpcrs_settings::size::SizeOrAuto::parse(s).map(|_| s.to_string())
 }
 
 /// The command that starts processes on other hosts, as words.

@@ -328,6 +328,9 @@ pub fn prepare(
     if let Some(c) = &args.compress {
         cmd.env(env::COMPRESS.name, c);
     }
+    if let Some(s) = &args.checkpoint_staging {
+        cmd.env(env::CHECKPOINT_STAGING.name, s);
+    }
     let local = local_root_after(&m, &dir);
     cmd.env(
         env::CHECKPOINT_LOCAL.name,

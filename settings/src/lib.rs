@@ -5,8 +5,8 @@
 //! again ([`manifest`]), how the ranks' output is labelled or filed
 //! ([`output`]), the variables that tell a rank its place
 //! ([`rank_identity`]), the diagnostics switch ([`diagnostics`],
-//! `MPCRS_LOG`), and how the configuration files users name are read
-//! ([`files`]).
+//! `MPCRS_LOG`), how the configuration files users name are read
+//! ([`files`]), and sizes as users write them ([`size`]).
 //!
 //! Owns: the names and defaults of the `MPCRS_*` variables, the rank blocks of
 //! each process, the manifest's format, how diagnostics are written.
@@ -21,8 +21,10 @@ pub mod layout;
 pub mod manifest;
 pub mod output;
 pub mod rank_identity;
+pub mod size;
 pub mod variables;
 
 pub use layout::{local_hostname, rank_blocks};
 pub use manifest::{JobManifest, LOADER_VARIABLES};
+pub use size::parse_size;
 pub use variables::Variable;

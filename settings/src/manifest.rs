@@ -62,6 +62,38 @@ pub struct JobManifest {
     /// full). Kept as long as this epoch is.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub base: Vec<u64>,
+    /// What taking the epoch cost the program (absent in application
+    /// checkpoints and in epochs of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CheckpointCost>,
+}
+
+/// What a checkpoint cost the program, over its processes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointCost {
+    /// The longest stall of a process (its ranks stopped), microseconds.
+    pub stall_us: u64,
+    /// The most a process lost besides, while its image was written: its
+    /// kernel time (copy-on-write faults) and the writer's CPU time,
+    /// microseconds.
+    pub lost_us: u64,
+    /// Page faults of the processes while their images were written.
+    pub faults: u64,
+    /// Bytes copied in the stalls instead of being shared with the writers.
+    pub staged: u64,
+}
+
+impl CheckpointCost {
+    /// What the checkpoint cost besides its stall, as the progress line
+    /// and `mpcrs-ckpt ls` say it.
+    pub fn describe(&self) -> String {
+        format!(
+            "cost to the program at most {:.1} ms more ({} page faults during the write, {} MB copied in the stall)",
+            self.lost_us as f64 / 1e3,
+            self.faults,
+            self.staged / 1_000_000
+        )
+    }
 }
 
 fn only_local() -> Vec<u8> {
@@ -113,6 +145,7 @@ impl JobManifest {
             group_size: default_group_size(),
             rank_processes: Vec::new(),
             base: Vec::new(),
+            cost: None,
         }
     }
 
@@ -218,6 +251,12 @@ mod tests {
             group_size: 2,
             rank_processes: vec![0, 0, 0, 0, 1, 1, 1, 1],
             base: vec![3, 4],
+            cost: Some(CheckpointCost {
+                stall_us: 52_100,
+                lost_us: 201_000,
+                faults: 75,
+                staged: 537 << 20,
+            }),
         };
         let dir = std::env::temp_dir().join(format!("mpcrs-manifest-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

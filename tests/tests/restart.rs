@@ -81,17 +81,32 @@ fn run_until_epoch_then_kill(args: &[&str], dir: &Path, above: u64) -> u64 {
 /// Kill after an epoch, restart, kill again after a later epoch, restart again:
 /// the last run's checksum is the uninterrupted one.
 fn killed_twice_and_restarted(bin: &Path, name: &str, run: &HeatRun) {
+    killed_twice_and_restarted_with(bin, name, run, &[], |_| ());
+}
+
+/// [`killed_twice_and_restarted`] with more options for every run and a
+/// check of the progress lines of the last run (the others are killed as
+/// soon as an epoch commits, maybe before its line is printed).
+fn killed_twice_and_restarted_with(
+    bin: &Path,
+    name: &str,
+    run: &HeatRun,
+    options: &[&str],
+    check_progress: impl Fn(&str),
+) {
     let dir = scratch(name);
     let d = dir.to_str().unwrap();
     let every = run.every.to_string();
     let reference = uninterrupted_checksum(bin, run);
     let mut first = run.layout.to_vec();
+    first.extend_from_slice(options);
     first.extend_from_slice(&["--checkpoint", d, bin.to_str().unwrap()]);
     first.extend_from_slice(&[run.kib, run.iterations, &every]);
     let k1 = run_until_epoch_then_kill(&first, &dir, 0);
 
+    let restart: Vec<&str> = options.iter().copied().chain(["--restart", d]).collect();
     // First restart: resumes from epoch k1, then is killed after a later one.
-    let job = BackgroundJob::start(&["--restart", d]);
+    let job = BackgroundJob::start(&restart);
     job.wait_for("the restart and a later epoch", LIMIT, |out, _| {
         restarted_after(out).is_some() && latest_epoch(&dir).is_some_and(|k| k > k1)
     });
@@ -111,8 +126,9 @@ fn killed_twice_and_restarted(bin: &Path, name: &str, run: &HeatRun) {
     let k2 = latest_epoch(&dir).unwrap();
 
     // Second restart, to the end.
-    let o = run_job(&["--restart", d], LIMIT);
+    let o = run_job(&restart, LIMIT);
     let out = expect_success(&o, "second restart");
+    check_progress(&String::from_utf8_lossy(&o.stderr));
     let resumed2 = restarted_after(&out).unwrap();
     assert!(resumed2 > resumed1, "{out}");
     assert!(k2 > k1);
@@ -148,6 +164,118 @@ fn c_heat_across_4_processes_killed_twice_restarts_with_the_uninterrupted_checks
         every: 400,
     };
     killed_twice_and_restarted(&c_heat_with_mpix(), "c-heat-p4", &run);
+}
+
+/// Grids of 2 MiB per rank: regions large enough to be copied in the
+/// checkpoint's stall instead of shared with the image writer (staging).
+fn staged_heat(layout: &'static [&'static str]) -> HeatRun {
+    HeatRun {
+        layout,
+        kib: "2048",
+        iterations: "2400",
+        every: 150,
+    }
+}
+
+/// Every checkpoint's progress line says the grids were copied in the stall
+/// (at least `mb` MB) and what the rest cost.
+fn staged_at_least(mb: u64) -> impl Fn(&str) {
+    move |err: &str| {
+        let lines: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("checkpoint epoch") && l.contains("application stall"))
+            .collect();
+        assert!(!lines.is_empty(), "no progress line: {err}");
+        for l in lines {
+            let copied = l
+                .split(" MB copied in the stall")
+                .next()
+                .and_then(|h| h.rsplit(' ').next())
+                .and_then(|n| n.parse::<u64>().ok());
+            assert!(copied.is_some_and(|c| c >= mb), "{l}");
+            assert!(l.contains("cost to the program at most"), "{l}");
+        }
+    }
+}
+
+/// The kill -9 and restart cycle with the ranks' grids staged: in threads,
+/// in processes of one rank, at -n 8 -p 2 and -n 8 -p 4. Each image holds
+/// the grids as they were at the fork although the ranks rewrote them while
+/// it was written, and each restart, itself checkpointing again, ends with
+/// the uninterrupted checksum.
+#[test]
+fn staged_c_heat_in_threads_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = staged_heat(&["-n", "8", "-c", "2"]);
+    // 8 ranks of two 2 MiB grids.
+    killed_twice_and_restarted_with(
+        &c_heat_with_mpix(),
+        "staged-threads",
+        &run,
+        &[],
+        staged_at_least(33),
+    );
+}
+
+#[test]
+fn staged_c_heat_in_process_mode_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = staged_heat(&["-n", "4", "--process-mode"]);
+    killed_twice_and_restarted_with(
+        &c_heat_with_mpix(),
+        "staged-pm",
+        &run,
+        &[],
+        staged_at_least(16),
+    );
+}
+
+#[test]
+fn staged_c_heat_across_2_processes_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = staged_heat(&["-n", "8", "-p", "2"]);
+    killed_twice_and_restarted_with(
+        &c_heat_with_mpix(),
+        "staged-p2",
+        &run,
+        &[],
+        staged_at_least(33),
+    );
+}
+
+#[test]
+fn staged_c_heat_across_4_processes_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = staged_heat(&["-n", "8", "-p", "4"]);
+    killed_twice_and_restarted_with(
+        &c_heat_with_mpix(),
+        "staged-p4",
+        &run,
+        &[],
+        staged_at_least(33),
+    );
+}
+
+/// With staging off, nothing is copied in the stall and the images are
+/// right all the same.
+#[test]
+fn unstaged_c_heat_killed_twice_restarts_with_the_uninterrupted_checksum() {
+    let run = staged_heat(&["-n", "8", "-p", "2"]);
+    killed_twice_and_restarted_with(
+        &c_heat_with_mpix(),
+        "unstaged-p2",
+        &run,
+        &["--checkpoint-staging", "off"],
+        |err: &str| {
+            let lines: Vec<&str> = err
+                .lines()
+                .filter(|l| l.contains("checkpoint epoch") && l.contains("application stall"))
+                .collect();
+            assert!(!lines.is_empty(), "{err}");
+            assert!(
+                lines
+                    .iter()
+                    .all(|l| l.contains(" 0 MB copied in the stall")),
+                "{err}"
+            );
+        },
+    );
 }
 
 /// Heat whose halos travel by MPI_Put between fences, with a passive-target

@@ -88,6 +88,18 @@ fn kind(dir: &CheckpointDir, k: u64) -> String {
     }
 }
 
+/// What taking epoch `k` cost the program, where its manifest says.
+fn cost(dir: &CheckpointDir, k: u64) -> String {
+    match JobManifest::read(&dir.epoch_dir(k).join(MANIFEST)).map(|m| m.cost) {
+        Ok(Some(c)) => format!(
+            "  stall {:.1} ms, {}",
+            c.stall_us as f64 / 1e3,
+            c.describe()
+        ),
+        _ => String::new(),
+    }
+}
+
 #[derive(Parser)]
 #[command(
     name = "mpcrs-ckpt",
@@ -167,13 +179,14 @@ fn ls(dir: &CheckpointDir) -> Result<(), String> {
             .map(|m| m.len())
             .sum();
         println!(
-            "{}{}  {}  {} images  {} bytes{}",
+            "{}{}  {}  {} images  {} bytes{}{}",
             epoch_name(k),
             if Some(k) == latest { "  latest" } else { "" },
             kind(dir, k),
             imgs.len(),
             bytes,
-            levels_held(dir, k)
+            levels_held(dir, k),
+            cost(dir, k)
         );
     }
     for e in std::fs::read_dir(dir.root())

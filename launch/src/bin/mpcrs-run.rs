@@ -487,6 +487,9 @@ fn first_run(args: &Options) -> Result<Vec<supervise::ProcessSpec>, ExitCode> {
         if let Some(c) = &args.compress {
             cmd.env(env::COMPRESS.name, c);
         }
+        if let Some(s) = &args.checkpoint_staging {
+            cmd.env(env::CHECKPOINT_STAGING.name, s);
+        }
         cmd.env(
             env::CHECKPOINT_LOCAL.name,
             mpcrs_launch::options::local_root(args.checkpoint_local.as_deref(), &dir),

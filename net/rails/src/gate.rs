@@ -71,28 +71,7 @@ pub fn size_bounds(gates: &[Gate]) -> Option<(u64, u64)> {
     Some(bounds)
 }
 
-/// Parses a size like `32KB`, `4 MB`, `1GB`, `512` (bytes); binary units.
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
-    let unit = t[digits.len()..].trim().to_ascii_uppercase();
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("size {s:?} does not start with a number"))?;
-    let mult: u64 = match unit.as_str() {
-        "" | "B" => 1,
-        "K" | "KB" | "KIB" => 1 << 10,
-        "M" | "MB" | "MIB" => 1 << 20,
-        "G" | "GB" | "GIB" => 1 << 30,
-        other => {
-            return Err(format!(
-                "size {s:?} has an unknown unit {other:?} (use B, KB, MB or GB)"
-            ))
-        }
-    };
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("size {s:?} is too large"))
-}
+pub use mpcrs_settings::parse_size;
 
 #[cfg(test)]
 mod tests {
@@ -122,14 +101,5 @@ mod tests {
             common: false,
         };
         assert!(only_process.accepts(&small, 0) && !only_process.accepts(&large, 0));
-    }
-
-    #[test]
-    fn sizes_with_units() {
-        assert_eq!(parse_size("32KB"), Ok(32768));
-        assert_eq!(parse_size(" 4 MB "), Ok(4 << 20));
-        assert_eq!(parse_size("512"), Ok(512));
-        assert!(parse_size("12XB").unwrap_err().contains("unknown unit"));
-        assert!(parse_size("KB").is_err());
     }
 }

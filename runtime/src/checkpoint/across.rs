@@ -529,6 +529,9 @@ fn figures(r: &Result<DumpReport, mpcrs_cr::ImageError>) -> Vec<(u32, u64)> {
             (3, r.stall.as_micros() as u64),
             (4, r.write.as_micros() as u64),
             (5, r.parent.map_or(0, |p| p.epoch)),
+            (6, r.cost.lost().as_micros() as u64),
+            (7, r.cost.faults),
+            (8, r.cost.staged_bytes),
         ],
         Err(_) => vec![(0, 0)],
     }
@@ -597,6 +600,9 @@ impl Committer {
             stored: sum(2),
             stall: Duration::from_micros(max(3)),
             write: Duration::from_micros(max(4)),
+            lost: Duration::from_micros(max(6)),
+            faults: sum(7),
+            staged: sum(8),
         };
         let parents: Vec<u64> = all.iter().map(|c| value(c, 5)).collect();
         let committed = super::commit_epoch(epoch, self.ranks, self.settings, &figures, &parents);

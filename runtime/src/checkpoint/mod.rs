@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use mpcrs_scheduler::futex;
 
 use mpcrs_cr::{start_dump, CheckpointDir, Snapshot};
+use mpcrs_settings::size::SizeOrAuto;
 
 use mpcrs_settings::variables as env;
 
@@ -76,6 +77,10 @@ pub(crate) struct Settings {
     pub(crate) full_every: u32,
     /// `--compress`: what images store is compressed.
     pub(crate) compression: Option<mpcrs_cr::Compression>,
+    /// `--checkpoint-staging`: memory kept for copying rewritten memory in
+    /// the stall, and how many processes of the job share this host's.
+    pub(crate) staging: SizeOrAuto,
+    pub(crate) neighbours: usize,
     /// This process holds the job's claim on the directory: process 0 of a
     /// job another launcher started (mpcrs-run holds it otherwise).
     pub(crate) claims_dir: bool,
@@ -103,11 +108,25 @@ impl Settings {
                 full_every: self.full_every,
             }),
             compression: self.compression,
+            staging: self.staging_bytes(),
             owner: (self.job != 0).then_some(mpcrs_cr::image::Owner {
                 job: self.job,
                 epoch: k,
                 process: self.me as u32,
             }),
+        }
+    }
+
+    /// The memory a snapshot may copy into in its stall: as asked, or half
+    /// of what is available now (what staging holds counts as available),
+    /// shared with the host's other processes.
+    fn staging_bytes(&self) -> u64 {
+        match self.staging {
+            SizeOrAuto::Off => 0,
+            SizeOrAuto::Bytes(b) => b,
+            SizeOrAuto::Auto => {
+                (available_memory() + mpcrs_cr::staging_held()) / 2 / self.neighbours.max(1) as u64
+            }
         }
     }
 
@@ -353,6 +372,16 @@ fn settings_from(var: &dyn Fn(&str) -> Option<String>) -> Option<Result<Settings
             Err(e) => return Some(Err(format!("{}: {e}", env::COMPRESS.name))),
         },
     };
+    let staging = match var(env::CHECKPOINT_STAGING.name)
+        .as_deref()
+        .map(SizeOrAuto::parse)
+    {
+        None => SizeOrAuto::Auto,
+        Some(Ok(s)) => s,
+        Some(Err(e)) => return Some(Err(format!("{}: {e}", env::CHECKPOINT_STAGING.name))),
+    };
+    let here = cfg.nodes.get(cfg.process).copied();
+    let neighbours = cfg.nodes.iter().filter(|&&n| Some(n) == here).count();
     Some(
         CheckpointDir::create(std::path::Path::new(&dir))
             .map(|dir| Settings {
@@ -369,10 +398,24 @@ fn settings_from(var: &dyn Fn(&str) -> Option<String>) -> Option<Result<Settings
                 stream: Stream::Images,
                 full_every,
                 compression,
+                staging,
+                neighbours,
                 claims_dir: cfg.foreign_launcher && cfg.process == 0,
             })
             .map_err(|e| format!("checkpoint directory {dir}: {e}")),
     )
+}
+
+/// Memory available to programs on this host (MemAvailable), 0 if unknown.
+fn available_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(0, |kib| kib << 10)
 }
 
 /// One checkpoint at a time: MPIX_Checkpoint's leader or the request thread.
@@ -630,6 +673,12 @@ struct Figures {
     /// The longest stall and the longest write of an image.
     stall: Duration,
     write: Duration,
+    /// The most a process lost besides the stall, the page faults of all of
+    /// them while their images were written, and the bytes copied in the
+    /// stalls.
+    lost: Duration,
+    faults: u64,
+    staged: u64,
 }
 
 impl Figures {
@@ -640,6 +689,18 @@ impl Figures {
             stored: r.stored_bytes,
             stall: r.stall,
             write: r.write,
+            lost: r.cost.lost(),
+            faults: r.cost.faults,
+            staged: r.cost.staged_bytes,
+        }
+    }
+
+    fn cost(&self) -> mpcrs_settings::manifest::CheckpointCost {
+        mpcrs_settings::manifest::CheckpointCost {
+            stall_us: self.stall.as_micros() as u64,
+            lost_us: self.lost.as_micros() as u64,
+            faults: self.faults,
+            staged: self.staged,
         }
     }
 }
@@ -667,6 +728,7 @@ fn commit_epoch(
     let k = epoch.epoch();
     let mut manifest = settings.manifest(k, ranks, f.images);
     manifest.base = settings.base_of(parents);
+    manifest.cost = Some(f.cost());
     if let Err(e) = epoch.commit(manifest.to_json().as_bytes()) {
         mpcrs_settings::report!(
             error,
@@ -682,11 +744,12 @@ fn commit_epoch(
     };
     interval::measured(f.stall, f.write);
     mpcrs_settings::report!(info,
-        "mpcrs: checkpoint epoch {k}: {} bytes ({} stored){images}, application stall {:.1} ms, write {:.0} MB/s",
+        "mpcrs: checkpoint epoch {k}: {} bytes ({} stored){images}, application stall {:.1} ms, write {:.0} MB/s, {}",
         f.bytes,
         f.stored,
         f.stall.as_secs_f64() * 1e3,
-        f.stored as f64 / 1e6 / f.write.as_secs_f64().max(1e-6)
+        f.stored as f64 / 1e6 / f.write.as_secs_f64().max(1e-6),
+        f.cost().describe()
     );
     true
 }

@@ -85,6 +85,9 @@ fn shared(path: &Path) -> Result<&'static Shared, FtError> {
             // Protected data is written whole at every checkpoint.
             full_every: 1,
             compression: None,
+            // Protected data is not an image of the process.
+            staging: mpcrs_settings::size::SizeOrAuto::Off,
+            neighbours: 1,
             // FTI's directories are the application's, shared by its runs.
             claims_dir: false,
         }));
