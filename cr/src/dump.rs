@@ -1014,6 +1014,9 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
         let forked = Instant::now();
         let usage_at_fork = own_usage();
         let staged_bytes = stager.as_ref().map_or(0, |s| s.copied);
+        if staged_bytes > 0 && pid > 0 {
+            crate::staging::set_reader(pid as i32);
+        }
         if pid < 0 {
             return Err(abandon(format!(
                 "fork: {}",
@@ -1133,6 +1136,10 @@ impl PendingDump {
             if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
                 break;
             }
+        }
+        // Reaped (or not ours to wait for any more): the buffer is free.
+        if crate::staging::is_reader(pid) {
+            crate::staging::set_reader(0);
         }
         // SAFETY: closing the descriptor this function opened.
         unsafe { libc::close(fd) };

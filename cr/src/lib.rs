@@ -14,8 +14,10 @@
 //! an image holds (`maps`), threads stopped at signal frames (`threads`), signal
 //! dispositions and open files (`kernel_state`), the fork-based dumper (`dump`),
 //! the restorer (`restore`), raw system calls (`sys`) and dirty-page tracking
-//! (`dirty`), incremental images over it (`incremental`), and the
-//! compression of what images store (`compress`).
+//! (`dirty`), incremental images over it (`incremental`), the
+//! compression of what images store (`compress`), and the copy in the stall
+//! of the memory the program rewrites, so that the writer shares none of
+//! its pages (`staging`).
 
 pub mod claim;
 pub mod commit;

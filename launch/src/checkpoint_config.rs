@@ -13,7 +13,7 @@ use clap::Parser;
 use crate::options::Options;
 
 /// The options a checkpoint configuration may set.
-pub const KEYS: [&str; 9] = [
+pub const KEYS: [&str; 10] = [
     "checkpoint",
     "checkpoint-interval",
     "checkpoint-local",
@@ -22,6 +22,7 @@ pub const KEYS: [&str; 9] = [
     "post-processing",
     "keep",
     "full-every",
+    "checkpoint-staging",
     "max-restarts",
 ];
 

@@ -191,8 +191,8 @@ pub struct Options {
     /// Memory each process keeps for copying, in a checkpoint's stall, the
     /// large regions the program rewrites, so that its writes after the
     /// checkpoint take no copy-on-write fault: auto (half the memory
-    /// available at the start, shared by the node's processes), off, or a
-    /// size (K, M, G).
+    /// available at each checkpoint, shared by the host's processes), off,
+    /// or a size (K, M, G).
     #[arg(long, value_name = "auto|off|SIZE", value_parser = parse_staging)]
     pub checkpoint_staging: Option<String>,
 

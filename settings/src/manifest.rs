@@ -73,9 +73,9 @@ pub struct JobManifest {
 pub struct CheckpointCost {
     /// The longest stall of a process (its ranks stopped), microseconds.
     pub stall_us: u64,
-    /// The most a process lost besides, while its image was written: its
-    /// kernel time (copy-on-write faults) and the writer's CPU time,
-    /// microseconds.
+    /// The most the processes of a host lost besides, while their images
+    /// were written: their kernel time (copy-on-write faults) and their
+    /// writers' CPU time, microseconds.
     pub lost_us: u64,
     /// Page faults of the processes while their images were written.
     pub faults: u64,

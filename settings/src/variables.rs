@@ -118,7 +118,7 @@ variables! {
     FULL_EVERY = "MPCRS_FULL_EVERY", set_by "--full-every", default "8",
         "At most this many images in a chain: a full image, then incremental ones (1: every image full).";
     CHECKPOINT_STAGING = "MPCRS_CHECKPOINT_STAGING", set_by "--checkpoint-staging", default "auto",
-        "Memory each process keeps for copying, in a checkpoint's stall, the large regions the program rewrites, so that its writes after the checkpoint take no copy-on-write fault: auto (half the memory available at the start, shared by the node's processes), off, or a size (K, M, G).";
+        "Memory each process keeps for copying, in a checkpoint's stall, the large regions the program rewrites, so that its writes after the checkpoint take no copy-on-write fault: auto (half the memory available at each checkpoint, what staging holds included, shared by the host's processes), off, or a size (K, M, G).";
     COMPRESS = "MPCRS_COMPRESS", set_by "--compress", default "none",
         "What images store is compressed: none, zstd (level 3) or zstd:LEVEL (-7 to 19).";
     JOB_KEY = "MPCRS_JOB_KEY", set_by "mpcrs-run", default "unset: images name no job",

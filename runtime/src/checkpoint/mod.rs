@@ -673,9 +673,9 @@ struct Figures {
     /// The longest stall and the longest write of an image.
     stall: Duration,
     write: Duration,
-    /// The most a process lost besides the stall, the page faults of all of
-    /// them while their images were written, and the bytes copied in the
-    /// stalls.
+    /// The most the processes of a host lost besides the stall, the page
+    /// faults of all of them while their images were written, and the bytes
+    /// copied in the stalls.
     lost: Duration,
     faults: u64,
     staged: u64,
