@@ -413,6 +413,45 @@ fn scan_all(
     }
 }
 
+/// Calls `f(start, end)` with each populated range of `range` in order (as
+/// [`unpopulated_raw`] tells pages apart; no allocation: `scan` holds each
+/// answer of the kernel). Returns where the walk stopped: `range.end`, or
+/// the first page that could not be told apart (every range before it was
+/// given to `f`, the rest of the walk holds nothing); or `f`'s error.
+pub(crate) fn for_each_populated<E>(
+    pagemap: i32,
+    range: Range<u64>,
+    swap: bool,
+    scan: &mut [PageRegion],
+    mut f: impl FnMut(u64, u64) -> Result<(), E>,
+) -> Result<u64, E> {
+    let mut pos = range.start;
+    while pos < range.end {
+        let Ok((n, walk_end)) = unpopulated_raw(pagemap, pos..range.end, scan, swap) else {
+            return Ok(pos);
+        };
+        if walk_end <= pos {
+            return Ok(pos);
+        }
+        let walk_end = walk_end.min(range.end);
+        for empty in &scan[..n] {
+            let (s, e) = (empty.start.max(pos), empty.end.min(walk_end));
+            if s >= e {
+                continue;
+            }
+            if s > pos {
+                f(pos, s)?;
+            }
+            pos = e;
+        }
+        if walk_end > pos {
+            f(pos, walk_end)?;
+        }
+        pos = pos.max(walk_end);
+    }
+    Ok(range.end)
+}
+
 /// The pages of `range` that hold nothing (neither in memory nor in swap:
 /// zeros, in anonymous memory; where no swap is in use, `swap` false, not
 /// in memory or the zero page) by `pagemap`, an open /proc/self/pagemap of

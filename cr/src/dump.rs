@@ -315,61 +315,41 @@ impl Populated {
         if let Some(segments) = mem.segments_of(r) {
             return write_staged(out, mem, r, segments, at, crc, bounce);
         }
+        // Where the bytes written or checksummed so far end.
         let mut pos = r.start;
-        while pos < r.end {
-            let (n, walk_end) = match crate::dirty::unpopulated_raw(
-                self.pagemap,
-                pos..r.end,
-                self.ranges,
-                self.swap,
-            ) {
-                Ok(found) => found,
-                Err(_) => (0, pos),
-            };
-            if walk_end <= pos {
-                // No progress (or no PAGEMAP_SCAN): the rest is read.
-                return write_region(
+        let walked = crate::dirty::for_each_populated(
+            self.pagemap,
+            r.start..r.end,
+            self.swap,
+            self.ranges,
+            |s, e| {
+                *crc = crate::holes::append_zeros(*crc, s - pos);
+                pos = e;
+                match write_region(out, mem, s, e - s, at + (s - r.start), crc, bounce) {
+                    0 => Ok(()),
+                    e => Err(e),
+                }
+            },
+        );
+        match walked {
+            Err(e) => e,
+            Ok(stop) => {
+                *crc = crate::holes::append_zeros(*crc, stop - pos);
+                if stop == r.end {
+                    return 0;
+                }
+                // No PAGEMAP_SCAN, or no progress: the rest is read.
+                write_region(
                     out,
                     mem,
-                    pos,
-                    r.end - pos,
-                    at + (pos - r.start),
+                    stop,
+                    r.end - stop,
+                    at + (stop - r.start),
                     crc,
                     bounce,
-                );
-            }
-            for empty in &self.ranges[..n] {
-                let (start, end) = (empty.start.max(pos), empty.end.min(walk_end));
-                if start >= end {
-                    continue;
-                }
-                if start > pos {
-                    let e = write_region(
-                        out,
-                        mem,
-                        pos,
-                        start - pos,
-                        at + (pos - r.start),
-                        crc,
-                        bounce,
-                    );
-                    if e != 0 {
-                        return e;
-                    }
-                }
-                *crc = crate::holes::append_zeros(*crc, end - start);
-                pos = end;
-            }
-            let stop = walk_end.min(r.end);
-            if stop > pos {
-                let e = write_region(out, mem, pos, stop - pos, at + (pos - r.start), crc, bounce);
-                if e != 0 {
-                    return e;
-                }
-                pos = stop;
+                )
             }
         }
-        0
     }
 }
 
@@ -891,6 +871,12 @@ pub fn start_dump(path: &Path, options: DumpOptions) -> Result<Snapshot, ImageEr
             .map_err(|e| abandon(format!("/proc/self/maps: {e}")))?;
         let regions =
             regions(&maps, &holes).map_err(|e| abandon(format!("reading the mappings: {e}")))?;
+        if stager.as_mut().is_some_and(|st| st.make_room(&regions)) {
+            // The threads that allocated the buffer's pages changed the
+            // mappings: read them again.
+            last_change = "the staging buffer grew".into();
+            continue;
+        }
         // The tracking of the last attempt is let go first (it holds a lock).
         drop(tracking.take());
         tracking = match incremental {

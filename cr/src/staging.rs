@@ -14,10 +14,10 @@
 //!
 //! Protocol of one snapshot (the dumper's):
 //! 1. Before the freeze, [`Stager::open`] maps or reuses the buffer (its
-//!    range is left out of the image) and allocates, on every core, the
-//!    pages the snapshot will need that it does not hold yet (the first
-//!    snapshot's cost: fresh memory, which a virtual machine's host backs
-//!    on first touch), and [`Stager::choose`] picks the
+//!    range is left out of the image), [`Stager::make_room`] allocates, on
+//!    every core, the pages the snapshot will need that it does not hold
+//!    yet (the first snapshot's cost: fresh memory, which a virtual
+//!    machine's host backs on first touch), and [`Stager::choose`] picks the
 //!    regions it may stage: private anonymous and writable, of at least
 //!    [`MIN_REGION`] bytes, holding nothing the writer reads (the snapshot's
 //!    tables, the handler's stack and thread descriptor) and not the
@@ -117,12 +117,20 @@ const RESERVE_STEP: u64 = 1 << 30;
 
 /// Bytes of memory the buffer holds now (what the last snapshot copied).
 pub fn held() -> u64 {
-    let guard = BUFFER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut guard = BUFFER.lock().unwrap_or_else(|e| e.into_inner());
+    forget_if_restored(&mut guard);
+    guard.as_ref().map_or(0, |b| b.used)
+}
+
+/// In a restored process, forgets the buffer: the image left it out, so
+/// nothing is mapped there now, and the writer that read it was the
+/// snapshot's process's.
+fn forget_if_restored(buffer: &mut Option<Buffer>) {
     let restores = crate::threads::RESTORES.load(std::sync::atomic::Ordering::Acquire);
-    guard
-        .as_ref()
-        .filter(|b| b.restores == restores)
-        .map_or(0, |b| b.used)
+    if buffer.as_ref().is_some_and(|b| b.restores != restores) {
+        *buffer = None;
+        set_reader(0);
+    }
 }
 
 /// One snapshot's staging (see the module's protocol).
@@ -154,13 +162,7 @@ impl Stager {
             return None;
         }
         let mut guard = BUFFER.lock().unwrap_or_else(|e| e.into_inner());
-        let restores = crate::threads::RESTORES.load(std::sync::atomic::Ordering::Acquire);
-        if guard.as_ref().is_some_and(|b| b.restores != restores) {
-            // The image left the buffer out: nothing is mapped there now,
-            // and the writer that read it was the snapshot's process's.
-            *guard = None;
-            set_reader(0);
-        }
+        forget_if_restored(&mut guard);
         if READER.load(std::sync::atomic::Ordering::Acquire) != 0 {
             return None;
         }
@@ -176,28 +178,15 @@ impl Stager {
                 base: map_shared(len)?,
                 len,
                 used: 0,
-                restores,
+                restores: crate::threads::RESTORES.load(std::sync::atomic::Ordering::Acquire),
             });
         }
         let pagemap = std::fs::File::open("/proc/self/pagemap").ok()?;
-        let pagemap = std::os::fd::IntoRawFd::into_raw_fd(pagemap);
-        let mut scan = vec![PageRegion::default(); SCAN].into_boxed_slice();
-        if let Some(buf) = guard.as_mut() {
-            // The buffer's pages are allocated before the freeze, by every
-            // core: the copy in the stall then runs at memcpy's speed.
-            let want = estimate(pagemap, swap, &mut scan, (buf.base, buf.base + buf.len))
-                .min(budget)
-                .min(buf.len);
-            if want > buf.used {
-                populate(buf.base + buf.used, want - buf.used);
-                buf.used = want.div_ceil(KEEP_STEP) * KEEP_STEP;
-            }
-        }
         Some(Stager {
             guard,
-            pagemap,
+            pagemap: std::os::fd::IntoRawFd::into_raw_fd(pagemap),
             candidate: Vec::new(),
-            scan,
+            scan: vec![PageRegion::default(); SCAN].into_boxed_slice(),
             segments: vec![Segment::default(); SEGMENTS].into_boxed_slice(),
             segments_len: 0,
             staged: vec![StagedRegion::default(); STAGED].into_boxed_slice(),
@@ -219,6 +208,41 @@ impl Stager {
         self.pagemap
     }
 
+    /// Allocates, before the freeze and on every core, the buffer's pages
+    /// that a snapshot of `regions` needs and it does not hold yet, so that
+    /// the copy in the stall runs at memcpy's speed. True when it did: the
+    /// threads it ran changed the mappings, which are to be read again.
+    pub(crate) fn make_room(&mut self, regions: &[Region]) -> bool {
+        let Some(buf) = self.guard.as_mut() else {
+            return false;
+        };
+        let need: u64 = (0..regions.len())
+            .filter(|&i| may_stage(regions, i))
+            .map(|i| {
+                let mut bytes = 0;
+                let r = &regions[i];
+                let _ = crate::dirty::for_each_populated(
+                    self.pagemap,
+                    r.start..r.end,
+                    self.swap,
+                    &mut self.scan,
+                    |s, e| {
+                        bytes += e - s;
+                        Ok::<(), ()>(())
+                    },
+                );
+                bytes
+            })
+            .sum();
+        let want = need.min(self.limit).min(buf.len);
+        if want <= buf.used {
+            return false;
+        }
+        populate(buf.base + buf.used, want - buf.used);
+        buf.used = want.div_ceil(KEEP_STEP) * KEEP_STEP;
+        true
+    }
+
     /// Picks the regions of `regions` that may be staged. `read` holds every
     /// address the writer reads outside its own stack (sorted or not): a
     /// region holding one is left out.
@@ -237,17 +261,7 @@ impl Stager {
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let after_object = i > 0
-                    && regions[i - 1].end == r.start
-                    && !regions[i - 1].path.is_empty()
-                    && !regions[i - 1].path.starts_with('[');
-                r.has_data()
-                    && r.flags & SHARED == 0
-                    && r.path.is_empty()
-                    && r.prot & (libc::PROT_READ | libc::PROT_WRITE) as u32
-                        == (libc::PROT_READ | libc::PROT_WRITE) as u32
-                    && r.len() >= MIN_REGION
-                    && !after_object
+                may_stage(regions, i)
                     && read.partition_point(|&a| a < r.start)
                         == read.partition_point(|&a| a < r.end)
             })
@@ -289,14 +303,14 @@ impl Stager {
             };
             let (mark, used_mark) = (self.segments_len, used);
             let fits = wanted.iter().all(|w| {
-                populated(
+                crate::dirty::for_each_populated(
                     self.pagemap,
                     w.start..w.end,
                     self.swap,
                     &mut self.scan,
                     |s, e| {
                         if self.segments_len == SEGMENTS || used + (e - s) > len {
-                            return false;
+                            return Err(());
                         }
                         self.segments[self.segments_len] = Segment {
                             start: s,
@@ -305,9 +319,9 @@ impl Stager {
                         };
                         self.segments_len += 1;
                         used += e - s;
-                        true
+                        Ok(())
                     },
-                )
+                ) == Ok(w.end)
             });
             // SAFETY: madvise on a whole mapping of this process, which the
             // writer does not read (chosen so); it only changes what fork copies.
@@ -399,33 +413,22 @@ impl Drop for Stager {
     }
 }
 
-/// What a snapshot taken now would stage at most: the populated bytes of the
-/// regions of the kind it stages (outside `buffer`).
-fn estimate(pagemap: i32, swap: bool, scan: &mut [PageRegion], buffer: (u64, u64)) -> u64 {
-    let Ok(maps) = std::fs::read("/proc/self/maps") else {
-        return 0;
-    };
-    let Ok(maps) = crate::maps::parse_maps(&maps) else {
-        return 0;
-    };
-    maps.iter()
-        .filter(|m| {
-            m.path.is_empty()
-                && !m.shared
-                && m.read
-                && m.write
-                && m.end - m.start >= MIN_REGION
-                && (m.end <= buffer.0 || buffer.1 <= m.start)
-        })
-        .map(|m| {
-            let mut bytes = 0;
-            populated(pagemap, m.start..m.end, swap, scan, |s, e| {
-                bytes += e - s;
-                true
-            });
-            bytes
-        })
-        .sum()
+/// Whether region `i` of `regions` is of the kind staged: private anonymous
+/// memory, readable and writable, of [`MIN_REGION`] or more, and not the
+/// uninitialized data of a loaded object (right after its file's mapping).
+fn may_stage(regions: &[Region], i: usize) -> bool {
+    let r = &regions[i];
+    let rw = (libc::PROT_READ | libc::PROT_WRITE) as u32;
+    let after_object = i > 0
+        && regions[i - 1].end == r.start
+        && !regions[i - 1].path.is_empty()
+        && !regions[i - 1].path.starts_with('[');
+    r.has_data()
+        && r.flags & SHARED == 0
+        && r.path.is_empty()
+        && r.prot & rw == rw
+        && r.len() >= MIN_REGION
+        && !after_object
 }
 
 /// Allocates the pages of `[from, from + len)` of the buffer, split among
@@ -461,44 +464,6 @@ fn populate(from: u64, len: u64) {
             at += n;
         }
     });
-}
-
-/// Calls `f(start, end)` with each populated range of `range` in order (no
-/// allocation: `scan` holds the kernel's answer); false as soon as `f` does,
-/// or when the pages cannot be told apart.
-fn populated(
-    pagemap: i32,
-    range: std::ops::Range<u64>,
-    swap: bool,
-    scan: &mut [PageRegion],
-    mut f: impl FnMut(u64, u64) -> bool,
-) -> bool {
-    let mut pos = range.start;
-    while pos < range.end {
-        let Ok((n, walk_end)) = crate::dirty::unpopulated_raw(pagemap, pos..range.end, scan, swap)
-        else {
-            return false;
-        };
-        if walk_end <= pos {
-            return false;
-        }
-        let walk_end = walk_end.min(range.end);
-        for empty in &scan[..n] {
-            let (s, e) = (empty.start.max(pos), empty.end.min(walk_end));
-            if s >= e {
-                continue;
-            }
-            if s > pos && !f(pos, s) {
-                return false;
-            }
-            pos = e;
-        }
-        if walk_end > pos && !f(pos, walk_end) {
-            return false;
-        }
-        pos = pos.max(walk_end);
-    }
-    true
 }
 
 /// Maps `len` bytes of shared anonymous memory; its address. Shared, not
@@ -733,16 +698,17 @@ mod tests {
         let mut scan = vec![PageRegion::default(); 8];
         let mut found = Vec::new();
         let swap = crate::dirty::swap_in_use();
-        let ok = populated(
+        let end = range.end;
+        let ok = crate::dirty::for_each_populated(
             std::os::fd::AsRawFd::as_raw_fd(&f),
             range,
             swap,
             &mut scan,
             |s, e| {
                 found.push(((s - base) / 4096, (e - base) / 4096));
-                true
+                Ok::<(), ()>(())
             },
-        );
+        ) == Ok(end);
         // SAFETY: unmapping the mapping made above.
         unsafe { libc::munmap(p, pages * 4096) };
         assert!(ok, "PAGEMAP_SCAN of an anonymous mapping failed");

@@ -11,6 +11,13 @@ fn runtime_lines(err: &str) -> Vec<&str> {
     err.lines().filter(|l| l.starts_with("mpcrs:")).collect()
 }
 
+/// The one line of stderr that comes from mpcrs (asserted to be one).
+fn the_runtime_line<'a>(err: &'a str, case: &str) -> &'a str {
+    let lines = runtime_lines(err);
+    assert_eq!(lines.len(), 1, "{case}: {err}");
+    lines[0]
+}
+
 /// The overflowing rank is named, the job ends with the fault's status, and
 /// no rank runs on over a corrupted stack: with a guard page (the default at
 /// this size), without one (MPCRS_STACK_GUARDS=0: a runaway recursion runs into
@@ -40,15 +47,14 @@ fn a_stack_overflow_is_reported_by_rank() {
                 let err = text(&o).1;
                 let case = format!("guards {guards:?}, -p {procs}, {scenario}");
                 assert_eq!(o.status.code(), Some(128 + 11), "{case}: {err}");
-                let lines = runtime_lines(&err);
-                assert_eq!(lines.len(), 1, "{case}: {err}");
+                let line = the_runtime_line(&err, &case);
                 assert!(
-                    lines[0].starts_with("mpcrs: rank 7 overflowed its stack (65536 bytes")
-                        && lines[0].contains("raise --stack-size"),
+                    line.starts_with("mpcrs: rank 7 overflowed its stack (65536 bytes")
+                        && line.contains("raise --stack-size"),
                     "{case}: {err}"
                 );
                 if guards.is_some() && scenario == "overflow-return" {
-                    assert!(lines[0].contains("canary"), "{case}: {err}");
+                    assert!(line.contains("canary"), "{case}: {err}");
                 }
                 assert!(
                     !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
@@ -94,9 +100,9 @@ fn a_fault_in_a_c_rank_names_the_rank() {
                 Some(128 + 11),
                 "-p {procs} {scenario}: {err}"
             );
-            let lines = runtime_lines(&err);
-            assert_eq!(lines.len(), 1, "-p {procs} {scenario}: {err}");
-            assert!(lines[0].starts_with(want), "-p {procs} {scenario}: {err}");
+            let case = format!("-p {procs} {scenario}");
+            let line = the_runtime_line(&err, &case);
+            assert!(line.starts_with(want), "{case}: {err}");
         }
     }
 }
@@ -136,10 +142,9 @@ fn an_address_space_limit_is_named_in_one_line() {
     );
     let err = text(&o).1;
     assert!(!o.status.success(), "{err}");
-    let lines = runtime_lines(&err);
-    assert_eq!(lines.len(), 1, "{err}");
+    let line = the_runtime_line(&err, "RLIMIT_AS");
     assert!(
-        lines[0].contains("RLIMIT_AS") && lines[0].contains("--stack-size"),
+        line.contains("RLIMIT_AS") && line.contains("--stack-size"),
         "{err}"
     );
     assert!(
@@ -169,12 +174,11 @@ fn too_many_copies_of_a_c_program_for_the_mapping_limit_are_named_in_one_line() 
     );
     let err = text(&o).1;
     assert!(!o.status.success(), "{err}");
-    let lines = runtime_lines(&err);
-    assert_eq!(lines.len(), 1, "{err}");
+    let line = the_runtime_line(&err, "vm.max_map_count");
     assert!(
-        lines[0].contains(&format!("{n} ranks of"))
-            && lines[0].contains("vm.max_map_count")
-            && lines[0].contains("-p"),
+        line.contains(&format!("{n} ranks of"))
+            && line.contains("vm.max_map_count")
+            && line.contains("-p"),
         "{err}"
     );
     assert!(

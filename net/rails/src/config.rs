@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::gate::{parse_size, Gate};
+use crate::gate::Gate;
 use crate::xml::{self, Element, Pos};
+use mpcrs_settings::parse_size;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Driver {

@@ -71,8 +71,6 @@ pub fn size_bounds(gates: &[Gate]) -> Option<(u64, u64)> {
     Some(bounds)
 }
 
-pub use mpcrs_settings::parse_size;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -612,11 +612,13 @@ impl Committer {
             images: all.len(),
             bytes: sum(1),
             stored: sum(2),
-            stall: Duration::from_micros(max(3)),
             write: Duration::from_micros(max(4)),
-            lost: Duration::from_micros(lost_per_host(&all, &senders, &self.settings.nodes)),
-            faults: sum(7),
-            staged: sum(8),
+            cost: mpcrs_settings::manifest::CheckpointCost {
+                stall_us: max(3),
+                lost_us: lost_per_host(&all, &senders, &self.settings.nodes),
+                faults: sum(7),
+                staged: sum(8),
+            },
         };
         let parents: Vec<u64> = all.iter().map(|c| value(c, 5)).collect();
         let committed = super::commit_epoch(epoch, self.ranks, self.settings, &figures, &parents);

@@ -670,15 +670,11 @@ struct Figures {
     images: usize,
     bytes: u64,
     stored: u64,
-    /// The longest stall and the longest write of an image.
-    stall: Duration,
+    /// The longest write of an image.
     write: Duration,
-    /// The most the processes of a host lost besides the stall, the page
-    /// faults of all of them while their images were written, and the bytes
-    /// copied in the stalls.
-    lost: Duration,
-    faults: u64,
-    staged: u64,
+    /// What it cost the program (the longest stall among them), as the
+    /// manifest records it.
+    cost: mpcrs_settings::manifest::CheckpointCost,
 }
 
 impl Figures {
@@ -687,21 +683,18 @@ impl Figures {
             images,
             bytes: r.bytes,
             stored: r.stored_bytes,
-            stall: r.stall,
             write: r.write,
-            lost: r.cost.lost(),
-            faults: r.cost.faults,
-            staged: r.cost.staged_bytes,
+            cost: mpcrs_settings::manifest::CheckpointCost {
+                stall_us: r.stall.as_micros() as u64,
+                lost_us: r.cost.lost().as_micros() as u64,
+                faults: r.cost.faults,
+                staged: r.cost.staged_bytes,
+            },
         }
     }
 
-    fn cost(&self) -> mpcrs_settings::manifest::CheckpointCost {
-        mpcrs_settings::manifest::CheckpointCost {
-            stall_us: self.stall.as_micros() as u64,
-            lost_us: self.lost.as_micros() as u64,
-            faults: self.faults,
-            staged: self.staged,
-        }
+    fn stall(&self) -> Duration {
+        Duration::from_micros(self.cost.stall_us)
     }
 }
 
@@ -728,7 +721,7 @@ fn commit_epoch(
     let k = epoch.epoch();
     let mut manifest = settings.manifest(k, ranks, f.images);
     manifest.base = settings.base_of(parents);
-    manifest.cost = Some(f.cost());
+    manifest.cost = Some(f.cost);
     if let Err(e) = epoch.commit(manifest.to_json().as_bytes()) {
         mpcrs_settings::report!(
             error,
@@ -742,14 +735,14 @@ fn commit_epoch(
     } else {
         String::new()
     };
-    interval::measured(f.stall, f.write);
+    interval::measured(f.stall(), f.write);
     mpcrs_settings::report!(info,
         "mpcrs: checkpoint epoch {k}: {} bytes ({} stored){images}, application stall {:.1} ms, write {:.0} MB/s, {}",
         f.bytes,
         f.stored,
-        f.stall.as_secs_f64() * 1e3,
+        f.stall().as_secs_f64() * 1e3,
         f.stored as f64 / 1e6 / f.write.as_secs_f64().max(1e-6),
-        f.cost().describe()
+        f.cost.describe()
     );
     true
 }
