@@ -4,7 +4,7 @@ use std::os::raw::{c_char, c_int, c_void};
 
 use mpcrs::{ErrorClass, ErrorHandler};
 
-use crate::export::{mpi_fn, tri};
+use crate::export::{mpi_fn, mpi_leaf_fn, tri};
 use crate::handles::*;
 
 /// Copies `s` into a C buffer of `cap` bytes (NUL-terminated) and sets `len`.
@@ -207,14 +207,6 @@ mpi_fn! {
         MPI_SUCCESS
     }
 
-    fn Wtime() -> f64 {
-        mpcrs::wtime()
-    }
-
-    fn Wtick() -> f64 {
-        mpcrs::wtick()
-    }
-
     fn Comm_set_errhandler(comm: MPI_Comm, errhandler: MPI_Errhandler) -> c_int {
         let c = tri!(comm_for("MPI_Comm_set_errhandler", comm));
         if crate::errhandler::is_user(errhandler) {
@@ -302,5 +294,15 @@ mpi_fn! {
         // SAFETY: `base` came from MPI_Alloc_mem (malloc).
         unsafe { libc::free(base) };
         MPI_SUCCESS
+    }
+}
+
+mpi_leaf_fn! {
+    fn Wtime() -> f64 {
+        mpcrs::wtime()
+    }
+
+    fn Wtick() -> f64 {
+        mpcrs::wtick()
     }
 }

@@ -23,12 +23,14 @@ macro_rules! mpi_fn {
                     ::mpcrs::recovery::leave_if_recovering();
                     // What it allocates is the runtime's, not the program's.
                     let _heap = crate::rank_heap::in_runtime();
+                    // One lookup of the caller serves what follows.
+                    let caller = ::mpcrs_scheduler::Caller::current();
                     // A blocking call runs other ranks' ULTs on this thread, whose
                     // errno is shared: the caller finds its own as it left it.
-                    let _errno = crate::export::KeepErrno::new();
+                    let _errno = crate::export::KeepErrno::at(caller.errno());
                     // The call a deadlock report names.
                     static CALL: &str = concat!("MPI_", stringify!($name));
-                    let _call = ::mpcrs::deadlock::CallNote::enter(&CALL);
+                    let _call = ::mpcrs::deadlock::CallNote::enter(&caller, &CALL);
                     // SAFETY: the body's contract is the function's. The
                     // closure lets the body `return` its code.
                     #[allow(unused_unsafe, clippy::redundant_closure_call)]
@@ -49,22 +51,55 @@ macro_rules! mpi_fn {
     };
 }
 
+/// Entry points that neither block, allocate, call back into the program nor
+/// fail (MPI_Wtime, MPI_Wtick): without the frame of [`mpi_fn`], since
+/// programs time single operations with them and the frame costs more than
+/// the clock.
+macro_rules! mpi_leaf_fn {
+    ($(
+        fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty $body:block
+    )*) => {
+        $(
+            paste::paste! {
+                #[doc = concat!("`PMPI_", stringify!($name), "` of the MPI standard.")]
+                ///
+                /// # Safety
+                /// Called from C with the arguments MPI specifies for this function.
+                #[no_mangle]
+                pub unsafe extern "C-unwind" fn [<PMPI_ $name>]( $($arg : $ty),* ) -> $ret $body
+
+                #[doc = concat!("`MPI_", stringify!($name), "`: calls `PMPI_", stringify!($name), "`.")]
+                ///
+                /// # Safety
+                /// As the PMPI entry point.
+                #[no_mangle]
+                pub unsafe extern "C-unwind" fn [<MPI_ $name>]( $($arg : $ty),* ) -> $ret {
+                    // SAFETY: same contract as the PMPI entry point.
+                    unsafe { [<PMPI_ $name>]( $($arg),* ) }
+                }
+            }
+        )*
+    };
+}
+
 /// Restores the thread's errno when dropped to what it was when made.
-pub(crate) struct KeepErrno(libc::c_int);
+pub(crate) struct KeepErrno(*mut libc::c_int, libc::c_int);
 
 impl KeepErrno {
+    /// `errno` is the calling thread's (`Caller::errno`).
     #[inline]
-    pub(crate) fn new() -> KeepErrno {
-        // SAFETY: the calling thread's errno.
-        KeepErrno(unsafe { *libc::__errno_location() })
+    pub(crate) fn at(errno: *mut libc::c_int) -> KeepErrno {
+        // SAFETY: the calling thread's errno, which outlives the call.
+        KeepErrno(errno, unsafe { *errno })
     }
 }
 
 impl Drop for KeepErrno {
     #[inline]
     fn drop(&mut self) {
-        // SAFETY: as above.
-        unsafe { *libc::__errno_location() = self.0 };
+        // SAFETY: as above; a ULT resumes on its home worker, so the thread
+        // (and its errno) is the one the call entered on.
+        unsafe { *self.0 = self.1 };
     }
 }
 
@@ -78,4 +113,4 @@ macro_rules! tri {
     };
 }
 
-pub(crate) use {mpi_fn, tri};
+pub(crate) use {mpi_fn, mpi_leaf_fn, tri};

@@ -253,6 +253,7 @@ pub(crate) fn job_exists() -> bool {
     JOB.get().is_some()
 }
 
+#[inline]
 fn rank_cell() -> Option<&'static RankCell> {
     let job = JOB.get()?;
     let r = match mpcrs::current_rank() {
@@ -266,6 +267,7 @@ fn rank_cell() -> Option<&'static RankCell> {
 
 /// The calling rank's published windows (see published.rs); with `live`,
 /// only between MPI_Init and MPI_Finalize.
+#[inline]
 pub(crate) fn published_windows(
     live: bool,
 ) -> Option<&'static crate::published::Published<mpcrs::raw::Window>> {
@@ -699,6 +701,7 @@ pub(crate) fn code(e: &mpcrs::Error) -> c_int {
 
 /// Looks up a communicator for `call`; errors (no MPI_Init yet, invalid handle) go
 /// through MPI_COMM_WORLD's handler, which ends the job unless it is ERRORS_RETURN.
+#[inline(always)]
 pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<CommRef, c_int> {
     if let (MPI_COMM_WORLD | MPI_COMM_SELF, Some(cell)) = (h, rank_cell()) {
         if cell.live.load(Ordering::Acquire) {
@@ -710,6 +713,12 @@ pub(crate) fn comm_for(call: &'static str, h: MPI_Comm) -> Result<CommRef, c_int
             }
         }
     }
+    comm_from_tables(call, h)
+}
+
+/// [`comm_for`] beyond the predefined communicators of a live rank.
+#[inline(never)]
+fn comm_from_tables(call: &'static str, h: MPI_Comm) -> Result<CommRef, c_int> {
     let Some(st) = rank_state() else {
         if !job_exists() {
             // A program started directly (its MPI_Init makes the job): too early.

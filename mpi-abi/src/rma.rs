@@ -170,6 +170,22 @@ fn elements(a: &Arg) -> Elements {
     })
 }
 
+/// The bytes of an origin and a target that are both of predefined
+/// contiguous types and of the same, nonzero length: the common case of
+/// MPI_Put and MPI_Get, found without describing either argument.
+#[inline(always)]
+fn contiguous_bytes(
+    origin_count: c_int,
+    origin_datatype: MPI_Datatype,
+    target_count: c_int,
+    target_datatype: MPI_Datatype,
+) -> Option<usize> {
+    let o = datatype::predefined_contiguous(origin_datatype)?;
+    let t = datatype::predefined_contiguous(target_datatype)?;
+    let len = usize::try_from(target_count).ok()? * t.size;
+    (len > 0 && usize::try_from(origin_count).ok()? * o.size == len).then_some(len)
+}
+
 /// Checks that origin and target move the same bytes.
 #[inline(always)]
 fn same_bytes(w: &Window, call: &'static str, origin: usize, target: usize) -> Result<(), c_int> {
@@ -200,6 +216,7 @@ fn request_handle(
 /// # Safety
 /// The C arguments of MPI_Put; `request` writable when given.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 unsafe fn put(
     call: &'static str,
     origin_addr: *const c_void,
@@ -213,6 +230,17 @@ unsafe fn put(
     request: Option<*mut MPI_Request>,
 ) -> c_int {
     let w = tri!(win_for(call, win));
+    // The common case (contiguous at both ends, a target reached by stores)
+    // returns without a request or a result made and read back.
+    if let (None, Some(len)) = (
+        request,
+        contiguous_bytes(origin_count, origin_datatype, target_count, target_datatype),
+    ) {
+        // SAFETY: the origin buffer holds `len` bytes (C contract).
+        if unsafe { w.put_direct(origin_addr.cast(), target_rank, target_disp as isize, len) } {
+            return MPI_SUCCESS;
+        }
+    }
     let o = tri!(arg(&w, call, origin_count, origin_datatype));
     let t = tri!(arg(&w, call, target_count, target_datatype));
     tri!(same_bytes(&w, call, o.len, t.len));
@@ -243,6 +271,7 @@ unsafe fn put(
 /// # Safety
 /// The C arguments of MPI_Get; `request` writable when given.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 unsafe fn get(
     call: &'static str,
     origin_addr: *mut c_void,
@@ -256,10 +285,20 @@ unsafe fn get(
     request: Option<*mut MPI_Request>,
 ) -> c_int {
     let w = tri!(win_for(call, win));
+    let disp = target_disp as isize;
+    // As in `put`.
+    if let (None, Some(len)) = (
+        request,
+        contiguous_bytes(origin_count, origin_datatype, target_count, target_datatype),
+    ) {
+        // SAFETY: the origin buffer has room for `len` bytes (C contract).
+        if unsafe { w.get_direct(origin_addr.cast(), target_rank, disp, len) } {
+            return MPI_SUCCESS;
+        }
+    }
     let o = tri!(arg(&w, call, origin_count, origin_datatype));
     let t = tri!(arg(&w, call, target_count, target_datatype));
     tri!(same_bytes(&w, call, o.len, t.len));
-    let disp = target_disp as isize;
     match request {
         Some(out) => {
             // SAFETY: the origin buffer is lent until the request completes;

@@ -102,13 +102,21 @@ fn world_error(call: &'static str, class: ErrorClass, detail: String) -> c_int {
 /// The window of handle `h`, or the error (MPI_ERR_WIN on MPI_COMM_WORLD).
 /// Found without a lock or a reference count (published.rs): the reference
 /// is for the length of the calling MPI call.
+#[inline(always)]
 pub(crate) fn win_for(call: &'static str, h: MPI_Win) -> Result<&'static Window, c_int> {
     let published = published_windows(true)
         .zip(index(h))
         .and_then(|(p, i)| p.get(i));
-    if let Some(w) = published {
-        return Ok(w);
+    match published {
+        Some(w) => Ok(w),
+        None => win_for_unpublished(call, h),
     }
+}
+
+/// [`win_for`] of a window not in the published index.
+#[cold]
+#[inline(never)]
+fn win_for_unpublished(call: &'static str, h: MPI_Win) -> Result<&'static Window, c_int> {
     win_for_locked(call, h).map(|w| {
         // SAFETY: as a published window: the table entry owns it until the
         // rank frees it, which MPI forbids during a call on it.

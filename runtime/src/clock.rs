@@ -49,6 +49,7 @@ static BASE_TSC: AtomicU64 = AtomicU64::new(0);
 static BASE_NS: AtomicU64 = AtomicU64::new(0);
 
 /// Seconds since an arbitrary point of the node (MPI_Wtime).
+#[inline]
 pub fn wtime() -> f64 {
     now_ns() * 1e-9
 }
@@ -63,6 +64,7 @@ fn clock_ns() -> f64 {
     ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
 }
 
+#[inline]
 #[cfg(target_arch = "x86_64")]
 fn ticks() -> u64 {
     // SAFETY: rdtsc has no preconditions; `counter_is_trusted` checked the
@@ -104,6 +106,7 @@ fn counter_is_trusted() -> bool {
         .is_ok_and(|s| s.trim() == "tsc")
 }
 
+#[inline]
 fn now_ns() -> f64 {
     match MODE.load(Ordering::Acquire) {
         COUNTER => counter_ns(),
@@ -158,6 +161,7 @@ fn calibrating_ns() -> f64 {
 }
 
 /// The counter's line, sampling the clock again when the anchor is old.
+#[inline]
 fn counter_ns() -> f64 {
     for _ in 0..1000 {
         let seq = SEQ.load(Ordering::Acquire);

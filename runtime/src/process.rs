@@ -4,6 +4,7 @@
 use std::io::Write;
 
 /// World rank of the calling ULT, if it is a rank of a running job.
+#[inline]
 pub fn current_rank() -> Option<i32> {
     rank_of_ult_word(mpcrs_scheduler::ult_local())
 }
@@ -13,6 +14,7 @@ pub fn current_rank() -> Option<i32> {
 const AGENT: usize = 1 << 62;
 
 /// The rank a ULT's local word names (see `set_current_rank`), if any.
+#[inline]
 pub fn rank_of_ult_word(word: usize) -> Option<i32> {
     match word & !AGENT {
         0 => None,

@@ -295,13 +295,12 @@ pub(crate) fn foreign_callers() -> bool {
 pub struct CallNote(Option<mpcrs_scheduler::NoteCell>);
 
 impl CallNote {
-    /// Notes `name` (a static holding the call's name) unless a call is
-    /// noted already: one lookup of the caller, no locked instruction.
+    /// Notes `name` (a static holding the call's name) for `caller` unless a
+    /// call is noted already: no locked instruction.
     #[inline]
-    pub fn enter(name: &'static &'static str) -> CallNote {
-        let (cell, in_ult) =
-            mpcrs_scheduler::note_unless_noted(name as *const &'static str as usize);
-        if !in_ult && !FOREIGN_CALLERS.load(Ordering::Relaxed) {
+    pub fn enter(caller: &mpcrs_scheduler::Caller, name: &'static &'static str) -> CallNote {
+        let cell = caller.note_unless_noted(name as *const &'static str as usize);
+        if !caller.in_ult() && !FOREIGN_CALLERS.load(Ordering::Relaxed) {
             FOREIGN_CALLERS.store(true, Ordering::Relaxed);
         }
         CallNote(cell)

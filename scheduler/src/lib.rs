@@ -40,9 +40,9 @@ pub use fault::{panic_message, set_code_namer, set_ult_label, CodeNamer, UltLabe
 pub use idle::{sleep_counts, SleepCounts};
 pub use limits::{mappings, max_map_count};
 pub use park::{
-    context_id, current, in_ult, note_unless_noted, park, park_timeout, poll_while_parked,
-    set_after_suspend_hook, set_resume_hook, set_ult_local, ult_local, ult_local_of_ult, ult_note,
-    unpark_all, yield_for_poll, yield_now, NoteCell, Unparker,
+    context_id, current, in_ult, park, park_timeout, poll_while_parked, set_after_suspend_hook,
+    set_resume_hook, set_ult_local, ult_local, ult_local_of_ult, ult_note, unpark_all,
+    yield_for_poll, yield_now, Caller, NoteCell, Unparker,
 };
 pub use progress::{Progress, FOREIGN_THREAD};
 pub use scheduler::{Builder, Handle, Scheduler};

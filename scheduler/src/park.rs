@@ -97,7 +97,7 @@ pub fn ult_note() -> usize {
     }
 }
 
-/// Where a note was set by [`note_unless_noted`]: clearing it needs no
+/// Where a note was set by [`Caller::note_unless_noted`]: clearing it needs no
 /// lookup of the caller.
 pub struct NoteCell(*const std::cell::Cell<usize>);
 
@@ -113,23 +113,59 @@ impl NoteCell {
     }
 }
 
-/// Notes `value` as what the caller does unless it has a note already, with
-/// one lookup of the caller: where the note was set (to clear it), and
-/// whether the caller is a ULT.
-#[inline]
-pub fn note_unless_noted(value: usize) -> (Option<NoteCell>, bool) {
-    let (cell, in_ult): (*const std::cell::Cell<usize>, bool) = match worker::current_task_ptr() {
-        // SAFETY: as in `set_ult_local`.
-        Some(task) => (unsafe { &(*task).note }, true),
-        None => (THREAD_NOTE.with(|w| w as *const _), false),
-    };
-    // SAFETY: see `NoteCell::clear`.
-    let note = unsafe { &*cell };
-    if note.get() != 0 {
-        return (None, in_ult);
+/// The caller of an entry point of the runtime, looked up once (one
+/// thread-local access, which in a dynamically loaded library is a call to
+/// `__tls_get_addr`): its ULT if it is one, and where its OS thread keeps
+/// `errno`, which a worker looks up once for all its ULTs.
+#[derive(Clone, Copy)]
+pub struct Caller {
+    task: *const Task,
+    errno: *mut libc::c_int,
+}
+
+impl Caller {
+    #[inline]
+    pub fn current() -> Caller {
+        match worker::with_ctx(|ctx| (ctx.current.get(), ctx.errno)) {
+            Some((task, errno)) if !task.is_null() => Caller { task, errno },
+            // SAFETY: `__errno_location` has no preconditions.
+            _ => Caller {
+                task: std::ptr::null(),
+                errno: unsafe { libc::__errno_location() },
+            },
+        }
     }
-    note.set(value);
-    (Some(NoteCell(cell)), in_ult)
+
+    /// Whether the caller is a ULT.
+    #[inline]
+    pub fn in_ult(&self) -> bool {
+        !self.task.is_null()
+    }
+
+    /// The caller's thread's `errno`, valid while the caller runs.
+    #[inline]
+    pub fn errno(&self) -> *mut libc::c_int {
+        self.errno
+    }
+
+    /// Notes `value` as what the caller does unless it has a note already;
+    /// where the note was set, to clear it.
+    #[inline]
+    pub fn note_unless_noted(&self, value: usize) -> Option<NoteCell> {
+        let cell: *const std::cell::Cell<usize> = if self.task.is_null() {
+            THREAD_NOTE.with(|w| w as *const _)
+        } else {
+            // SAFETY: as in `set_ult_local`: the task lives while its ULT runs.
+            unsafe { &(*self.task).note }
+        };
+        // SAFETY: see `NoteCell::clear`.
+        let note = unsafe { &*cell };
+        if note.get() != 0 {
+            return None;
+        }
+        note.set(value);
+        Some(NoteCell(cell))
+    }
 }
 
 /// The caller's local word, if it is a ULT (one lookup).
@@ -185,6 +221,7 @@ fn after_suspend(task: &Task) {
 }
 
 /// The caller's local word (see [`set_ult_local`]): 0 if never set.
+#[inline]
 pub fn ult_local() -> usize {
     match worker::current_task_ptr() {
         // SAFETY: as in `set_ult_local`.
@@ -308,6 +345,7 @@ pub fn yield_now() {
 /// A program's poll of state another ULT may change (MPI_Win_flush, a test):
 /// lets the worker's other ready ULTs run, and when none is ready yields only
 /// now and then, so the worker's timers and progress hooks still turn.
+#[inline]
 pub fn yield_for_poll() {
     if worker::poll_switch_due() {
         yield_now();

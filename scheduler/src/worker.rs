@@ -46,7 +46,7 @@ pub(crate) struct WorkerCtx {
     stacks: RefCell<StackPool>,
     timers: RefCell<Timers>,
     /// The ULT being resumed; null between ULTs.
-    current: Cell<*const Task>,
+    pub(crate) current: Cell<*const Task>,
     /// A ULT other than a background one yielded: a background ULT gets the
     /// next turn, so helpers progress while ranks poll by yielding.
     background_turn: Cell<bool>,
@@ -59,13 +59,17 @@ pub(crate) struct WorkerCtx {
     /// ULTs parked until a bell rings ([`crate::bell::wait_in_ult`]): looked
     /// at between ULTs, slept on when idle.
     bell_waiters: RefCell<Vec<(Bell, Arc<Task>)>>,
+    /// This thread's `errno` (see [`crate::Caller`]): its address is fixed
+    /// for the thread's life, and a restored thread gets its FS base back.
+    pub(crate) errno: *mut libc::c_int,
 }
 
 thread_local! {
     static WORKER: Cell<*const WorkerCtx> = const { Cell::new(std::ptr::null()) };
 }
 
-fn with_ctx<R>(f: impl FnOnce(&WorkerCtx) -> R) -> Option<R> {
+#[inline]
+pub(crate) fn with_ctx<R>(f: impl FnOnce(&WorkerCtx) -> R) -> Option<R> {
     let ptr = WORKER.with(|w| w.get());
     if ptr.is_null() {
         None
@@ -76,6 +80,7 @@ fn with_ctx<R>(f: impl FnOnce(&WorkerCtx) -> R) -> Option<R> {
     }
 }
 
+#[inline]
 pub(crate) fn current_task_ptr() -> Option<*const Task> {
     with_ctx(|ctx| ctx.current.get()).filter(|p| !p.is_null())
 }
@@ -111,10 +116,11 @@ pub fn has_ready_ults() -> bool {
 /// Program polls (a window flush that finds nothing to wait for) answered
 /// without a switch while no other ULT is ready: a switch per poll cost more
 /// than the poll itself; one every so many still turns timers and progress.
-const POLLS_PER_SWITCH: u32 = 16;
+const POLLS_PER_SWITCH: u32 = 64;
 
 /// Whether a program's poll should switch ULTs now: another ULT is ready, or
 /// [`POLLS_PER_SWITCH`] polls went by without one. Outside a ULT: always.
+#[inline]
 pub(crate) fn poll_switch_due() -> bool {
     with_ctx(|ctx| {
         if ctx.current.get().is_null() {
@@ -254,9 +260,12 @@ impl WorkerCtx {
             polls_since_cpu_yield: Cell::new(0),
             polls_without_switch: Cell::new(0),
             bell_waiters: RefCell::new(Vec::new()),
+            // SAFETY: no preconditions; `new` runs on the worker's own thread.
+            errno: unsafe { libc::__errno_location() },
         }
     }
 
+    #[inline]
     fn has_ready(&self) -> bool {
         !self.queue.is_empty() || !self.shared.workers[self.index].inbox.is_empty()
     }

@@ -91,6 +91,7 @@ struct State {
 
 static STATE: OnceLock<State> = OnceLock::new();
 
+#[inline]
 fn state() -> Option<&'static State> {
     STATE.get()
 }

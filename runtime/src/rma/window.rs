@@ -592,7 +592,7 @@ impl Window {
 
     /// Target `t`'s memory if this process reaches it directly: its own
     /// ranks', and the node segment's.
-    #[inline]
+    #[inline(always)]
     fn local(&self, t: usize) -> Option<&Target> {
         if self.members[t].local {
             self.shared.target(t)
@@ -681,9 +681,87 @@ impl Window {
     ///
     /// # Safety
     /// `data` valid for the blocks' bytes until the operation completes.
+    /// Where `len` bytes at displacement `disp` of target `target` lie, when
+    /// this process reaches them by stores and every check passes without a
+    /// lock: the common case of MPI_Put and MPI_Get, kept small enough to
+    /// inline into the C entry points. `None` sends the call the long way,
+    /// which checks again and names what is wrong.
+    #[inline(always)]
+    fn direct_span(&self, target: i32, disp: isize, len: u64) -> Option<*mut u8> {
+        let t = usize::try_from(target).ok()?;
+        let m = self.members.get(t)?;
+        if self.flavor == Flavor::Dynamic
+            || !(self.locked_by_bit(t) || self.open_to_all.load(Ordering::Acquire))
+        {
+            return None;
+        }
+        let at = (disp as i64).checked_mul(m.disp_unit as i64)?;
+        let end = (at as u64).checked_add(len)?;
+        let tg = self.local(t)?;
+        (at >= 0 && end <= m.size && end <= tg.size as u64).then(|| tg.addr(at, 0))
+    }
+
+    /// MPI_Put of `len` contiguous bytes in its common case (see
+    /// [`Window::direct_span`]): true when done, false when the call must
+    /// take [`Window::put`].
+    ///
+    /// # Safety
+    /// `data` holds `len` bytes.
+    #[inline(always)]
+    pub unsafe fn put_direct(&self, data: *const u8, target: i32, disp: isize, len: usize) -> bool {
+        let Some(to) = self.direct_span(target, disp, len as u64) else {
+            return false;
+        };
+        // SAFETY: `to` holds `len` bytes of the target's window (checked);
+        // `data` holds them (contract).
+        unsafe { std::ptr::copy(data, to, len) };
+        true
+    }
+
+    /// MPI_Get of `len` contiguous bytes in its common case, as
+    /// [`Window::put_direct`].
+    ///
+    /// # Safety
+    /// `into` has room for `len` bytes.
+    #[inline(always)]
+    pub unsafe fn get_direct(&self, into: *mut u8, target: i32, disp: isize, len: usize) -> bool {
+        let Some(from) = self.direct_span(target, disp, len as u64) else {
+            return false;
+        };
+        // SAFETY: `from` holds `len` bytes of the target's window (checked);
+        // `into` has room for them (contract).
+        unsafe { std::ptr::copy(from, into, len) };
+        true
+    }
+
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     pub unsafe fn put(
+        &self,
+        call: &'static str,
+        data: *const u8,
+        keep: Option<Vec<u8>>,
+        target: i32,
+        disp: isize,
+        blocks: &[(i64, u64)],
+    ) -> Result<Option<RawRequest>> {
+        if let [(0, len)] = *blocks {
+            // SAFETY: forwarded.
+            if unsafe { self.put_direct(data, target, disp, len as usize) } {
+                return Ok(None);
+            }
+        }
+        // SAFETY: forwarded.
+        unsafe { self.put_checked(call, data, keep, target, disp, blocks) }
+    }
+
+    /// [`Window::put`] beyond its common case.
+    ///
+    /// # Safety
+    /// As [`Window::put`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    unsafe fn put_checked(
         &self,
         call: &'static str,
         data: *const u8,
@@ -722,8 +800,32 @@ impl Window {
     ///
     /// # Safety
     /// `into` valid for the blocks' bytes until the operation completes.
-    #[inline]
+    #[inline(always)]
     pub unsafe fn get(
+        &self,
+        call: &'static str,
+        into: *mut u8,
+        target: i32,
+        disp: isize,
+        blocks: &[(i64, u64)],
+        finish: Option<Finish>,
+    ) -> Result<RawRequest> {
+        if let ([(0, len)], None) = (blocks, &finish) {
+            // SAFETY: forwarded.
+            if unsafe { self.get_direct(into, target, disp, *len as usize) } {
+                return Ok(RawRequest::completed(Status::empty()));
+            }
+        }
+        // SAFETY: forwarded.
+        unsafe { self.get_checked(call, into, target, disp, blocks, finish) }
+    }
+
+    /// [`Window::get`] beyond its common case.
+    ///
+    /// # Safety
+    /// As [`Window::get`].
+    #[inline(never)]
+    unsafe fn get_checked(
         &self,
         call: &'static str,
         into: *mut u8,
@@ -1052,11 +1154,25 @@ impl Window {
     }
 
     /// MPI_Win_flush / MPI_Win_flush_local (`remote` false).
-    #[inline]
+    #[inline(always)]
     pub fn flush(&self, call: &'static str, target: i32, remote: bool) -> Result<()> {
         // Programs poll for a change of the window with flushes and syncs:
         // a poll lets the worker's other ranks run, or their writes never come.
         mpcrs_scheduler::yield_for_poll();
+        // The common case, a locked target and nothing sent to another
+        // process: every operation completed when it was made.
+        if target >= 0
+            && self.locked_by_bit(target as usize)
+            && !self.remote_pending.load(Ordering::Acquire)
+        {
+            return Ok(());
+        }
+        self.flush_checked(call, target, remote)
+    }
+
+    /// [`Window::flush`] beyond its common case.
+    #[inline(never)]
+    fn flush_checked(&self, call: &'static str, target: i32, remote: bool) -> Result<()> {
         let t = self.check_locked(call, target)?;
         match t {
             Some(t) => self.complete(call, &[t], remote),
