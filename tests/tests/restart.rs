@@ -324,6 +324,86 @@ fn c_heat_with_windows_across_2_processes_killed_twice_restarts_with_the_uninter
     killed_twice_and_restarted(&c_heat_with_windows(), "c-heat-rma-p2", &run);
 }
 
+/// The checksum tests/c/rma_during_checkpoint.c prints for `size` ranks and
+/// `rounds` rounds: what each upper rank got back, every round, plus what its
+/// last round left in the lower rank's window (integers: exact in doubles).
+fn transfers_checksum(size: u32, rounds: u32) -> f64 {
+    let row = |u: u32, r: u32| -> f64 {
+        (0..1u32 << 17)
+            .step_by(4096)
+            .map(|i| u as f64 * 1e6 + r as f64 * 1e3 + (i % 997) as f64)
+            .sum()
+    };
+    (size / 2..size)
+        .map(|u| (0..rounds).map(|r| row(u, r)).sum::<f64>() + row(u, rounds - 1))
+        .sum()
+}
+
+/// A process whose ranks are all inside MPIX_Checkpoint still answers
+/// one-sided transfers above the eager limit (rendezvous frames of its
+/// window agents) until every process holds its ranks: a rank of another
+/// process puts and gets 1 MiB through it, then enters; the last epoch
+/// restarts to the same result.
+fn large_transfers_answered_during_a_checkpoint(layout: &[&str], name: &str) {
+    let bin = build_c(
+        &c_source("rma_during_checkpoint.c"),
+        "rma-during-checkpoint",
+        None,
+        &[],
+    );
+    let dir = scratch(name);
+    let (b, d) = (bin.to_str().unwrap(), dir.to_str().unwrap());
+    let size: u32 = layout[1].parse().unwrap();
+    let rounds = 3;
+    let expected = transfers_checksum(size, rounds);
+    // "rounds R mismatches 0 checksum X" with X the expected sum.
+    let check = |out: &str, when: &str| {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("rounds "))
+            .unwrap_or_else(|| panic!("{name} {when}: no result line in {out:?}"));
+        let w: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            (w[1], w[2], w[3]),
+            ("3", "mismatches", "0"),
+            "{name} {when}: {line}"
+        );
+        let got: f64 = w[5].parse().unwrap();
+        assert!(
+            (got - expected).abs() <= expected * 1e-9,
+            "{name} {when}: checksum {got}, expected {expected}"
+        );
+    };
+    let mut args = layout.to_vec();
+    args.extend(["--checkpoint", d, b, "3"]);
+    check(&expect_success(&run_job(&args, LIMIT), name), "");
+    check(
+        &expect_success(&run_job(&["--restart", d], LIMIT), name),
+        "restarted",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn large_transfers_answered_during_a_checkpoint_in_threads() {
+    large_transfers_answered_during_a_checkpoint(&["-n", "8"], "rma-ckpt-n8");
+}
+
+#[test]
+fn large_transfers_answered_during_a_checkpoint_at_2_processes() {
+    large_transfers_answered_during_a_checkpoint(&["-n", "2", "-p", "2"], "rma-ckpt-n2p2");
+}
+
+#[test]
+fn large_transfers_answered_during_a_checkpoint_at_8_ranks_in_2_processes() {
+    large_transfers_answered_during_a_checkpoint(&["-n", "8", "-p", "2"], "rma-ckpt-n8p2");
+}
+
+#[test]
+fn large_transfers_answered_during_a_checkpoint_at_8_ranks_in_4_processes() {
+    large_transfers_answered_during_a_checkpoint(&["-n", "8", "-p", "4"], "rma-ckpt-n8p4");
+}
+
 /// Heat writing its progress through MPI-IO (tests/c/heat_io.c): explicit
 /// offsets, a view with the individual pointer, the shared pointer; the
 /// files are open at every checkpoint. A restart reopens them at their

@@ -711,13 +711,26 @@ impl Fabric {
 
     /// Sends the deferred answers and rendezvous data; returns whether there were
     /// any. Not from inside a delivery (see the module's notes).
+    ///
+    /// They answer messages already under way (a clear-to-send, the data of
+    /// a rendezvous, a cancellation's answer), so they leave while either
+    /// gate is open: a process whose ranks all entered `MPIX_Checkpoint`
+    /// holds its ranks' sends but lets its window agents answer, and an
+    /// agent's answer above the eager limit is a rendezvous whose frames
+    /// queue here. A rank of another process may wait for one before it can
+    /// enter the checkpoint. Once both gates are closed they stay queued (the
+    /// drain counts again after that) and belong to the image.
     pub(crate) fn flush_deferred(&self) -> bool {
         // Most rounds have nothing to send: no gate to pass then. An answer
         // queued just after this look is sent by the next round.
         if self.deferred.is_empty() {
             return false;
         }
-        let Some(_pass) = self.send_gate.try_enter() else {
+        let Some(_pass) = self
+            .send_gate
+            .try_enter()
+            .or_else(|| self.agent_gate.try_enter())
+        else {
             return false;
         };
         let mut moved = false;

@@ -107,9 +107,10 @@ impl JobNetwork for Fabric {
     }
 
     /// Closes the gate of outgoing frames and waits for those inside to leave.
-    /// From then on nothing leaves this process but control messages: deferred
-    /// answers stay queued (memory, so part of an image) and ranks that send
-    /// wait at the gate.
+    /// From then on ranks that send wait at the gate; the window agents' frames
+    /// and the answers to messages under way (`flush_deferred`) leave until the
+    /// agents are held too, and then stay queued (memory, so part of an image):
+    /// nothing but control messages leaves.
     fn hold(&self) {
         self.send_gate.close();
     }

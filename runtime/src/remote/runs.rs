@@ -25,9 +25,11 @@ impl Fabric {
         run: u64,
     ) -> Result<(), String> {
         // No progress round and no frame out while the network is replaced.
+        // The agents' gate first: deferred answers pass either (see
+        // `flush_deferred`), so none slips out between the two.
         self.progress_gate.close();
-        self.send_gate.close();
         self.agent_gate.close();
+        self.send_gate.close();
         let old = self.net();
         old.links.close_high_speed();
         // Its launcher thread sees the connection close.
