@@ -6,9 +6,15 @@
 /// `mpi_fn! { fn Name(args) -> Ret { body } ... }` defines `PMPI_Name` and `MPI_Name`.
 /// Bodies run with the C caller's pointers: each function's safety contract is
 /// the one the MPI standard gives its arguments.
+///
+/// `fn Name(args) -> Ret, fast { ... } { body }` adds a fast path, an
+/// `Option<Ret>` run before the call's frame: `Some` returns at once. It must
+/// neither block, switch ULTs, allocate nor change errno (what the frame is
+/// for); `None` leaves the call to the body. One-sided calls between ranks
+/// a process reaches by stores cost less than the frame without it.
 macro_rules! mpi_fn {
     ($(
-        fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty $body:block
+        fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty $(, fast $fast:block)? $body:block
     )*) => {
         $(
             paste::paste! {
@@ -17,10 +23,31 @@ macro_rules! mpi_fn {
                 /// # Safety
                 /// Called from C with the arguments MPI specifies for this function.
                 #[no_mangle]
+                #[allow(unreachable_code)]
                 pub unsafe extern "C-unwind" fn [<PMPI_ $name>]( $($arg : $ty),* ) -> $ret {
                     // A rank of a job recovered in place leaves here for its
                     // new run (its stack unwinds through the program's frames).
                     ::mpcrs::recovery::leave_if_recovering();
+                    // SAFETY: as this function's.
+                    let framed = move || unsafe { [<framed_ $name:snake>]( $($arg),* ) };
+                    $(
+                        // SAFETY: as the body's.
+                        #[allow(unused_unsafe, clippy::redundant_closure_call)]
+                        if let Some(code) = unsafe { (|| -> Option<$ret> $fast)() } {
+                            return code;
+                        }
+                        // Out of line: the fast path keeps a small frame.
+                        return crate::export::out_of_line(framed);
+                    )?
+                    framed()
+                }
+
+                /// The body in the call's frame.
+                ///
+                /// # Safety
+                /// As the PMPI entry point.
+                #[inline(always)]
+                unsafe fn [<framed_ $name:snake>]( $($arg : $ty),* ) -> $ret {
                     // What it allocates is the runtime's, not the program's.
                     let _heap = crate::rank_heap::in_runtime();
                     // One lookup of the caller serves what follows.
@@ -80,6 +107,12 @@ macro_rules! mpi_leaf_fn {
             }
         )*
     };
+}
+
+/// Runs `f` in a frame of its own (see the fast paths of [`mpi_fn`]).
+#[inline(never)]
+pub(crate) fn out_of_line<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// Restores the thread's errno when dropped to what it was when made.

@@ -13,7 +13,7 @@ use crate::ctypes::MPI_Win;
 use crate::datatype::{self, Staging, TypeInfo};
 use crate::export::{mpi_fn, tri};
 use crate::handles::*;
-use crate::windows::{win_fail, win_for};
+use crate::windows::{published_window, win_fail, win_for};
 
 /// MPI_NO_OP: the origin's buffer is not read.
 const MPI_NO_OP: MPI_Op = 0x5800_000e;
@@ -172,7 +172,8 @@ fn elements(a: &Arg) -> Elements {
 
 /// The bytes of an origin and a target that are both of predefined
 /// contiguous types and of the same, nonzero length: the common case of
-/// MPI_Put and MPI_Get, found without describing either argument.
+/// MPI_Put and MPI_Get (their fast paths), found without describing either
+/// argument.
 #[inline(always)]
 fn contiguous_bytes(
     origin_count: c_int,
@@ -230,17 +231,6 @@ unsafe fn put(
     request: Option<*mut MPI_Request>,
 ) -> c_int {
     let w = tri!(win_for(call, win));
-    // The common case (contiguous at both ends, a target reached by stores)
-    // returns without a request or a result made and read back.
-    if let (None, Some(len)) = (
-        request,
-        contiguous_bytes(origin_count, origin_datatype, target_count, target_datatype),
-    ) {
-        // SAFETY: the origin buffer holds `len` bytes (C contract).
-        if unsafe { w.put_direct(origin_addr.cast(), target_rank, target_disp as isize, len) } {
-            return MPI_SUCCESS;
-        }
-    }
     let o = tri!(arg(&w, call, origin_count, origin_datatype));
     let t = tri!(arg(&w, call, target_count, target_datatype));
     tri!(same_bytes(&w, call, o.len, t.len));
@@ -286,16 +276,6 @@ unsafe fn get(
 ) -> c_int {
     let w = tri!(win_for(call, win));
     let disp = target_disp as isize;
-    // As in `put`.
-    if let (None, Some(len)) = (
-        request,
-        contiguous_bytes(origin_count, origin_datatype, target_count, target_datatype),
-    ) {
-        // SAFETY: the origin buffer has room for `len` bytes (C contract).
-        if unsafe { w.get_direct(origin_addr.cast(), target_rank, disp, len) } {
-            return MPI_SUCCESS;
-        }
-    }
     let o = tri!(arg(&w, call, origin_count, origin_datatype));
     let t = tri!(arg(&w, call, target_count, target_datatype));
     tri!(same_bytes(&w, call, o.len, t.len));
@@ -409,7 +389,12 @@ unsafe fn accumulate(
 }
 
 mpi_fn! {
-    fn Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
+    fn Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int, fast {
+        let w = published_window(win)?;
+        let len = contiguous_bytes(origin_count, origin_datatype, target_count, target_datatype)?;
+        // SAFETY: the origin buffer holds `len` bytes (C contract).
+        unsafe { w.put_direct(origin_addr.cast(), target_rank, target_disp as isize, len) }.then_some(MPI_SUCCESS)
+    } {
         // SAFETY: forwarded from the C caller.
         unsafe { put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, None) }
     }
@@ -419,7 +404,12 @@ mpi_fn! {
         unsafe { put("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, Some(request)) }
     }
 
-    fn Get(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
+    fn Get(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int, fast {
+        let w = published_window(win)?;
+        let len = contiguous_bytes(origin_count, origin_datatype, target_count, target_datatype)?;
+        // SAFETY: the origin buffer has room for `len` bytes (C contract).
+        unsafe { w.get_direct(origin_addr.cast(), target_rank, target_disp as isize, len) }.then_some(MPI_SUCCESS)
+    } {
         // SAFETY: forwarded from the C caller.
         unsafe { get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, None) }
     }

@@ -104,13 +104,19 @@ fn world_error(call: &'static str, class: ErrorClass, detail: String) -> c_int {
 /// is for the length of the calling MPI call.
 #[inline(always)]
 pub(crate) fn win_for(call: &'static str, h: MPI_Win) -> Result<&'static Window, c_int> {
-    let published = published_windows(true)
-        .zip(index(h))
-        .and_then(|(p, i)| p.get(i));
-    match published {
+    match published_window(h) {
         Some(w) => Ok(w),
         None => win_for_unpublished(call, h),
     }
+}
+
+/// The window of handle `h` if the calling rank published it (see
+/// [`win_for`]): no error raised otherwise.
+#[inline(always)]
+pub(crate) fn published_window(h: MPI_Win) -> Option<&'static Window> {
+    published_windows(true)
+        .zip(index(h))
+        .and_then(|(p, i)| p.get(i))
 }
 
 /// [`win_for`] of a window not in the published index.
@@ -543,12 +549,16 @@ mpi_fn! {
         win_ret(&w, w.unlock_all("MPI_Win_unlock_all"))
     }
 
-    fn Win_flush(rank: c_int, win: MPI_Win) -> c_int {
+    fn Win_flush(rank: c_int, win: MPI_Win) -> c_int, fast {
+        published_window(win)?.flush_completes_here(rank).then_some(MPI_SUCCESS)
+    } {
         let w = tri!(win_for("MPI_Win_flush", win));
         win_ret(&w, w.flush("MPI_Win_flush", rank, true))
     }
 
-    fn Win_flush_local(rank: c_int, win: MPI_Win) -> c_int {
+    fn Win_flush_local(rank: c_int, win: MPI_Win) -> c_int, fast {
+        published_window(win)?.flush_completes_here(rank).then_some(MPI_SUCCESS)
+    } {
         let w = tri!(win_for("MPI_Win_flush_local", win));
         win_ret(&w, w.flush("MPI_Win_flush_local", rank, false))
     }

@@ -49,7 +49,9 @@ pub use scheduler::{Builder, Handle, Scheduler};
 pub use task::JoinHandle;
 pub use timer::sleep;
 pub use topology::{Binding, CpuPlace, Topology};
-pub use worker::{current_worker, has_ready_ults, spawn_local, yields_when_idle};
+pub use worker::{
+    current_worker, has_ready_ults, poll_without_switch, spawn_local, yields_when_idle,
+};
 
 /// Default ULT stack size. Stacks are reserved, not committed: an idle rank costs
 /// only the pages it touched (see `stack.rs` for how they are laid out and

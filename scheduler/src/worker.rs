@@ -118,6 +118,23 @@ pub fn has_ready_ults() -> bool {
 /// than the poll itself; one every so many still turns timers and progress.
 const POLLS_PER_SWITCH: u32 = 64;
 
+/// Counts a program's poll that needs no switch: true when no other ULT is
+/// ready and [`POLLS_PER_SWITCH`] polls have not gone by yet. False (outside
+/// a ULT too) counts nothing, so the caller's [`crate::yield_for_poll`] then
+/// switches.
+#[inline]
+pub fn poll_without_switch() -> bool {
+    with_ctx(|ctx| {
+        let n = ctx.polls_without_switch.get() + 1;
+        if ctx.current.get().is_null() || ctx.has_ready() || n >= POLLS_PER_SWITCH {
+            return false;
+        }
+        ctx.polls_without_switch.set(n);
+        true
+    })
+    .unwrap_or(false)
+}
+
 /// Whether a program's poll should switch ULTs now: another ULT is ready, or
 /// [`POLLS_PER_SWITCH`] polls went by without one. Outside a ULT: always.
 #[inline]

@@ -1159,15 +1159,28 @@ impl Window {
         // Programs poll for a change of the window with flushes and syncs:
         // a poll lets the worker's other ranks run, or their writes never come.
         mpcrs_scheduler::yield_for_poll();
-        // The common case, a locked target and nothing sent to another
-        // process: every operation completed when it was made.
-        if target >= 0
-            && self.locked_by_bit(target as usize)
-            && !self.remote_pending.load(Ordering::Acquire)
-        {
+        if self.nothing_to_flush(target) {
             return Ok(());
         }
         self.flush_checked(call, target, remote)
+    }
+
+    /// The common case of a flush: a locked target and nothing sent to
+    /// another process, so every operation completed when it was made.
+    #[inline(always)]
+    fn nothing_to_flush(&self, target: i32) -> bool {
+        target >= 0
+            && self.locked_by_bit(target as usize)
+            && !self.remote_pending.load(Ordering::Acquire)
+    }
+
+    /// A flush of `target` that completes without switching ULTs (the fast
+    /// path of the C entry points): nothing to flush, and no switch due for
+    /// the caller's poll (see [`mpcrs_scheduler::poll_without_switch`]).
+    /// False leaves the call to [`Window::flush`].
+    #[inline(always)]
+    pub fn flush_completes_here(&self, target: i32) -> bool {
+        self.nothing_to_flush(target) && mpcrs_scheduler::poll_without_switch()
     }
 
     /// [`Window::flush`] beyond its common case.
