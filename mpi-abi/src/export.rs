@@ -47,6 +47,7 @@ macro_rules! mpi_fn {
                 /// # Safety
                 /// As the PMPI entry point.
                 #[inline(always)]
+                #[allow(clippy::too_many_arguments)]
                 unsafe fn [<framed_ $name:snake>]( $($arg : $ty),* ) -> $ret {
                     // What it allocates is the runtime's, not the program's.
                     let _heap = crate::rank_heap::in_runtime();

@@ -673,19 +673,11 @@ impl Window {
         Ok(handle.unwrap_or_else(|| RawRequest::completed(Status::empty())))
     }
 
-    /// MPI_Put (and MPI_Rput): `data` (packed origin bytes) into target
-    /// `target`'s layout `blocks` at displacement `disp`. `keep` holds a
-    /// packed copy `data` points into, if any. `None`: complete already (a
-    /// target this process reaches by stores; the small result keeps the
-    /// common case free of a request written and read back).
-    ///
-    /// # Safety
-    /// `data` valid for the blocks' bytes until the operation completes.
     /// Where `len` bytes at displacement `disp` of target `target` lie, when
     /// this process reaches them by stores and every check passes without a
     /// lock: the common case of MPI_Put and MPI_Get, kept small enough to
-    /// inline into the C entry points. `None` sends the call the long way,
-    /// which checks again and names what is wrong.
+    /// inline into the fast paths of the C entry points. `None` sends the
+    /// call the long way, which checks again and names what is wrong.
     #[inline(always)]
     fn direct_span(&self, target: i32, disp: isize, len: u64) -> Option<*mut u8> {
         let t = usize::try_from(target).ok()?;
@@ -709,13 +701,10 @@ impl Window {
     /// `data` holds `len` bytes.
     #[inline(always)]
     pub unsafe fn put_direct(&self, data: *const u8, target: i32, disp: isize, len: usize) -> bool {
-        let Some(to) = self.direct_span(target, disp, len as u64) else {
-            return false;
-        };
+        let to = self.direct_span(target, disp, len as u64);
         // SAFETY: `to` holds `len` bytes of the target's window (checked);
         // `data` holds them (contract).
-        unsafe { copy_bytes(data, to, len) };
-        true
+        to.map(|to| unsafe { copy_bytes(data, to, len) }).is_some()
     }
 
     /// MPI_Get of `len` contiguous bytes in its common case, as
@@ -725,17 +714,22 @@ impl Window {
     /// `into` has room for `len` bytes.
     #[inline(always)]
     pub unsafe fn get_direct(&self, into: *mut u8, target: i32, disp: isize, len: usize) -> bool {
-        let Some(from) = self.direct_span(target, disp, len as u64) else {
-            return false;
-        };
+        let from = self.direct_span(target, disp, len as u64);
         // SAFETY: `from` holds `len` bytes of the target's window (checked);
         // `into` has room for them (contract).
-        unsafe { copy_bytes(from, into, len) };
-        true
+        from.map(|from| unsafe { copy_bytes(from, into, len) })
+            .is_some()
     }
 
+    /// MPI_Put (and MPI_Rput): `data` (packed origin bytes) into target
+    /// `target`'s layout `blocks` at displacement `disp`. `keep` holds a
+    /// packed copy `data` points into, if any. `None`: complete already (a
+    /// target this process reaches by stores; the small result keeps the
+    /// common case free of a request written and read back).
+    ///
+    /// # Safety
+    /// `data` valid for the blocks' bytes until the operation completes.
     #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
     pub unsafe fn put(
         &self,
         call: &'static str,
@@ -751,25 +745,6 @@ impl Window {
                 return Ok(None);
             }
         }
-        // SAFETY: forwarded.
-        unsafe { self.put_checked(call, data, keep, target, disp, blocks) }
-    }
-
-    /// [`Window::put`] beyond its common case.
-    ///
-    /// # Safety
-    /// As [`Window::put`].
-    #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
-    unsafe fn put_checked(
-        &self,
-        call: &'static str,
-        data: *const u8,
-        keep: Option<Vec<u8>>,
-        target: i32,
-        disp: isize,
-        blocks: &[(i64, u64)],
-    ) -> Result<Option<RawRequest>> {
         let Some(t) = self.check_target(call, target)? else {
             return Ok(None);
         };
@@ -800,7 +775,6 @@ impl Window {
     ///
     /// # Safety
     /// `into` valid for the blocks' bytes until the operation completes.
-    #[inline(always)]
     pub unsafe fn get(
         &self,
         call: &'static str,
@@ -816,24 +790,6 @@ impl Window {
                 return Ok(RawRequest::completed(Status::empty()));
             }
         }
-        // SAFETY: forwarded.
-        unsafe { self.get_checked(call, into, target, disp, blocks, finish) }
-    }
-
-    /// [`Window::get`] beyond its common case.
-    ///
-    /// # Safety
-    /// As [`Window::get`].
-    #[inline(never)]
-    unsafe fn get_checked(
-        &self,
-        call: &'static str,
-        into: *mut u8,
-        target: i32,
-        disp: isize,
-        blocks: &[(i64, u64)],
-        finish: Option<Finish>,
-    ) -> Result<RawRequest> {
         let Some(t) = self.check_target(call, target)? else {
             if let Some(f) = finish {
                 f();
