@@ -394,9 +394,7 @@ impl Stager {
             };
         }
     }
-}
 
-impl Stager {
     /// In a restored process: the descriptor was the snapshot's process's
     /// (not in the image; its number may be another file's here).
     pub(crate) fn forget_descriptor(mut self) {

@@ -65,15 +65,7 @@ macro_rules! mpi_fn {
                     unsafe { (|| -> $ret $body)() }
                 }
 
-                #[doc = concat!("`MPI_", stringify!($name), "`: calls `PMPI_", stringify!($name), "`.")]
-                ///
-                /// # Safety
-                /// As the PMPI entry point.
-                #[no_mangle]
-                pub unsafe extern "C-unwind" fn [<MPI_ $name>]( $($arg : $ty),* ) -> $ret {
-                    // SAFETY: same contract as the PMPI entry point.
-                    unsafe { [<PMPI_ $name>]( $($arg),* ) }
-                }
+                crate::export::profiling_alias!($name ( $($arg : $ty),* ) -> $ret);
             }
         )*
     };
@@ -96,17 +88,27 @@ macro_rules! mpi_leaf_fn {
                 #[no_mangle]
                 pub unsafe extern "C-unwind" fn [<PMPI_ $name>]( $($arg : $ty),* ) -> $ret $body
 
-                #[doc = concat!("`MPI_", stringify!($name), "`: calls `PMPI_", stringify!($name), "`.")]
-                ///
-                /// # Safety
-                /// As the PMPI entry point.
-                #[no_mangle]
-                pub unsafe extern "C-unwind" fn [<MPI_ $name>]( $($arg : $ty),* ) -> $ret {
-                    // SAFETY: same contract as the PMPI entry point.
-                    unsafe { [<PMPI_ $name>]( $($arg),* ) }
-                }
+                crate::export::profiling_alias!($name ( $($arg : $ty),* ) -> $ret);
             }
         )*
+    };
+}
+
+/// `MPI_Name`, which calls `PMPI_Name` (the profiling interface's pair),
+/// for [`mpi_fn`] and [`mpi_leaf_fn`].
+macro_rules! profiling_alias {
+    ($name:ident ( $($arg:ident : $ty:ty),* ) -> $ret:ty) => {
+        paste::paste! {
+            #[doc = concat!("`MPI_", stringify!($name), "`: calls `PMPI_", stringify!($name), "`.")]
+            ///
+            /// # Safety
+            /// As the PMPI entry point.
+            #[no_mangle]
+            pub unsafe extern "C-unwind" fn [<MPI_ $name>]( $($arg : $ty),* ) -> $ret {
+                // SAFETY: same contract as the PMPI entry point.
+                unsafe { [<PMPI_ $name>]( $($arg),* ) }
+            }
+        }
     };
 }
 
@@ -147,4 +149,4 @@ macro_rules! tri {
     };
 }
 
-pub(crate) use {mpi_fn, mpi_leaf_fn, tri};
+pub(crate) use {mpi_fn, mpi_leaf_fn, profiling_alias, tri};

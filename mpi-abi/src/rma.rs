@@ -275,10 +275,10 @@ unsafe fn get(
     request: Option<*mut MPI_Request>,
 ) -> c_int {
     let w = tri!(win_for(call, win));
-    let disp = target_disp as isize;
     let o = tri!(arg(&w, call, origin_count, origin_datatype));
     let t = tri!(arg(&w, call, target_count, target_datatype));
     tri!(same_bytes(&w, call, o.len, t.len));
+    let disp = target_disp as isize;
     match request {
         Some(out) => {
             // SAFETY: the origin buffer is lent until the request completes;

@@ -137,22 +137,18 @@ pub fn poll_without_switch() -> bool {
 
 /// Whether a program's poll should switch ULTs now: another ULT is ready, or
 /// [`POLLS_PER_SWITCH`] polls went by without one. Outside a ULT: always.
+/// A switch starts the count again.
 #[inline]
 pub(crate) fn poll_switch_due() -> bool {
+    if poll_without_switch() {
+        return false;
+    }
     with_ctx(|ctx| {
-        if ctx.current.get().is_null() {
-            return true;
-        }
-        let n = ctx.polls_without_switch.get() + 1;
-        if ctx.has_ready() || n >= POLLS_PER_SWITCH {
+        if !ctx.current.get().is_null() {
             ctx.polls_without_switch.set(0);
-            true
-        } else {
-            ctx.polls_without_switch.set(n);
-            false
         }
-    })
-    .unwrap_or(true)
+    });
+    true
 }
 
 /// The caller's worker, looked up once: a polling loop asks it "anything ready?"

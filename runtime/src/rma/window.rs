@@ -1467,29 +1467,34 @@ impl Window {
 /// As `std::ptr::copy`.
 #[inline(always)]
 unsafe fn copy_bytes(from: *const u8, to: *mut u8, len: usize) {
-    // SAFETY: each pair of accesses covers [0, len) of both buffers, which
-    // the caller guarantees; both loads happen before either store, so
-    // overlapping buffers copy as memmove does.
+    // SAFETY: forwarded; the sizes fit `len`.
     unsafe {
         match len {
-            8..=16 => {
-                let (a, b) = (
-                    from.cast::<u64>().read_unaligned(),
-                    from.add(len - 8).cast::<u64>().read_unaligned(),
-                );
-                to.cast::<u64>().write_unaligned(a);
-                to.add(len - 8).cast::<u64>().write_unaligned(b);
-            }
-            4..=7 => {
-                let (a, b) = (
-                    from.cast::<u32>().read_unaligned(),
-                    from.add(len - 4).cast::<u32>().read_unaligned(),
-                );
-                to.cast::<u32>().write_unaligned(a);
-                to.add(len - 4).cast::<u32>().write_unaligned(b);
-            }
+            8..=16 => copy_ends::<u64>(from, to, len),
+            4..=7 => copy_ends::<u32>(from, to, len),
             _ => std::ptr::copy(from, to, len),
         }
+    }
+}
+
+/// [`copy_bytes`] of `size_of::<T>()` to twice that many bytes: the first
+/// and the last `T` of the range, which overlap in between.
+///
+/// # Safety
+/// As `std::ptr::copy`, with `len` from `size_of::<T>()` to twice that.
+#[inline(always)]
+unsafe fn copy_ends<T>(from: *const u8, to: *mut u8, len: usize) {
+    let w = std::mem::size_of::<T>();
+    // SAFETY: both accesses lie in [0, len) of each buffer (the caller's
+    // guarantee); both loads happen before either store, so overlapping
+    // buffers copy as memmove does.
+    unsafe {
+        let (a, b) = (
+            from.cast::<T>().read_unaligned(),
+            from.add(len - w).cast::<T>().read_unaligned(),
+        );
+        to.cast::<T>().write_unaligned(a);
+        to.add(len - w).cast::<T>().write_unaligned(b);
     }
 }
 
